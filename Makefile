@@ -1,0 +1,38 @@
+# Every target sets up what it needs: a fresh clone needs only `make serve` or `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+ENV    := $(VENV)/.installed
+ASSETS := node_modules/.installed
+PORT   ?= 8000
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: serve build test clean env
+
+# Python environment: created if missing, refreshed when pyproject.toml changes.
+$(ENV): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[docs,test]'
+	@touch $@
+
+# KaTeX and Mermaid, from the npm registry (versions locked in package-lock.json).
+$(ASSETS): package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
+env: $(ENV) $(ASSETS)
+
+build: env
+	$(BIN)/python -m labkit.site.build site
+
+serve: build
+	@echo "Serving both languages at http://127.0.0.1:$(PORT)/ (Chinese: http://127.0.0.1:$(PORT)/zh/)"
+	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+test: env
+	$(BIN)/python -m pytest -n auto
+
+clean:
+	rm -rf site .pytest_cache
+	find . -name __pycache__ -not -path './$(VENV)/*' -not -path './node_modules/*' -prune -exec rm -rf {} +

@@ -1,0 +1,84 @@
+"""Computed figures quoted in the chapters' prose and quiz answers.
+
+A chapter writes ``[[ch04.traffic.moved_mb]]`` where it quotes a number; the site plugin
+replaces it with the value computed here, formatted for the page's language. Nothing that
+can be computed is typed into a chapter by hand, and tests check the rendered value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from labkit import roofline
+from labkit.datasheets import H100_SXM
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number for the prose: how to compute it and how many decimals to show."""
+
+    compute: Callable[[], float]
+    decimals: int = 0
+
+    def value(self) -> float:
+        return round(self.compute(), self.decimals)
+
+
+# Chapter 4, quiz "excess traffic": a kernel reaches 2900 GB/s on an H100, needs 40 MB,
+# takes 45 us. The givens are the scenario; everything else is derived.
+TRAFFIC_ACHIEVED_GBPS = 2900.0
+TRAFFIC_USEFUL_BYTES = 40e6
+TRAFFIC_REAL_SECONDS = 45e-6
+
+
+def _traffic() -> roofline.Traffic:
+    return roofline.traffic_from_bandwidth(
+        TRAFFIC_ACHIEVED_GBPS, TRAFFIC_REAL_SECONDS, TRAFFIC_USEFUL_BYTES
+    )
+
+
+def _traffic_t_min_seconds() -> float:
+    return roofline.t_min_seconds(0.0, TRAFFIC_USEFUL_BYTES, H100_SXM.fp32_gflops, H100_SXM.hbm_gbps)
+
+
+# Chapter 4, "measure without a profiler": a 20 MB working set against the H100's L2.
+L2_DEMO_WORKING_SET_BYTES = 20e6
+
+
+FIGURES: dict[str, Figure] = {
+    "h100.hbm_gbps": Figure(lambda: H100_SXM.hbm_gbps),
+    "h100.hbm_tbps": Figure(lambda: H100_SXM.hbm_gbps / 1000, 2),
+    "h100.l2_mb": Figure(lambda: H100_SXM.l2_megabytes),
+    "ch04.traffic.achieved_gbps": Figure(lambda: TRAFFIC_ACHIEVED_GBPS),
+    "ch04.traffic.useful_mb": Figure(lambda: TRAFFIC_USEFUL_BYTES / 1e6),
+    "ch04.traffic.real_us": Figure(lambda: TRAFFIC_REAL_SECONDS * 1e6),
+    "ch04.traffic.t_min_us": Figure(lambda: _traffic_t_min_seconds() * 1e6),
+    "ch04.traffic.percent_of_peak": Figure(lambda: 100 * TRAFFIC_ACHIEVED_GBPS / H100_SXM.hbm_gbps),
+    "ch04.traffic.moved_mb": Figure(lambda: _traffic().moved_bytes / 1e6, 1),
+    "ch04.traffic.excess_factor": Figure(lambda: _traffic().excess_factor, 1),
+    "ch04.traffic.time_ratio": Figure(lambda: TRAFFIC_REAL_SECONDS / _traffic_t_min_seconds(), 1),
+    "ch04.l2demo.working_set_mb": Figure(lambda: L2_DEMO_WORKING_SET_BYTES / 1e6),
+    "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
+    "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
+}
+
+
+def figure_value(name: str) -> float:
+    """The rounded value of a named figure; KeyError names the unknown figure."""
+    try:
+        return FIGURES[name].value()
+    except KeyError:
+        raise KeyError(f"unknown figure [[{name}]]: define it in labkit/figures.py") from None
+
+
+def format_number(value: float, decimals: int, lang: str) -> str:
+    """French: decimal comma and a narrow no-break space between thousands; Chinese: 3.3, 2,900."""
+    text = f"{value:,.{decimals}f}"
+    if lang == "fr":
+        return text.replace(",", "\u202f").replace(".", ",")
+    return text
+
+
+def render_figure(name: str, lang: str) -> str:
+    return format_number(figure_value(name), FIGURES[name].decimals, lang)

@@ -1,0 +1,51 @@
+"""The answer key of every self-check quiz, shared by both languages.
+
+A chapter holds the question and its options in its own language (``/// quiz | id``);
+which option is right, or which number is expected, is written here once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labkit.figures import figure_value
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One right option among labelled ones (a, b, c...)."""
+
+    answer: str
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """A number to type; right when |typed - expected| <= rel_tolerance x expected.
+
+    The expected value is a computed figure of labkit.figures, never typed here.
+    """
+
+    figure: str
+    rel_tolerance: float = 0.05
+
+    @property
+    def expected(self) -> float:
+        return figure_value(self.figure)
+
+
+ANSWER_KEY: dict[str, Choice | Numeric] = {
+    "q04-tool-order": Choice("b"),
+    "q04-low-low": Choice("c"),
+    "q04-moved-bytes": Numeric("ch04.traffic.moved_mb"),
+    "q04-replay": Choice("a"),
+    "q04-l2-mirage": Choice("d"),
+    "q04-sectors": Choice("b"),
+}
+
+
+def answer_for(quiz_id: str) -> Choice | Numeric:
+    """The key entry of a quiz; KeyError names the quiz with no key."""
+    try:
+        return ANSWER_KEY[quiz_id]
+    except KeyError:
+        raise KeyError(f"quiz '{quiz_id}' has no answer key: add it to labkit/quizzes.py") from None

@@ -1,0 +1,1 @@
+"""Site tooling: the MkDocs plugin and the Markdown blocks that render quizzes and labs."""

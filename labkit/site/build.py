@@ -1,0 +1,63 @@
+"""Build the whole site, every language, strictly: ``python -m labkit.site.build [SITE_DIR]``.
+
+French (the default) goes to SITE_DIR, each other language to SITE_DIR/<root>; the first
+build cleans SITE_DIR, so the default language is built first.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.site.labels import LANGUAGES
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+#: The MkDocs configuration of each language, relative to the repository root.
+CONFIGS = {"fr": "mkdocs.yml", "zh": "docs/mkdocs.zh.yml"}
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    lang: str
+    returncode: int
+    log: str
+
+
+def build_language(lang: str, site_dir: Path, repo_root: Path = REPO_ROOT) -> BuildResult:
+    """mkdocs build --strict of one language into its place under site_dir."""
+    out_dir = Path(site_dir, LANGUAGES[lang]["root"]).resolve()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", CONFIGS[lang], "-d", str(out_dir)],
+        cwd=repo_root, env=env, capture_output=True, text=True,
+    )
+    return BuildResult(lang, proc.returncode, proc.stdout + proc.stderr)
+
+
+def build_site(site_dir: Path, repo_root: Path = REPO_ROOT) -> list[BuildResult]:
+    """Every language, default first; stops at the first failure."""
+    results = []
+    for lang in LANGUAGES:
+        results.append(build_language(lang, site_dir, repo_root))
+        if results[-1].returncode != 0:
+            break
+    return results
+
+
+def main(argv: list[str]) -> int:
+    site_dir = Path(argv[0]) if argv else REPO_ROOT / "site"
+    for result in build_site(site_dir):
+        if result.returncode != 0:
+            sys.stderr.write(result.log)
+            sys.stderr.write(f"\nThe {result.lang} site did not build ({CONFIGS[result.lang]}): see the messages above.\n")
+            return 1
+        print(f"built {result.lang} ({CONFIGS[result.lang]}) -> {site_dir / LANGUAGES[result.lang]['root']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,114 @@
+"""The MkDocs plugin ``labkit``: one per language build.
+
+- registers the quiz (and lab) Markdown blocks for the page's language;
+- replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
+- adds the site's own assets and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
+- points the language switcher of every page at the same page in the other language.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from labkit.figures import FIGURES, render_figure
+from labkit.site.labels import LANGUAGES
+from labkit.site.quiz_block import QuizExtension
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+OWN_ASSETS = Path(__file__).parent / "assets"
+NODE_MODULES = REPO_ROOT / "node_modules"
+
+#: Vendor files copied into every build: (path under node_modules, path in the site).
+VENDOR_FILES = {
+    "katex/dist/katex.min.js": "assets/vendor/katex/katex.min.js",
+    "katex/dist/katex.min.css": "assets/vendor/katex/katex.min.css",
+    "katex/dist/contrib/auto-render.min.js": "assets/vendor/katex/auto-render.min.js",
+    "mermaid/dist/mermaid.min.js": "assets/vendor/mermaid/mermaid.min.js",
+}
+KATEX_FONTS = "katex/dist/fonts"
+
+EXTRA_CSS = ["assets/vendor/katex/katex.min.css", "assets/labkit/course.css"]
+EXTRA_JAVASCRIPT = [
+    "assets/vendor/katex/katex.min.js",
+    "assets/vendor/katex/auto-render.min.js",
+    "assets/vendor/mermaid/mermaid.min.js",
+    "assets/labkit/math.js",
+    "assets/labkit/quiz.js",
+]
+
+FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
+HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
+
+
+class LabkitConfig(Config):
+    lang = config_options.Choice(tuple(LANGUAGES))
+
+
+def relative_href(from_path: str, to_path: str) -> str:
+    """The href that leads from the site page at from_path to to_path (both site-root relative)."""
+    from_dir = from_path if from_path.endswith("/") or not from_path else posixpath.dirname(from_path) + "/"
+    href = posixpath.relpath("/" + to_path, "/" + from_dir)
+    if not to_path or to_path.endswith("/"):
+        href = "./" if href == "." else href + "/"
+    return href
+
+
+class LabkitPlugin(BasePlugin[LabkitConfig]):
+    def on_config(self, config):
+        lang = self.config.lang
+        config.markdown_extensions.append(QuizExtension(lang=lang))
+        config.extra["alternate"] = [
+            {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
+        ]
+        config.extra_css.extend(EXTRA_CSS)
+        config.extra_javascript.extend(EXTRA_JAVASCRIPT)
+        return config
+
+    def on_files(self, files: Files, config) -> Files:
+        for source in sorted(OWN_ASSETS.iterdir()):
+            files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
+        missing = [name for name in [*VENDOR_FILES, KATEX_FONTS] if not (NODE_MODULES / name).exists()]
+        if missing:
+            raise PluginError(
+                f"front-end assets missing from node_modules ({', '.join(missing)}): run `make build`, "
+                "which installs them with `npm ci`"
+            )
+        for package_path, site_path in VENDOR_FILES.items():
+            files.append(File.generated(config, site_path, abs_src_path=str(NODE_MODULES / package_path)))
+        for font in sorted((NODE_MODULES / KATEX_FONTS).iterdir()):
+            files.append(
+                File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
+            )
+        return files
+
+    def on_page_markdown(self, markdown: str, page, config, files) -> str:
+        lang = self.config.lang
+
+        def substitute(match: re.Match) -> str:
+            name = match.group(1)
+            if name not in FIGURES:
+                raise PluginError(
+                    f"{page.file.src_uri}: unknown computed figure [[{name}]]; define it in labkit/figures.py"
+                )
+            return render_figure(name, lang)
+
+        return FIGURE_PATTERN.sub(substitute, markdown)
+
+    def on_post_page(self, output: str, page, config) -> str:
+        """Language links: the switcher leads to this page's twin, the head links to each root."""
+        here = LANGUAGES[self.config.lang]["root"] + page.url
+
+        def rewrite(match: re.Match) -> str:
+            root = LANGUAGES[match.group(4)]["root"]
+            target = root + page.url if match.group(2) == "a" else root
+            return match.group(1) + relative_href(here, target) + match.group(3)
+
+        return HREFLANG_LINK.sub(rewrite, output)

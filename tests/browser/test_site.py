@@ -1,0 +1,96 @@
+"""The built site in a real browser: loads, offline, languages, search, math, diagrams, quizzes."""
+
+import pytest
+
+from labkit.figures import render_figure
+from labkit.quizzes import ANSWER_KEY
+from labkit.site.labels import LANGUAGES, label
+
+pytestmark = pytest.mark.browser
+
+CHAPTER = "performance/04-profiling/"
+#: A word each language's chapter uses and the other's does not.
+SEARCH_TERMS = {"fr": "chronologie", "zh": "时间线"}
+
+
+def site_pages(built_site):
+    return sorted(
+        p.parent.relative_to(built_site).as_posix().removeprefix(".") + "/"
+        for p in built_site.rglob("index.html")
+        if "assets" not in p.parts and "search" not in p.parts
+    )
+
+
+def test_every_page_loads_without_error_or_remote_request(page, site_url, built_site):
+    pages = site_pages(built_site)
+    assert len(pages) >= 6
+    problems = []
+    for rel in pages:
+        page.watch.errors.clear()
+        page.goto(site_url + rel.lstrip("/"), wait_until="networkidle")
+        problems += [f"{rel}: console error: {e}" for e in page.watch.errors]
+    assert not problems, "\n".join(problems)
+    assert page.watch.remote_requests == [], f"requests left 127.0.0.1: {page.watch.remote_requests}"
+
+
+@pytest.mark.parametrize("start, target", [("fr", "zh"), ("zh", "fr")])
+def test_switcher_leads_to_the_same_page(page, site_url, start, target):
+    page.goto(site_url + LANGUAGES[start]["root"] + CHAPTER)
+    page.hover(".md-header__option .md-select")
+    page.click(f'a.md-select__link[hreflang="{target}"]')
+    page.wait_for_load_state()
+    assert page.url == site_url + LANGUAGES[target]["root"] + CHAPTER
+    assert page.get_attribute("html", "lang") == target
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_search_finds_a_term_of_the_language(page, site_url, lang):
+    page.goto(site_url + LANGUAGES[lang]["root"])
+    page.click("label.md-search__icon[for='__search']")
+    page.fill("input.md-search__input", SEARCH_TERMS[lang])
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=15_000)
+    hrefs = results.evaluate_all("links => links.map(a => a.href)")
+    assert any(CHAPTER in href for href in hrefs), hrefs
+    assert all(f"/{LANGUAGES['zh']['root']}" in href for href in hrefs) == (lang == "zh"), hrefs
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_math_and_mermaid_render(page, site_url, lang):
+    page.goto(site_url + LANGUAGES[lang]["root"] + "performance/", wait_until="networkidle")
+    page.wait_for_selector(".arithmatex .katex", timeout=10_000)
+    page.goto(site_url + LANGUAGES[lang]["root"] + CHAPTER, wait_until="networkidle")
+    page.wait_for_function(
+        "() => { const d = [...document.querySelectorAll('.mermaid')];"
+        " return d.length > 0 && d.every(e => e.shadowRoot && e.shadowRoot.querySelector('svg g')); }",
+        timeout=20_000,
+    )
+    assert page.watch.errors == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_choice_quiz_says_wrong_then_right(page, site_url, lang):
+    page.goto(site_url + LANGUAGES[lang]["root"] + CHAPTER)
+    quiz = page.locator("#quiz-q04-low-low")
+    right = ANSWER_KEY["q04-low-low"].answer
+    wrong = "a" if right != "a" else "b"
+    assert not quiz.locator("details.quiz-answer").evaluate("d => d.open")
+    quiz.locator(f'button.quiz-option[value="{wrong}"]').click()
+    assert "quiz--wrong" in quiz.get_attribute("class")
+    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "wrong")
+    assert quiz.locator("details.quiz-answer").evaluate("d => d.open")
+    quiz.locator(f'button.quiz-option[value="{right}"]').click()
+    assert "quiz--right" in quiz.get_attribute("class")
+    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "right")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_numeric_quiz_accepts_the_computed_value(page, site_url, lang):
+    page.goto(site_url + LANGUAGES[lang]["root"] + CHAPTER)
+    quiz = page.locator("#quiz-q04-moved-bytes")
+    quiz.locator("input").fill("40")
+    quiz.locator("form button").click()
+    assert "quiz--wrong" in quiz.get_attribute("class")
+    quiz.locator("input").fill(render_figure("ch04.traffic.moved_mb", lang))
+    quiz.locator("form button").click()
+    assert "quiz--right" in quiz.get_attribute("class")

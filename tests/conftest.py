@@ -1,0 +1,34 @@
+"""Shared fixtures: the site is built once per test session, whatever the number of xdist workers."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+from pathlib import Path
+
+import pytest
+
+from labkit.site.build import build_site
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DOCS = REPO_ROOT / "docs"
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The site of both languages, built strictly into a directory all workers share.
+
+    A failed build fails every test that needs it, with the build log in the message.
+    """
+    shared = tmp_path_factory.getbasetemp().parent
+    site = shared / "site"
+    report = shared / "site-build.json"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not report.exists():
+            results = build_site(site)
+            report.write_text(json.dumps([r.__dict__ for r in results]))
+    for result in json.loads(report.read_text()):
+        if result["returncode"] != 0:
+            pytest.fail(f"the {result['lang']} site did not build:\n{result['log']}", pytrace=False)
+    return site

@@ -1,0 +1,25 @@
+"""Both languages build with --strict (links and anchors validated); the output is what we expect."""
+
+from bs4 import BeautifulSoup
+
+from labkit.site.labels import LANGUAGES
+
+
+def test_both_languages_build_strictly(built_site):
+    for spec in LANGUAGES.values():
+        assert (built_site / spec["root"] / "index.html").is_file()
+        assert (built_site / spec["root"] / "search" / "search_index.json").is_file()
+
+
+def test_language_switcher_points_at_the_same_page(built_site):
+    page = BeautifulSoup((built_site / "performance/04-profiling/index.html").read_text(), "html.parser")
+    links = {a["hreflang"]: a["href"] for a in page.select("a.md-select__link")}
+    assert links == {"fr": "./", "zh": "../../zh/performance/04-profiling/"}
+    zh = BeautifulSoup((built_site / "zh/performance/04-profiling/index.html").read_text(), "html.parser")
+    links = {a["hreflang"]: a["href"] for a in zh.select("a.md-select__link")}
+    assert links == {"fr": "../../../performance/04-profiling/", "zh": "./"}
+
+
+def test_pages_are_in_their_language(built_site):
+    assert 'lang="fr"' in (built_site / "index.html").read_text()
+    assert 'lang="zh"' in (built_site / "zh/index.html").read_text()

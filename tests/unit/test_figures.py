@@ -1,0 +1,29 @@
+import pytest
+
+from labkit import figures
+from labkit.figures import FIGURES, figure_value, format_number
+
+
+def test_french_uses_decimal_comma_and_narrow_spaces():
+    assert format_number(3350, 0, "fr") == "3\u202f350"
+    assert format_number(3.26, 1, "fr") == "3,3"
+
+
+def test_chinese_uses_decimal_point():
+    assert format_number(3350, 0, "zh") == "3,350"
+    assert format_number(130.5, 1, "zh") == "130.5"
+
+
+def test_unknown_figure_is_named():
+    with pytest.raises(KeyError, match=r"\[\[nope.figure\]\].*labkit/figures.py"):
+        figure_value("nope.figure")
+
+
+def test_every_figure_computes():
+    for name in FIGURES:
+        assert isinstance(figure_value(name), float), name
+
+
+def test_percent_of_peak_is_achieved_over_datasheet():
+    assert figure_value("ch04.traffic.percent_of_peak") == round(100 * 2900 / 3350)
+    assert figures.TRAFFIC_USEFUL_BYTES == 40e6
