@@ -103,12 +103,17 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         return FIGURE_PATTERN.sub(substitute, markdown)
 
     def on_post_page(self, output: str, page, config) -> str:
-        """Language links: the switcher leads to this page's twin, the head links to each root."""
+        """Language links: the switcher leads to this page's twin, the head links to each root.
+
+        The switcher's links get target="_self": Material's own handler, which guesses the twin
+        from sitemaps (empty without a site_url), leaves such links alone.
+        """
         here = LANGUAGES[self.config.lang]["root"] + page.url
 
         def rewrite(match: re.Match) -> str:
             root = LANGUAGES[match.group(4)]["root"]
-            target = root + page.url if match.group(2) == "a" else root
-            return match.group(1) + relative_href(here, target) + match.group(3)
+            if match.group(2) == "a":
+                return match.group(1) + relative_href(here, root + page.url) + match.group(3) + ' target="_self"'
+            return match.group(1) + relative_href(here, root) + match.group(3)
 
         return HREFLANG_LINK.sub(rewrite, output)

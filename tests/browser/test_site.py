@@ -37,8 +37,8 @@ def test_every_page_loads_without_error_or_remote_request(page, site_url, built_
 def test_switcher_leads_to_the_same_page(page, site_url, start, target):
     page.goto(site_url + LANGUAGES[start]["root"] + CHAPTER)
     page.hover(".md-header__option .md-select")
-    page.click(f'a.md-select__link[hreflang="{target}"]')
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.click(f'a.md-select__link[hreflang="{target}"]')
     assert page.url == site_url + LANGUAGES[target]["root"] + CHAPTER
     assert page.get_attribute("html", "lang") == target
 
@@ -46,8 +46,9 @@ def test_switcher_leads_to_the_same_page(page, site_url, start, target):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_search_finds_a_term_of_the_language(page, site_url, lang):
     page.goto(site_url + LANGUAGES[lang]["root"])
-    page.click("label.md-search__icon[for='__search']")
-    page.fill("input.md-search__input", SEARCH_TERMS[lang])
+    page.click("input.md-search__input")
+    page.keyboard.insert_text(SEARCH_TERMS[lang])
+    page.keyboard.press("ArrowRight")  # Material searches on keyboard events
     results = page.locator(".md-search-result__item a")
     results.first.wait_for(timeout=15_000)
     hrefs = results.evaluate_all("links => links.map(a => a.href)")
@@ -55,16 +56,27 @@ def test_search_finds_a_term_of_the_language(page, site_url, lang):
     assert all(f"/{LANGUAGES['zh']['root']}" in href for href in hrefs) == (lang == "zh"), hrefs
 
 
+# Material draws each diagram into a closed shadow root; open it so the test can look inside.
+OPEN_SHADOW_ROOTS = (
+    "const attach = Element.prototype.attachShadow;"
+    "Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: 'open' }); };"
+)
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_math_and_mermaid_render(page, site_url, lang):
-    page.goto(site_url + LANGUAGES[lang]["root"] + "performance/", wait_until="networkidle")
-    page.wait_for_selector(".arithmatex .katex", timeout=10_000)
-    page.goto(site_url + LANGUAGES[lang]["root"] + CHAPTER, wait_until="networkidle")
+@pytest.mark.parametrize("path", ["performance/", CHAPTER])
+def test_math_and_mermaid_render(page, site_url, lang, path):
+    page.add_init_script(OPEN_SHADOW_ROOTS)
+    page.goto(site_url + LANGUAGES[lang]["root"] + path, wait_until="networkidle")
+    if path == "performance/":
+        page.wait_for_selector(".arithmatex .katex", timeout=10_000)
     page.wait_for_function(
-        "() => { const d = [...document.querySelectorAll('.mermaid')];"
-        " return d.length > 0 && d.every(e => e.shadowRoot && e.shadowRoot.querySelector('svg g')); }",
+        "() => { const d = [...document.querySelectorAll('div.mermaid')];"
+        " return d.length > 0 && d.every(e => e.shadowRoot && e.shadowRoot.querySelector('svg .node')); }",
         timeout=20_000,
     )
+    diagrams = page.evaluate("() => [...document.querySelectorAll('div.mermaid')].map(e => e.shadowRoot.textContent)")
+    assert all("Syntax error" not in text for text in diagrams), diagrams
     assert page.watch.errors == []
 
 
