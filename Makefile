@@ -7,7 +7,7 @@ ASSETS := node_modules/.installed
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test clean env
+.PHONY: serve build test clean env doctor
 
 # Python environment: created if missing, refreshed when pyproject.toml changes.
 $(ENV): pyproject.toml
@@ -32,6 +32,24 @@ serve: build
 
 test: env
 	$(BIN)/python -m pytest -n auto
+
+# Labs and doctor run in .venv, or with PY=python3 in an interpreter that already holds the GPU
+# stack (numba-cuda, numpy<2.5, nvtx, jsonschema, rich): no environment is made then.
+ifeq ($(PY),)
+LAB_PY   := $(BIN)/python
+LAB_DEPS := $(ENV)
+else
+LAB_PY   := $(PY)
+LAB_DEPS :=
+endif
+
+# On a GPU: the lab's measurements, recorded with provenance into labs/NN-*/results/.
+# Without one: the kernels in the Numba CUDA simulator, then the recorded results.
+lab-%: $(LAB_DEPS)
+	$(LAB_PY) -m labkit.cli run lab-$* --record
+
+doctor: $(LAB_DEPS)
+	$(LAB_PY) -m labkit.cli doctor
 
 clean:
 	rm -rf site .pytest_cache

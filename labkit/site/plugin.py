@@ -1,8 +1,9 @@
 """The MkDocs plugin ``labkit``: one per language build.
 
-- registers the quiz (and lab) Markdown blocks for the page's language;
+- registers the quiz and lab Markdown blocks for the page's language;
 - replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
-- adds the site's own assets and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
+- adds the site's own assets, the lab notebooks (rendered by mkdocs-jupyter, which comes after this
+  plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
 - points the language switcher of every page at the same page in the other language.
 """
 
@@ -20,11 +21,15 @@ from mkdocs.structure.files import File, Files
 
 from labkit.figures import FIGURES, render_figure
 from labkit.site.labels import LANGUAGES
+from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OWN_ASSETS = Path(__file__).parent / "assets"
 NODE_MODULES = REPO_ROOT / "node_modules"
+#: Lab notebooks (jupytext percent scripts), relative to the repository: each appears at the
+#: same path in both languages' sites.
+NOTEBOOKS = ("labs/04-profiling/lab04.py",)
 
 #: Vendor files copied into every build: (path under node_modules, path in the site).
 VENDOR_FILES = {
@@ -65,6 +70,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
     def on_config(self, config):
         lang = self.config.lang
         config.markdown_extensions.append(QuizExtension(lang=lang))
+        config.markdown_extensions.append(LabExtension(lang=lang))
         config.extra["alternate"] = [
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]
@@ -83,6 +89,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             )
         for package_path, site_path in VENDOR_FILES.items():
             files.append(File.generated(config, site_path, abs_src_path=str(NODE_MODULES / package_path)))
+        for notebook in NOTEBOOKS:
+            files.append(File(notebook, str(REPO_ROOT), config.site_dir, config.use_directory_urls))
         for font in sorted((NODE_MODULES / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))

@@ -1,0 +1,69 @@
+"""Which backend the labs run on: a CUDA GPU, or the Numba CUDA simulator.
+
+Numba reads ``NUMBA_ENABLE_CUDASIM`` once, when ``numba.cuda`` is first imported, so the
+choice must be made before that import: every labkit module that needs ``numba.cuda``
+calls :func:`select_backend` first and imports ``numba.cuda`` afterwards.
+
+The GPU probe goes through the CUDA driver library with ctypes (``cuInit(0)`` then
+``cuDeviceGetCount``), never through ``numba.cuda``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+SIMULATOR_ENV = "NUMBA_ENABLE_CUDASIM"
+
+NO_GPU_NOTICE = (
+    "No CUDA GPU found: the labs run in the Numba CUDA simulator "
+    "(correctness and access patterns only, no timing)."
+)
+
+_DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+_CUDA_SUCCESS = 0
+
+_chosen: str | None = None
+
+
+def cuda_device_count() -> int:
+    """The number of usable CUDA devices per the driver: 0 when the driver is missing or cuInit fails."""
+    try:
+        driver = ctypes.CDLL(_DRIVER_LIBRARY)
+    except OSError:
+        return 0
+    if driver.cuInit(0) != _CUDA_SUCCESS:
+        return 0
+    count = ctypes.c_int(0)
+    if driver.cuDeviceGetCount(ctypes.byref(count)) != _CUDA_SUCCESS:
+        return 0
+    return count.value
+
+
+def _choose() -> str:
+    if os.environ.get(SIMULATOR_ENV) == "1":
+        return "simulator"
+    config = sys.modules.get("numba.cuda.core.config")
+    if config is not None:  # numba.cuda is already imported: its choice is final
+        return "simulator" if config.ENABLE_CUDASIM else "cuda"
+    return "cuda" if cuda_device_count() > 0 else "simulator"
+
+
+def select_backend() -> str:
+    """"cuda" when a GPU is usable, else "simulator" (and NUMBA_ENABLE_CUDASIM=1 is set).
+
+    Rules, in order: NUMBA_ENABLE_CUDASIM=1 already set -> simulator; numba.cuda already
+    imported -> whatever it chose; the driver reports at least one device -> cuda;
+    otherwise simulator. Decided once per process, so later calls are free.
+    """
+    global _chosen
+    if _chosen is None:
+        _chosen = _choose()
+        if _chosen == "simulator":
+            os.environ[SIMULATOR_ENV] = "1"
+    return _chosen
+
+
+def is_simulator() -> bool:
+    return select_backend() == "simulator"

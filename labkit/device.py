@@ -1,0 +1,221 @@
+"""Device facts, theoretical peaks, and the clocks a GPU runs at.
+
+Peaks are pure functions of the facts, so the tests need no GPU. Facts are read through
+``numba.cuda`` (after :func:`labkit.backend.select_backend`); clocks through NVML, or
+``nvidia-smi`` when NVML is unusable. Nothing here sets a clock or any GPU setting.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+from dataclasses import dataclass
+
+from labkit.backend import NO_GPU_NOTICE, select_backend
+
+#: FP32 lanes (CUDA cores) per SM, by compute capability.
+FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
+    (7, 0): 64,
+    (7, 5): 64,
+    (8, 0): 64,
+    (8, 6): 128,
+    (8, 7): 128,
+    (8, 9): 128,
+    (9, 0): 128,
+    (10, 0): 128,
+    (12, 0): 128,
+}
+
+
+class NoGPUError(RuntimeError):
+    """Raised where a CUDA GPU is needed and none is usable; the message is one line."""
+
+
+def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
+    """B = 2 x f_mem x bus width / 8, in 10^9 bytes/s (DDR: two transfers per clock)."""
+    return 2 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9
+
+
+def fp32_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
+    try:
+        return FP32_LANES_PER_SM[tuple(compute_capability)]
+    except KeyError:
+        major, minor = compute_capability
+        raise ValueError(
+            f"no FP32 lane count for compute capability {major}.{minor}: "
+            "add it to FP32_LANES_PER_SM in labkit/device.py"
+        ) from None
+
+
+def fp32_peak_gflops(sm_count: int, compute_capability: tuple[int, int], sm_clock_mhz: float) -> float:
+    """P = SMs x FP32 lanes per SM x 2 (an FMA is two FLOPs) x f_sm, in 10^9 FLOP/s."""
+    return sm_count * fp32_lanes_per_sm(compute_capability) * 2 * sm_clock_mhz * 1e6 / 1e9
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    name: str
+    compute_capability: tuple[int, int]
+    sm_count: int
+    max_sm_clock_mhz: float
+    max_mem_clock_mhz: float
+    memory_bus_width_bits: int
+    l2_bytes: int
+    max_threads_per_block: int
+    max_shared_bytes_per_block_optin: int
+    shared_bytes_per_sm: int
+    registers_per_sm: int
+    driver_version: str  # CUDA driver API version, e.g. "13.0"
+
+    @property
+    def hbm_peak_gbps(self) -> float:
+        return hbm_peak_gbps(self.max_mem_clock_mhz, self.memory_bus_width_bits)
+
+    @property
+    def fp32_peak_gflops(self) -> float:
+        """At the maximum SM clock."""
+        return fp32_peak_gflops(self.sm_count, self.compute_capability, self.max_sm_clock_mhz)
+
+
+def _cuda():
+    """numba.cuda on a real GPU; NoGPUError in the simulator."""
+    if select_backend() == "simulator":
+        raise NoGPUError(NO_GPU_NOTICE)
+    from numba import cuda
+
+    return cuda
+
+
+def _current_device():
+    cuda = _cuda()
+    try:
+        return cuda.get_current_device()
+    except cuda.CudaSupportError as error:
+        raise NoGPUError(f"CUDA is not usable: {error}") from None
+
+
+def read_device_facts() -> DeviceFacts:
+    """The current device's facts, from the CUDA driver's device attributes (clocks in kHz)."""
+    device = _current_device()
+    from numba.cuda.cudadrv.driver import driver
+
+    major, minor = driver.get_version()
+    return DeviceFacts(
+        name=device.name,
+        compute_capability=tuple(device.compute_capability),
+        sm_count=device.MULTIPROCESSOR_COUNT,
+        max_sm_clock_mhz=device.CLOCK_RATE / 1000,
+        max_mem_clock_mhz=device.MEMORY_CLOCK_RATE / 1000,
+        memory_bus_width_bits=device.GLOBAL_MEMORY_BUS_WIDTH,
+        l2_bytes=device.L2_CACHE_SIZE,
+        max_threads_per_block=device.MAX_THREADS_PER_BLOCK,
+        max_shared_bytes_per_block_optin=device.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        shared_bytes_per_sm=device.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+        registers_per_sm=device.MAX_REGISTERS_PER_MULTIPROCESSOR,
+        driver_version=f"{major}.{minor}",
+    )
+
+
+def current_pci_bus_id() -> str:
+    """The current device's PCI address, domain:bus:device.function, as NVML and nvidia-smi take it."""
+    device = _current_device()
+    return f"{device.PCI_DOMAIN_ID:04x}:{device.PCI_BUS_ID:02x}:{device.PCI_DEVICE_ID:02x}.0"
+
+
+@dataclass(frozen=True)
+class Clocks:
+    sm_mhz: float
+    mem_mhz: float
+
+
+def median_clocks(samples: list[Clocks]) -> Clocks | None:
+    """The median SM and memory clocks of the samples; None when there are none."""
+    if not samples:
+        return None
+    return Clocks(
+        sm_mhz=statistics.median(c.sm_mhz for c in samples),
+        mem_mhz=statistics.median(c.mem_mhz for c in samples),
+    )
+
+
+def _nvml():
+    """pynvml, initialised; None when the package or the NVML library is unusable."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()  # reference-counted: cheap after the first call
+    except pynvml.NVMLError:
+        return None
+    return pynvml
+
+
+def _nvml_handle(pynvml, pci_bus_id: str | None):
+    if pci_bus_id is None:
+        return pynvml.nvmlDeviceGetHandleByIndex(0)
+    return pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id)
+
+
+def _clocks_from_nvml(pci_bus_id: str | None) -> Clocks | None:
+    pynvml = _nvml()
+    if pynvml is None:
+        return None
+    try:
+        handle = _nvml_handle(pynvml, pci_bus_id)
+        return Clocks(
+            sm_mhz=float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
+            mem_mhz=float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM)),
+        )
+    except pynvml.NVMLError:
+        return None
+
+
+def _smi_query(fields: str, pci_bus_id: str | None) -> str | None:
+    """nvidia-smi --query-gpu=FIELDS for one GPU (the first without a bus id); None if it fails."""
+    command = ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader,nounits"]
+    if pci_bus_id is not None:
+        command.append(f"--id={pci_bus_id}")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout
+
+
+def parse_smi_clocks(text: str) -> Clocks | None:
+    """The first line of ``--query-gpu=clocks.sm,clocks.mem ... nounits``, e.g. "1980, 3201"."""
+    lines = text.strip().splitlines()
+    if not lines:
+        return None
+    try:
+        sm_mhz, mem_mhz = (float(field) for field in lines[0].split(","))
+    except ValueError:  # "[N/A]", or not two fields
+        return None
+    return Clocks(sm_mhz=sm_mhz, mem_mhz=mem_mhz)
+
+
+def read_clocks(pci_bus_id: str | None = None) -> Clocks | None:
+    """The SM and memory clocks now (MHz): NVML, else nvidia-smi, else None. Reads, never sets.
+
+    ``pci_bus_id`` picks the GPU (see :func:`current_pci_bus_id`); without it, the first GPU.
+    """
+    clocks = _clocks_from_nvml(pci_bus_id)
+    if clocks is not None:
+        return clocks
+    text = _smi_query("clocks.sm,clocks.mem", pci_bus_id)
+    return None if text is None else parse_smi_clocks(text)
+
+
+def read_driver_release(pci_bus_id: str | None = None) -> str | None:
+    """The installed driver's release, e.g. "580.159.04": NVML, else nvidia-smi, else None."""
+    pynvml = _nvml()
+    if pynvml is not None:
+        try:
+            return pynvml.nvmlSystemGetDriverVersion()
+        except pynvml.NVMLError:
+            pass
+    text = _smi_query("driver_version", pci_bus_id)
+    return text.strip().splitlines()[0] if text and text.strip() else None

@@ -1,0 +1,193 @@
+"""`labkit doctor`: what this machine offers the labs, one row per fact, never a traceback.
+
+Run as ``python -m labkit.doctor``. Rows are (label, value); a probe that fails gives a
+one-line value saying why, so the report itself always completes.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.device import (
+    DeviceFacts,
+    current_pci_bus_id,
+    fp32_lanes_per_sm,
+    read_clocks,
+    read_device_facts,
+    read_driver_release,
+)
+
+CUDA_BIN = Path("/usr/local/cuda/bin")
+NCU_TIMEOUT_SECONDS = 120
+NCU_METRIC = "sm__cycles_elapsed.avg"
+
+NCU_PERMISSION_FIX = (
+    "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run it as an administrator, "
+    "or add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' to "
+    "/etc/modprobe.d/nvidia-profiling.conf and reload the nvidia driver (or reboot)"
+)
+
+#: The program ncu profiles to check counter access: one Numba kernel, one launch.
+NCU_PROBE_PROGRAM = """\
+from numba import cuda
+
+@cuda.jit
+def one(x):
+    x[0] = 1.0
+
+x = cuda.device_array(1, dtype="float32")
+one[1, 1](x)
+cuda.synchronize()
+"""
+
+Row = tuple[str, str]
+
+
+def find_tool(name: str, cuda_bin: Path | None = None) -> str | None:
+    """The tool's path: on PATH, else in the CUDA toolkit's bin folder (CUDA_BIN), else None."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidate = (CUDA_BIN if cuda_bin is None else cuda_bin) / name
+    return str(candidate) if candidate.is_file() else None
+
+
+def diagnose_ncu_output(text: str, returncode: int) -> tuple[bool, str]:
+    """Whether ncu's output shows a counter it read, else the one-line reason it did not."""
+    if "ERR_NVGPUCTRPERM" in text:
+        return False, NCU_PERMISSION_FIX
+    # a metric row: name, unit (absent for unitless metrics), value, e.g. "sm__cycles_elapsed.avg  cycle  2,345"
+    value = re.search(rf"^\s*{re.escape(NCU_METRIC)}\s+(?:\S+\s+)?([\d.,]+)\s*$", text, re.MULTILINE)
+    if value:
+        return True, f"reads counters ({NCU_METRIC} = {value.group(1)})"
+    errors = [line.strip() for line in text.splitlines() if line.startswith("==ERROR==")]
+    if errors:
+        return False, f"ncu failed: {errors[0]}"
+    if "No kernels were profiled" in text:
+        return False, "ncu profiled no kernel: the probe program launched none"
+    if returncode != 0:
+        last = text.strip().splitlines()[-1] if text.strip() else "no output"
+        return False, f"ncu exited with code {returncode}: {last}"
+    return False, f"ncu ran but printed no {NCU_METRIC} value"
+
+
+def ncu_counter_access(ncu_path: str) -> tuple[bool, str]:
+    """Profile a one-kernel program with ncu (clocks untouched) and diagnose its output."""
+    with tempfile.TemporaryDirectory() as folder:
+        program = Path(folder) / "ncu_probe.py"
+        program.write_text(NCU_PROBE_PROGRAM)
+        command = [ncu_path, "--clock-control", "none", "--metrics", NCU_METRIC, sys.executable, str(program)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=NCU_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            return False, f"ncu did not finish within {NCU_TIMEOUT_SECONDS} s"
+        except OSError as error:
+            return False, f"ncu could not start: {error}"
+    return diagnose_ncu_output(done.stdout + done.stderr, done.returncode)
+
+
+def package_version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cupy_version() -> str:
+    """CuPy ships as cupy-cudaXXx: the first installed distribution that provides `cupy`."""
+    names = importlib.metadata.packages_distributions().get("cupy", [])
+    return f"{package_version(names[0])} ({names[0]})" if names else "not installed"
+
+
+def _error_value(error: Exception) -> str:
+    message = " ".join(str(error).split()) or "no message"
+    return f"error: {type(error).__name__}: {message}"
+
+
+def _probe(label: str, probe: Callable[[], str]) -> Row:
+    """(label, probe()), or (label, "error: ...") on one line if the probe raised."""
+    try:
+        return label, probe()
+    except Exception as error:  # the doctor reports broken environments; it must not crash on one
+        return label, _error_value(error)
+
+
+def _gpu_rows(facts: DeviceFacts) -> list[Row]:
+    major, minor = facts.compute_capability
+    pci_bus_id = current_pci_bus_id()
+    clocks = read_clocks(pci_bus_id)
+    now_sm = "not readable" if clocks is None else f"{clocks.sm_mhz:.0f} MHz"
+    now_mem = "not readable" if clocks is None else f"{clocks.mem_mhz:.0f} MHz"
+    release = read_driver_release(pci_bus_id)
+    return [
+        ("GPU", facts.name),
+        ("compute capability", f"{major}.{minor}"),
+        ("SMs", str(facts.sm_count)),
+        ("SM clock", f"{facts.max_sm_clock_mhz:.0f} MHz max, {now_sm} now"),
+        ("memory clock", f"{facts.max_mem_clock_mhz:.0f} MHz max, {now_mem} now"),
+        ("memory bus", f"{facts.memory_bus_width_bits} bit"),
+        ("L2", f"{facts.l2_bytes / 2**20:.0f} MiB ({facts.l2_bytes} bytes)"),
+        (
+            "HBM peak",
+            f"{facts.hbm_peak_gbps:.0f} GB/s = 2 x {facts.max_mem_clock_mhz:.0f} MHz"
+            f" x {facts.memory_bus_width_bits} bit / 8",
+        ),
+        _probe(
+            "FP32 peak",
+            lambda: f"{facts.fp32_peak_gflops / 1000:.1f} TFLOP/s = {facts.sm_count} SMs"
+            f" x {fp32_lanes_per_sm(facts.compute_capability)} lanes x 2 (FMA) x {facts.max_sm_clock_mhz:.0f} MHz",
+        ),
+        ("driver", f"CUDA {facts.driver_version}" + (f" ({release})" if release else "")),
+    ]
+
+
+def _tool_rows(gpu: bool) -> list[Row]:
+    rows = []
+    ncu = find_tool("ncu")
+    rows.append(("ncu", ncu or "not found"))
+    if ncu and gpu:
+        rows.append(_probe("ncu counters", lambda: ncu_counter_access(ncu)[1]))
+    elif ncu:
+        rows.append(("ncu counters", "not checked: no GPU"))
+    for name in ("nsys", "cuobjdump", "nvdisasm"):
+        rows.append((name, find_tool(name) or "not found"))
+    return rows
+
+
+def doctor_report() -> list[Row]:
+    backend = select_backend()
+    gpu = backend == "cuda"
+    rows: list[Row] = [("backend", "CUDA GPU" if gpu else f"simulator: {NO_GPU_NOTICE}")]
+    if gpu:
+        try:
+            rows += _gpu_rows(read_device_facts())
+        except Exception as error:  # see _probe
+            rows.append(("GPU", _error_value(error)))
+    for label, distribution in (("numpy", "numpy"), ("numba", "numba"), ("numba-cuda", "numba-cuda"), ("nvtx", "nvtx")):
+        rows.append((label, package_version(distribution)))
+    rows.append(_probe("cupy", cupy_version))
+    rows += _tool_rows(gpu)
+    return rows
+
+
+def format_report(rows: list[Row]) -> str:
+    """One row per line, values aligned after the longest label."""
+    width = max((len(label) for label, _ in rows), default=0)
+    return "\n".join(f"{label + ':':<{width + 1}} {value}" for label, value in rows)
+
+
+def main() -> int:
+    print(format_report(doctor_report()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

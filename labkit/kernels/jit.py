@@ -1,0 +1,16 @@
+"""The decorator of every lab kernel: line information on a GPU (Nsight Compute's Source
+Counters need it), plain in the simulator, whose ``cuda.jit`` takes no such option.
+"""
+
+from __future__ import annotations
+
+import os
+
+from numba import cuda
+
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def kernel(function):
+    """cuda.jit(lineinfo=True) on a GPU, cuda.jit in the simulator."""
+    return cuda.jit(function) if SIMULATED else cuda.jit(lineinfo=True)(function)

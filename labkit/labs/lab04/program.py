@@ -1,0 +1,351 @@
+"""Lab 04's program and measurements: the kernels run here (GPU or simulator)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+from numba import cuda
+from numba.core.errors import NumbaPerformanceWarning
+
+from labkit.kernels import elementwise, reduction, transpose
+from labkit.labs.lab04 import (FAULT_PHASE, FAULTS, GPU_SIZES, PHASES, PROFILED_KERNELS, SIMULATOR_SIZES,
+                               Sizes)
+from labkit.profiling.timeline import EventTimeline, busy_fraction, idle_gaps
+
+THREADS = 256
+LOSS_BLOCKS = 1024
+
+# The tiny grids are the fault this lab teaches (and the checks run at toy size): Numba's
+# warning about them would only repeat it.
+warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
+
+
+def _blocks(n: int) -> int:
+    return (n + THREADS - 1) // THREADS
+
+
+class Program:
+    """The program, with any subset of the four faults. ``run()`` executes all its iterations."""
+
+    def __init__(self, sizes: Sizes, faults: frozenset[str] = frozenset(FAULTS), seed: int = 4):
+        unknown = set(faults) - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown faults {sorted(unknown)}: choose among {FAULTS}")
+        self.sizes, self.faults = sizes, frozenset(faults)
+        rng = np.random.default_rng(seed)
+        shape = (sizes.batch_rows, sizes.batch_cols)
+        self.host_batches = [rng.random(shape, dtype=np.float32) for _ in range(2)]
+        if "pageable_transfer" not in self.faults:
+            pinned = [cuda.pinned_array(shape, dtype=np.float32) for _ in range(2)]
+            for target, source in zip(pinned, self.host_batches):
+                target[...] = source
+            self.host_batches = pinned
+        self.device_batches = [cuda.device_array(shape, dtype=np.float32) for _ in range(2)]
+        self.coefficients = np.stack(
+            [rng.uniform(0.9, 1.0, sizes.chain_steps), rng.uniform(-0.05, 0.05, sizes.chain_steps)], axis=1
+        ).astype(np.float32)
+        self.device_coefficients = cuda.to_device(self.coefficients)
+        self.initial_params = rng.random(sizes.chain_elements, dtype=np.float32)
+        self.params = cuda.to_device(self.initial_params)
+        self.initial_state = rng.random((sizes.state_side, sizes.state_side), dtype=np.float32)
+        self.state = cuda.to_device(self.initial_state)
+        self.state_out = cuda.device_array_like(self.state)
+        self.losses = cuda.to_device(np.zeros(sizes.iterations, dtype=np.float32))
+        self.compute = cuda.stream()
+        self.copy = cuda.stream()
+        self.ready = [cuda.event() for _ in range(2)]
+        self.consumed = [cuda.event() for _ in range(2)]
+        self.host_losses: list[float] = []
+
+    # ----- the four phases ---------------------------------------------------------------
+    def transfer(self, i: int) -> None:
+        if "pageable_transfer" in self.faults:
+            self.device_batches[i % 2].copy_to_device(self.host_batches[i % 2], stream=self.compute)
+        else:
+            self.ready[i % 2].wait(self.compute)  # the batch was prefetched on the copy stream
+
+    def prefetch(self, i: int) -> None:
+        """Repaired transfer: copy batch i on the copy stream once iteration i - 2 is done with its buffer."""
+        slot = i % 2
+        if i >= 2:
+            self.consumed[slot].wait(self.copy)
+        self.device_batches[slot].copy_to_device(self.host_batches[slot], stream=self.copy)
+        self.ready[slot].record(self.copy)
+
+    def normalise(self) -> None:
+        blocks = _blocks(self.sizes.chain_elements)
+        if "tiny_kernels" in self.faults:
+            for a, b in self.coefficients:
+                elementwise.scale_add[blocks, THREADS, self.compute](self.params, a, b)
+        else:
+            elementwise.fused_chain[blocks, THREADS, self.compute](self.params, self.device_coefficients)
+
+    def layer(self) -> None:
+        grid, block = transpose.launch_shape(self.sizes.state_side, self.sizes.state_side)
+        kernel = transpose.transpose_naive if "uncoalesced" in self.faults else transpose.transpose_tiled
+        kernel[grid, block, self.compute](self.state, self.state_out)
+
+    def loss(self, i: int) -> None:
+        batch = self.device_batches[i % 2].reshape(self.sizes.batch_rows * self.sizes.batch_cols)
+        blocks = min(LOSS_BLOCKS, _blocks(batch.size))
+        reduction.sum_squares[blocks, THREADS, self.compute](batch, self.losses[i:i + 1])
+        self.consumed[i % 2].record(self.compute)
+        if "host_sync" in self.faults:
+            value = float(self.losses[i:i + 1].copy_to_host(stream=self.compute)[0])  # like loss.item()
+            self.compute.synchronize()
+            self.host_losses.append(value)
+
+    # ----- the loop ------------------------------------------------------------------------
+    def run(self, timeline: EventTimeline | None = None) -> None:
+        overlapped = "pageable_transfer" not in self.faults
+        self.host_losses = []
+        if overlapped:
+            self.prefetch(0)
+        for i in range(self.sizes.iterations):
+            if overlapped and i + 1 < self.sizes.iterations:
+                with _phase(timeline, "transfer", i + 1, self.copy, "copy"):
+                    self.prefetch(i + 1)
+            with _phase(timeline, "transfer", i, self.compute):
+                self.transfer(i)
+            with _phase(timeline, "normalise", i, self.compute):
+                self.normalise()
+            with _phase(timeline, "layer", i, self.compute):
+                self.layer()
+            with _phase(timeline, "loss", i, self.compute):
+                self.loss(i)
+        self.compute.synchronize()
+        self.copy.synchronize()
+        if "host_sync" not in self.faults:
+            self.host_losses = [float(v) for v in self.losses.copy_to_host()]
+
+
+class _NoPhase:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _phase(timeline, name, iteration, stream, stream_name="compute"):
+    return timeline.phase(name, iteration, stream, stream_name) if timeline else _NoPhase()
+
+
+# ----- checks against NumPy (simulator and GPU alike) ------------------------------------------
+def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
+    """Run both versions once and compare every phase's result with NumPy."""
+    checks = []
+    for label, faults in (("faulty", frozenset(FAULTS)), ("repaired", frozenset())):
+        program = Program(sizes, faults)
+        program.run()
+        expected_params = program.initial_params
+        for _ in range(sizes.iterations):
+            expected_params = elementwise.chain_reference(expected_params, program.coefficients)
+        checks.append((f"{label}: normalise (chain of {sizes.chain_steps} steps)",
+                       np.allclose(program.params.copy_to_host(), expected_params, rtol=1e-4, atol=1e-5)))
+        checks.append((f"{label}: layer (transpose)",
+                       np.array_equal(program.state_out.copy_to_host(),
+                                      transpose.transpose_reference(program.initial_state))))
+        expected_losses = [reduction.sum_squares_reference(program.host_batches[i % 2])
+                           for i in range(sizes.iterations)]
+        checks.append((f"{label}: loss (sum of squares)",
+                       np.allclose(program.host_losses, expected_losses, rtol=1e-4)))
+    return checks
+
+
+# ----- step 1: the chronometer -----------------------------------------------------------------
+def seconds_per_iteration(sizes: Sizes, faults: frozenset[str], repeats: int = 5) -> dict:
+    """Host wall clock of whole runs (synchronised), per iteration: median, min, max over repeats.
+
+    A first run warms up (compilation, allocations, clocks) and is not counted.
+    """
+    program = Program(sizes, faults)
+    program.run()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        program.run()
+        samples.append((time.perf_counter() - start) / sizes.iterations)
+    return {"median_seconds": float(np.median(samples)), "min_seconds": min(samples),
+            "max_seconds": max(samples), "repeats": repeats}
+
+
+def phase_timings(sizes: Sizes, time_gpu) -> list[dict]:
+    """Each phase's GPU time in isolation, both versions, with the chapter's timer."""
+    faulty, repaired = Program(sizes, frozenset(FAULTS)), Program(sizes, frozenset())
+    rows = []
+    work = {
+        "transfer": (lambda: faulty.device_batches[0].copy_to_device(faulty.host_batches[0]),
+                     lambda: repaired.device_batches[0].copy_to_device(repaired.host_batches[0]),
+                     sizes.batch_bytes),
+        "normalise": (faulty.normalise, repaired.normalise, None),
+        "layer": (faulty.layer, repaired.layer, sizes.layer_bytes),
+        "loss": (lambda: faulty.loss(0), lambda: repaired.loss(0), sizes.batch_bytes),
+    }
+    for phase in PHASES:
+        run_faulty, run_repaired, bytes_ = work[phase]
+        flush = phase == "layer"
+        t_faulty = time_gpu(run_faulty, warmup=3, repeats=30, flush_l2=flush)
+        t_repaired = time_gpu(run_repaired, warmup=3, repeats=30, flush_l2=flush)
+        rows.append({"phase": phase, "bytes": bytes_, "faulty": t_faulty.to_dict(), "repaired": t_repaired.to_dict()})
+    return rows
+
+
+def ablation(sizes: Sizes, faulty_seconds: float) -> list[dict]:
+    """What each fault costs: the faulty program's time minus its time with only that fault repaired."""
+    rows = []
+    for fault in FAULTS:
+        without = seconds_per_iteration(sizes, frozenset(FAULTS) - {fault})["median_seconds"]
+        rows.append({"fault": fault, "phase": FAULT_PHASE[fault], "seconds_with_only_this_repaired": without,
+                     "saved_seconds": faulty_seconds - without,
+                     "saved_share": (faulty_seconds - without) / faulty_seconds})
+    return rows
+
+
+# ----- step 2: the timeline ----------------------------------------------------------------------
+def event_timeline(sizes: Sizes, iterations: int = 4) -> dict:
+    """Spans of the first iterations of both versions, and the GPU's idle gaps between them."""
+    out = {}
+    short = Sizes(**{**asdict(sizes), "iterations": iterations})
+    for label, faults in (("faulty", frozenset(FAULTS)), ("repaired", frozenset())):
+        program = Program(short, faults)
+        program.run()                      # warm-up
+        timeline = EventTimeline()
+        program.run(timeline)
+        spans = timeline.spans()
+        gaps = idle_gaps(spans)
+        compute = [s for s in spans if s.stream == "compute"]
+        out[label] = {
+            "spans": [s.to_dict() for s in spans],
+            "phase_seconds": {phase: sum(s.seconds for s in compute if s.phase == phase) / iterations
+                              for phase in PHASES},
+            "idle_gaps": len(gaps),
+            "idle_seconds": sum(g.seconds for g in gaps),
+            "busy_fraction": busy_fraction(spans),
+            "wall_seconds": max(s.end_seconds for s in spans) - min(s.start_seconds for s in spans),
+        }
+    return out
+
+
+# ----- step 3: Nsight Compute on the dominant kernels --------------------------------------------
+def profile_target(sizes: Sizes = GPU_SIZES) -> None:
+    """What ncu profiles: each profiled kernel launched once, at the lab's size."""
+    faulty, repaired = Program(sizes, frozenset(FAULTS)), Program(sizes, frozenset())
+    faulty.layer()
+    repaired.layer()
+    repaired.loss(0)
+    elementwise.scale_add[_blocks(sizes.chain_elements), THREADS, faulty.compute](faulty.params, 1.0, 0.0)
+    repaired.normalise()
+    cuda.synchronize()
+
+
+def nsight_compute(work_dir: Path) -> dict:
+    """Profile the target under ncu (clocks left alone) and diagnose each kernel as the chapter does."""
+    import sys
+
+    from labkit.profiling import diagnosis, ncu
+
+    ncu_path = ncu.find_ncu()
+    if ncu_path is None:
+        return {"status": "unavailable", "reason": "ncu not found (install Nsight Compute)"}
+    report = work_dir / "lab04"
+    try:
+        ncu.profile_command([sys.executable, "-m", "labkit.labs.lab04.program", "profile-target"],
+                            "|".join(PROFILED_KERNELS), report, timeout_seconds=300)
+        raw = ncu.export_csv(report.with_suffix(".ncu-rep"), "raw")
+        details = ncu.export_csv(report.with_suffix(".ncu-rep"), "details")
+    except ncu.NcuError as exc:
+        return {"status": "unavailable", "reason": str(exc)}
+    (work_dir / "ncu_raw.csv").write_text(raw)
+    (work_dir / "ncu_details.csv").write_text(details)
+    profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
+    return {"status": "ok", "kernels": [diagnosis.diagnose(profile).to_dict() for profile in profiles]}
+
+
+# ----- step 4: the SASS --------------------------------------------------------------------------
+def sass_step(work_dir: Path) -> dict:
+    """Each profiled kernel's SASS, and the chapter's questions answered from it."""
+    from labkit.profiling import sass
+
+    kernels = {"transpose_naive": transpose.transpose_naive, "transpose_tiled": transpose.transpose_tiled,
+               "scale_add": elementwise.scale_add, "fused_chain": elementwise.fused_chain,
+               "sum_squares": reduction.sum_squares}
+    facts = {}
+    for name, dispatcher in kernels.items():
+        text = sass.dump_sass(dispatcher)
+        (work_dir / f"sass_{name}.txt").write_text(text)
+        facts[name] = sass.read_sass(text).to_dict()
+    return facts
+
+
+# ----- the whole lab on a GPU --------------------------------------------------------------------
+def measure(progress, work_dir: Path) -> dict:
+    """The four steps at GPU size; ``progress(label)`` advances the progress bar one step."""
+    from labkit.profiling import nsys
+    from labkit.timing import time_gpu
+
+    sizes = GPU_SIZES
+    progress("checks against NumPy")
+    checks = [{"name": name, "passed": ok} for name, ok in check_against_numpy(SIMULATOR_SIZES)]
+    progress("step 1: chronometer, faulty and repaired")
+    faulty = seconds_per_iteration(sizes, frozenset(FAULTS))
+    repaired = seconds_per_iteration(sizes, frozenset())
+    progress("step 1: each phase with the timer")
+    phases = phase_timings(sizes, time_gpu)
+    progress("step 1: what each fault costs")
+    costs = ablation(sizes, faulty["median_seconds"])
+    progress("step 2: timeline")
+    timeline = {"source": "labkit-events", **event_timeline(sizes)}
+    if nsys.find_nsys():
+        timeline["nsys_kernels"] = nsys_kernel_summary(work_dir)
+    progress("step 3: Nsight Compute")
+    ncu_results = nsight_compute(work_dir)
+    progress("step 4: SASS")
+    sass_facts = sass_step(work_dir)
+    return {
+        "sizes": asdict(sizes),
+        "checks": checks,
+        "totals": {"faulty": faulty, "repaired": repaired,
+                   "speedup": faulty["median_seconds"] / repaired["median_seconds"]},
+        "phases": phases,
+        "ablation": costs,
+        "timeline": timeline,
+        "ncu": ncu_results,
+        "sass": sass_facts,
+    }
+
+
+MEASURE_STEPS = 8
+
+
+def nsys_kernel_summary(work_dir: Path) -> list[dict]:
+    """Where nsys exists: its cuda_gpu_kern_sum of the faulty program (the kernels that dominate)."""
+    import sys
+
+    from labkit.profiling import nsys
+
+    text = nsys.profile_and_summarize([sys.executable, "-m", "labkit.labs.lab04.program", "faulty-program"], work_dir)
+    return [row.to_dict() for row in nsys.parse_kern_sum(text)]
+
+
+def main(argv: list[str]) -> int:
+    """Entry points for the profilers' child processes."""
+    if argv == ["profile-target"]:
+        profile_target()
+    elif argv == ["faulty-program"]:
+        Program(GPU_SIZES, frozenset(FAULTS)).run()
+    else:
+        raise SystemExit("usage: python -m labkit.labs.lab04.program profile-target|faulty-program")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
+
+

@@ -1,0 +1,55 @@
+"""Language-neutral tables of recorded results, shared by the CLI and the site.
+
+A lab turns its results into ``Table`` objects: ids for the title and columns, raw values in
+the cells. Whoever shows them (the terminal in English, a chapter in French or Chinese) looks
+the ids up in labkit.site.labels and formats each cell by its column's kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from labkit.figures import format_number
+
+#: Cell kinds: how a raw value is shown.
+KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "share", "pct", "gbps", "count", "bool")
+
+
+@dataclass(frozen=True)
+class Column:
+    id: str
+    kind: str = "text"
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple, ...]
+
+
+def format_cell(value, kind: str, lang: str, label) -> str:
+    """One cell for a reader: ``label(key)`` translates 'label' cells and booleans."""
+    if value is None:
+        return "—"
+    if kind == "label":
+        return label(f"value.{value}")
+    if kind == "bool":
+        return label("value.yes" if value else "value.no")
+    if kind == "us":
+        return format_number(value * 1e6, 1, lang)
+    if kind == "ms":
+        return format_number(value * 1e3, 3, lang)
+    if kind == "ratio":
+        return format_number(value, 1, lang) + "×"
+    if kind == "share":
+        return format_number(100 * value, 0, lang) + " %"
+    if kind == "ratio_plain":
+        return format_number(value, 1, lang)
+    if kind == "pct":
+        return format_number(value, 1, lang) + " %"
+    if kind == "gbps":
+        return format_number(value, 0, lang)
+    if kind == "count":
+        return format_number(value, 0, lang)
+    return str(value)

@@ -1,0 +1,430 @@
+"""Nsight Compute: running ``ncu`` and reading its CSV pages.
+
+Two pages of one report are read. ``--page raw``: one row per kernel launch, one column per
+metric, the second row holding the units. ``--page details``: long format, one row per metric of
+a section (``Section Name, Metric Name, Metric Unit, Metric Value``) or per rule that fired
+(``Rule Name, Rule Type, Rule Description, Estimated Speedup Type, Estimated Speedup``).
+Values carry thousands separators (``"95,936"``): numbers are read with them removed, and
+values that are not numbers (``"no data"``, ``"PolicySpread"``) are kept as strings.
+
+Running ncu never touches the clocks (``--clock-control none``): the course reads clocks, it
+does not set them on a shared card.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Where the CUDA toolkit puts ncu when it is not on PATH.
+NCU_FALLBACK = Path("/usr/local/cuda/bin/ncu")
+
+#: The pages :func:`export_csv` knows how to read back.
+PAGES = ("raw", "details")
+
+PERMISSION_MESSAGE = (
+    "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): add "
+    "`options nvidia NVreg_RestrictProfilingToAdminUsers=0` to a file in /etc/modprobe.d/ and "
+    "reload the nvidia driver (or reboot), or run as root; the lab continues with CUDA-event timing"
+)
+
+_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_DIMS = re.compile(r"\(\d+(?:, \d+)*\)")
+_BYTE_FACTORS = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
+_SECOND_FACTORS = {
+    "ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6,
+    "ms": 1e-3, "msecond": 1e-3, "s": 1.0, "second": 1.0,
+}
+#: Columns of the raw page that describe the launch rather than measure it.
+_LAUNCH_COLUMNS = (
+    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+    "Block Size", "Grid Size", "Device", "CC",
+)
+_DETAILS_COLUMNS = (
+    "ID", "Kernel Name", "Block Size", "Grid Size", "Section Name", "Metric Name",
+    "Metric Unit", "Metric Value", "Rule Name", "Rule Type", "Rule Description",
+    "Estimated Speedup Type", "Estimated Speedup",
+)
+
+
+class NcuError(RuntimeError):
+    """ncu is missing, failed, or wrote something this module cannot read (one-line message)."""
+
+
+class NcuPermissionError(NcuError):
+    """The driver refuses the performance counters to this user (ERR_NVGPUCTRPERM)."""
+
+    def __init__(self) -> None:
+        super().__init__(PERMISSION_MESSAGE)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One value as ncu printed it: a number (separators removed) or a string, with its unit."""
+
+    unit: str
+    value: float | str
+
+    def to_dict(self) -> dict:
+        return {"unit": self.unit, "value": self.value}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Metric:
+        return cls(unit=data["unit"], value=data["value"])
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule ncu applied: its section, name, type (OPT, WRN, INF...), text, Est. Speedup."""
+
+    section: str
+    name: str
+    type: str
+    description: str
+    speedup_type: str | None
+    speedup_pct: float | None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Rule:
+        return cls(**data)
+
+
+@dataclass
+class KernelProfile:
+    """One profiled launch: raw metrics, and the details page's sections and rules.
+
+    ``name`` is the short name (``copy_coalesced``); ``full_name`` the name ncu printed, with
+    Numba's ABI tags and the signature. Either page alone fills its own fields; see
+    :func:`merge_profiles` to join them.
+    """
+
+    id: int
+    name: str
+    full_name: str
+    block_size: tuple[int, ...]
+    grid_size: tuple[int, ...]
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    sections: dict[str, dict[str, Metric]] = field(default_factory=dict)
+    rules: list[Rule] = field(default_factory=list)
+
+    def value(self, metric: str) -> float:
+        """The number of a raw metric; a clear error if it is missing or not a number."""
+        if metric not in self.metrics:
+            raise NcuError(
+                f"kernel {self.name}: metric {metric} is not in the ncu report "
+                "(profile with --set full and export --page raw)"
+            )
+        value = self.metrics[metric].value
+        if isinstance(value, str):
+            raise NcuError(f"kernel {self.name}: metric {metric} is {value!r}, not a number")
+        return value
+
+    def bytes_(self, metric: str) -> float:
+        """A byte metric in bytes (ncu scales by 10^3: Kbyte, Mbyte, Gbyte, Tbyte)."""
+        return self.value(metric) * self._factor(metric, _BYTE_FACTORS, "byte")
+
+    def seconds(self, metric: str) -> float:
+        """A time metric in seconds (ncu prints ns, us or ms, or nsecond, usecond, msecond)."""
+        return self.value(metric) * self._factor(metric, _SECOND_FACTORS, "time")
+
+    def _factor(self, metric: str, factors: dict[str, float], kind: str) -> float:
+        unit = self.metrics[metric].unit
+        if unit not in factors:
+            raise NcuError(f"kernel {self.name}: metric {metric} is in {unit!r}, not a {kind} unit")
+        return factors[unit]
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "full_name": self.full_name,
+            "block_size": list(self.block_size),
+            "grid_size": list(self.grid_size),
+            "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
+            "sections": {
+                section: {k: m.to_dict() for k, m in metrics.items()}
+                for section, metrics in self.sections.items()
+            },
+            "rules": [r.to_dict() for r in self.rules],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> KernelProfile:
+        return cls(
+            id=data["id"],
+            name=data["name"],
+            full_name=data["full_name"],
+            block_size=tuple(data["block_size"]),
+            grid_size=tuple(data["grid_size"]),
+            metrics={k: Metric.from_dict(m) for k, m in data["metrics"].items()},
+            sections={
+                s: {k: Metric.from_dict(m) for k, m in metrics.items()}
+                for s, metrics in data["sections"].items()
+            },
+            rules=[Rule.from_dict(r) for r in data["rules"]],
+        )
+
+
+def find_ncu() -> str | None:
+    """ncu on PATH, else the CUDA toolkit's /usr/local/cuda/bin/ncu, else None."""
+    found = shutil.which("ncu")
+    if found:
+        return found
+    return str(NCU_FALLBACK) if NCU_FALLBACK.is_file() else None
+
+
+def check_ncu_output(text: str, returncode: int) -> None:
+    """Raise the error an ncu run's output shows, in order of what the reader must fix first.
+
+    ERR_NVGPUCTRPERM anywhere: :class:`NcuPermissionError`. Else the last ``==ERROR==`` line.
+    Else ``No kernels were profiled`` (ncu exits 0 then): the ``-k`` regex matched no launch.
+    Else a non-zero exit status with ncu's last line. Warnings alone are not errors.
+    """
+    if "ERR_NVGPUCTRPERM" in text:
+        raise NcuPermissionError()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("==ERROR==")]
+    if errors:
+        raise NcuError("ncu failed: " + errors[-1].removeprefix("==ERROR==").strip())
+    if any("No kernels were profiled" in line for line in lines):
+        raise NcuError("ncu profiled no kernel: no launch matched the -k regex")
+    if returncode != 0:
+        last = lines[-1] if lines else "no output"
+        raise NcuError(f"ncu exited with status {returncode}: {last}")
+
+
+def profile_command(
+    argv: Sequence[str],
+    kernel_regex: str,
+    report_path: str | Path,
+    launch_count: int | None = None,
+    timeout_seconds: float = 600.0,
+) -> Path:
+    """Profile the launches of ``argv`` whose name matches ``kernel_regex`` into a report.
+
+    Runs ``ncu --clock-control none --set full --import-source yes -k regex:<kernel_regex>
+    [-c N] -f -o <report> <argv...>`` and returns the ``.ncu-rep`` path ncu wrote.
+    """
+    ncu = _require_ncu()
+    base = Path(report_path)
+    if base.suffix == ".ncu-rep":
+        base = base.with_suffix("")
+    command = [ncu, "--clock-control", "none", "--set", "full", "--import-source", "yes",
+               "-k", f"regex:{kernel_regex}"]
+    if launch_count is not None:
+        command += ["-c", str(launch_count)]
+    command += ["-f", "-o", str(base), *argv]
+    _run(command, timeout_seconds)
+    return base.with_name(base.name + ".ncu-rep")
+
+
+def export_csv(report_path: str | Path, page: str, timeout_seconds: float = 300.0) -> str:
+    """The text of ``ncu -i <report> --csv --page raw|details``."""
+    if page not in PAGES:
+        raise ValueError(f"page must be one of {PAGES}, got {page!r}")
+    return _run([_require_ncu(), "-i", str(report_path), "--csv", "--page", page], timeout_seconds)
+
+
+def short_kernel_name(name: str) -> str:
+    """The bare function name of a kernel, as a reader would say it.
+
+    ``copy_coalesced[abi:v1,cw51c...](Array<float, ...>)`` -> ``copy_coalesced`` (Numba);
+    ``void ns::gemm<float, 128>(float const*, int)`` -> ``gemm`` (C++, demangled);
+    ``_ZN8__main__14copy_coalescedB2v1...E...`` -> ``copy_coalesced`` (Itanium-mangled).
+    """
+    name = name.strip()
+    if name.startswith("_Z"):
+        return _itanium_base_name(name)
+    depth = 0
+    end = len(name)
+    for index, char in enumerate(name):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char in "([" and depth == 0:
+            end = index
+            break
+    head = _strip_trailing_template(name[:end].rstrip())
+    return head.split()[-1].split("::")[-1] if head.split() else name
+
+
+def parse_raw_csv(text: str) -> list[KernelProfile]:
+    """Kernels of ``ncu --csv --page raw``: header row, units row, then one row per launch."""
+    rows = _csv_rows(text, "raw")
+    header, body = rows[0], rows[1:]
+    _require_columns(header, ("ID", "Kernel Name", "Block Size", "Grid Size"), "raw")
+    if not body or body[0][header.index("ID")].strip():
+        raise NcuError("ncu raw CSV has no units row after its header (export it with --page raw)")
+    units, launches = body[0], body[1:]
+    if not launches:
+        raise NcuError("ncu raw CSV lists no kernel")
+    col = {name: i for i, name in enumerate(header)}
+    metric_columns = [(i, name) for i, name in enumerate(header) if name not in _LAUNCH_COLUMNS]
+    return [
+        KernelProfile(
+            id=_launch_id(row[col["ID"]]),
+            name=short_kernel_name(row[col["Kernel Name"]]),
+            full_name=row[col["Kernel Name"]],
+            block_size=_dims(row[col["Block Size"]]),
+            grid_size=_dims(row[col["Grid Size"]]),
+            metrics={name: Metric(units[i], _number_or_text(row[i])) for i, name in metric_columns},
+        )
+        for row in launches
+    ]
+
+
+def parse_details_csv(text: str) -> list[KernelProfile]:
+    """Kernels of ``ncu --csv --page details``, with their sections' metrics and their rules.
+
+    A row with a Metric Name is a metric of its section; a row with a Rule Name is a rule.
+    Rows that end before the rule columns (ncu writes metric rows that way) are padded.
+    """
+    rows = _csv_rows(text, "details")
+    header = rows[0]
+    _require_columns(header, _DETAILS_COLUMNS, "details")
+    col = {name: i for i, name in enumerate(header)}
+    kernels: dict[int, KernelProfile] = {}
+    for row in rows[1:]:
+        row = row + [""] * (len(header) - len(row))
+        kernel_id = _launch_id(row[col["ID"]])
+        if kernel_id not in kernels:
+            kernels[kernel_id] = KernelProfile(
+                id=kernel_id,
+                name=short_kernel_name(row[col["Kernel Name"]]),
+                full_name=row[col["Kernel Name"]],
+                block_size=_dims(row[col["Block Size"]]),
+                grid_size=_dims(row[col["Grid Size"]]),
+            )
+        kernel = kernels[kernel_id]
+        section = row[col["Section Name"]]
+        if row[col["Metric Name"]]:
+            kernel.sections.setdefault(section, {})[row[col["Metric Name"]]] = Metric(
+                row[col["Metric Unit"]], _number_or_text(row[col["Metric Value"]])
+            )
+        elif row[col["Rule Name"]]:
+            speedup = _number_or_text(row[col["Estimated Speedup"]])
+            kernel.rules.append(Rule(
+                section=section,
+                name=row[col["Rule Name"]],
+                type=row[col["Rule Type"]],
+                description=row[col["Rule Description"]],
+                speedup_type=row[col["Estimated Speedup Type"]] or None,
+                speedup_pct=speedup if isinstance(speedup, float) else None,
+            ))
+    if not kernels:
+        raise NcuError("ncu details CSV lists no kernel")
+    return list(kernels.values())
+
+
+def merge_profiles(raw: list[KernelProfile], details: list[KernelProfile]) -> list[KernelProfile]:
+    """One profile per launch: the raw page's metrics, the details page's sections and rules."""
+    by_id = {kernel.id: kernel for kernel in details}
+    if sorted(by_id) != sorted(kernel.id for kernel in raw):
+        raise NcuError(
+            f"the raw and details pages list different launches: ids {sorted(k.id for k in raw)} "
+            f"vs {sorted(by_id)} (export both pages from the same report)"
+        )
+    return [
+        KernelProfile(k.id, k.name, k.full_name, k.block_size, k.grid_size,
+                      k.metrics, by_id[k.id].sections, by_id[k.id].rules)
+        for k in raw
+    ]
+
+
+def kernel_named(profiles: list[KernelProfile], name: str) -> KernelProfile:
+    """The first profiled launch whose short name is ``name``."""
+    for kernel in profiles:
+        if kernel.name == name:
+            return kernel
+    names = sorted({kernel.name for kernel in profiles})
+    raise NcuError(f"no kernel {name!r} in the ncu report; it has {names}")
+
+
+def _require_ncu() -> str:
+    ncu = find_ncu()
+    if ncu is None:
+        raise NcuError(
+            "ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin: install the CUDA "
+            "toolkit to profile; the lab continues with CUDA-event timing"
+        )
+    return ncu
+
+
+def _run(command: list[str], timeout_seconds: float) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_seconds)
+    except subprocess.TimeoutExpired:
+        raise NcuError(f"ncu did not finish within {timeout_seconds:g} s") from None
+    check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
+    return done.stdout
+
+
+def _csv_rows(text: str, page: str) -> list[list[str]]:
+    """The CSV rows from the ``"ID",...`` header on (ncu may print ``==PROF==`` lines before)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(('"ID",', "ID,"))), None)
+    if start is None:
+        what = "is empty" if not text.strip() else "has no 'ID' column"
+        raise NcuError(f"ncu {page} CSV {what} (expected `ncu --csv --page {page}` output)")
+    rows = [row for row in csv.reader(lines[start:]) if row]
+    width = len(rows[0])
+    for number, row in enumerate(rows[1:], start=2):
+        if len(row) > width or (page == "raw" and len(row) != width):
+            raise NcuError(f"ncu {page} CSV row {number} has {len(row)} fields, its header {width}")
+    return rows
+
+
+def _launch_id(text: str) -> int:
+    if not text.isdigit():
+        raise NcuError(f"ncu CSV has a row whose ID is {text!r}, not a launch number")
+    return int(text)
+
+
+def _require_columns(header: list[str], required: Sequence[str], page: str) -> None:
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise NcuError(f"ncu {page} CSV lacks the column(s) {', '.join(missing)}")
+
+
+def _number_or_text(text: str) -> float | str:
+    text = text.strip()
+    return float(text.replace(",", "")) if _NUMBER.fullmatch(text) else text
+
+
+def _dims(text: str) -> tuple[int, ...]:
+    """``"(256, 1, 1)"`` -> ``(256, 1, 1)``."""
+    if not _DIMS.fullmatch(text.strip()):
+        raise NcuError(f"launch dimensions {text!r} are not of the form (x, y, z)")
+    return tuple(int(part) for part in text.strip()[1:-1].split(", "))
+
+
+def _strip_trailing_template(text: str) -> str:
+    if not text.endswith(">"):
+        return text
+    depth = 0
+    for index in range(len(text) - 1, -1, -1):
+        depth += {">": 1, "<": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[:index]
+    return text
+
+
+def _itanium_base_name(mangled: str) -> str:
+    """The last source name of ``_Z[N]<len><id>...``, before ABI tags (``B``) and arguments."""
+    position = 3 if mangled.startswith("_ZN") else 2
+    name = mangled
+    while position < len(mangled) and mangled[position].isdigit():
+        digits = re.match(r"\d+", mangled[position:]).group()
+        start = position + len(digits)
+        name = mangled[start:start + int(digits)]
+        position = start + int(digits)
+    return name

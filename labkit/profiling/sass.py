@@ -1,0 +1,128 @@
+"""SASS, the machine code the GPU runs: dumping it for a Numba kernel, and the few facts the
+chapter reads in it (tensor cores, asynchronous copies, local memory, load width, FFMA count).
+
+Only instruction lines count: ``/*0160*/  [@P0] OPCODE.MOD... operands ;`` as nvdisasm and
+cuobjdump print them. Section headers, labels and directives (``.section``, ``.string``) do not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, fields
+
+#: Tensor-core MMA instructions: Volta-Ampere (HMMA, IMMA, DMMA, BMMA), Ada and consumer
+#: Blackwell (QMMA, OMMA), Hopper warpgroup (HGMMA, IGMMA, QGMMA, BGMMA), Blackwell tcgen05
+#: (UTC*MMA).
+TENSOR_CORE = frozenset({
+    "HMMA", "IMMA", "DMMA", "BMMA", "QMMA", "OMMA",
+    "HGMMA", "IGMMA", "QGMMA", "BGMMA",
+    "UTCHMMA", "UTCIMMA", "UTCQMMA", "UTCOMMA", "UTCMXQMMA",
+})
+
+#: Asynchronous global-to-shared copies: LDGSTS (Ampere cp.async), UTMALDG (Hopper TMA),
+#: UBLKCP (bulk copy).
+ASYNC_COPY = frozenset({"LDGSTS", "UTMALDG", "UBLKCP"})
+
+#: Width modifiers of a load; a load without one moves 32 bits per thread (``LDG.E``).
+_WIDTH_BITS = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "64": 64, "128": 128, "256": 256}
+
+_INSTRUCTION = re.compile(
+    r"^\s*/\*[0-9a-fA-F]+\*/\s+(?:\{\s*)?(?:@!?\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
+)
+
+
+class SassError(RuntimeError):
+    """SASS could not be obtained (one-line message)."""
+
+
+@dataclass(frozen=True)
+class SassFacts:
+    """What the chapter's SASS table asks, counted over every instruction of the text.
+
+    ``global_loads_by_bits`` maps bits per thread to LDG count (LDG.E: 32, LDG.E.64: 64, ...).
+    ``spills`` is the chapter's LDL/STL test: local memory in use, for spilled registers or for
+    a per-thread array the compiler could not keep in registers.
+    """
+
+    instructions: int
+    global_loads_by_bits: dict[int, int]
+    local_loads: int
+    local_stores: int
+    ffma: int
+    tensor_core: int
+    async_copies: int
+
+    @property
+    def wide_loads(self) -> bool:
+        """Any 128-bit (or wider) global load: vectorised accesses."""
+        return any(bits >= 128 for bits in self.global_loads_by_bits)
+
+    @property
+    def spills(self) -> bool:
+        return self.local_loads + self.local_stores > 0
+
+    def to_dict(self) -> dict:
+        """JSON-ready (bit widths as string keys), with the two answers (ignored on loading)."""
+        loads = {str(bits): n for bits, n in self.global_loads_by_bits.items()}
+        return {**self.__dict__, "global_loads_by_bits": loads,
+                "wide_loads": self.wide_loads, "spills": self.spills}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> SassFacts:
+        values = {f.name: data[f.name] for f in fields(cls)}
+        loads = values["global_loads_by_bits"]
+        return cls(**{**values, "global_loads_by_bits": {int(b): n for b, n in loads.items()}})
+
+
+def dump_sass(dispatcher) -> str:
+    """The SASS of a compiled Numba kernel (``dispatcher.inspect_sass()``), all signatures joined.
+
+    Needs nvdisasm (CUDA toolkit) and a real GPU: the simulator compiles nothing.
+    """
+    if not hasattr(dispatcher, "inspect_sass"):
+        raise SassError("this kernel has no SASS: it runs in the CUDA simulator, which compiles "
+                        "nothing")
+    try:
+        sass = dispatcher.inspect_sass()
+    except (RuntimeError, FileNotFoundError) as error:
+        if "nvdisasm" in str(error):
+            raise SassError(
+                "nvdisasm not found: install the CUDA toolkit (or the cuda-toolkit wheel with its "
+                "nvdisasm extra) to read SASS; the rest of the lab does not need it"
+            ) from None
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise SassError(f"could not read the SASS: {first_line}") from None
+    if isinstance(sass, dict):
+        if not sass:
+            raise SassError("the kernel is not compiled yet: launch it before reading its SASS")
+        sass = "\n".join(sass.values())
+    return sass
+
+
+def opcodes(text: str) -> list[str]:
+    """The opcode with its modifiers (``LDG.E.64``) of every instruction line, in order."""
+    return [m.group(1) for line in text.splitlines() if (m := _INSTRUCTION.match(line))]
+
+
+def read_sass(text: str) -> SassFacts:
+    """Count what the chapter looks for: LDG by width, LDL/STL, FFMA, MMA, async copies."""
+    ops = opcodes(text)
+    roots = Counter(op.split(".")[0] for op in ops)
+    loads = Counter(_load_bits(op) for op in ops if op.split(".")[0] == "LDG")
+    return SassFacts(
+        instructions=len(ops),
+        global_loads_by_bits=dict(sorted(loads.items())),
+        local_loads=roots["LDL"],
+        local_stores=roots["STL"],
+        ffma=roots["FFMA"],
+        tensor_core=sum(roots[op] for op in TENSOR_CORE),
+        async_copies=sum(roots[op] for op in ASYNC_COPY),
+    )
+
+
+def _load_bits(opcode: str) -> int:
+    for modifier in opcode.split(".")[1:]:
+        if modifier in _WIDTH_BITS:
+            return _WIDTH_BITS[modifier]
+    return 32

@@ -1,0 +1,66 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 04 · Profilage avec Nsight · 用 Nsight 做性能剖析
+#
+# **FR.** Un petit programme GPU porte les quatre défauts du chapitre 4 : une synchronisation
+# hôte à chaque itération (comme `.item()`), des transferts depuis la mémoire paginable sans
+# recouvrement, une phase de petits noyaux limités par le lancement, un noyau non coalescé.
+# Sa version réparée corrige les quatre. Ce carnet suit les quatre étapes du chapitre en
+# appelant `labkit` : chronomètre, chronologie, Nsight Compute, SASS. Sans GPU, les noyaux
+# tournent dans le simulateur CUDA de Numba (vérification seulement) et le carnet affiche les
+# résultats enregistrés sur GPU, signalés comme tels.
+#
+# **中文。** 一个小型 GPU 程序里埋了第 4 章讲到的四个问题：每次迭代都与主机同步（就像
+# `.item()`）、从可分页内存拷贝且不与计算重叠、一串受启动开销限制的小 kernel、一个非合并访存的
+# kernel；修复版把四个问题都改掉。本 notebook 调用 `labkit`，按章节的四步走：计时、时间线、
+# Nsight Compute、SASS。没有 GPU 时，kernel 在 Numba 的 CUDA 模拟器里运行（只做正确性检查），
+# 并展示在真实 GPU 上记录的结果，并明确标注为记录值。
+
+# %%
+from rich.console import Console
+
+from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.labs import load_lab, load_program
+from labkit.labs.runner import show_recorded, show_tables
+
+backend = select_backend()
+lab, program = load_lab("lab-04"), load_program("lab-04")
+console = Console(width=110)
+print(backend if backend == "cuda" else NO_GPU_NOTICE)
+
+# %% [markdown]
+# ## 0 · Les noyaux sont-ils justes ? · kernel 算得对吗？
+#
+# **FR.** Les deux versions, à petite taille, comparées à NumPy. **中文。** 两个版本以小规模运行，与 NumPy 对照。
+
+# %%
+for name, passed in program.check_against_numpy(lab.SIMULATOR_SIZES):
+    print("ok  " if passed else "FAIL", name)
+
+# %% [markdown]
+# ## 1-4 · Mesurer, puis lire · 测量，然后解读
+#
+# **FR.** Sur un GPU, `program.measure` exécute les quatre étapes (c'est ce que fait
+# `make lab-04`). Dans le simulateur, aucune mesure de temps n'a de sens : on affiche les
+# résultats enregistrés. **中文。** 在 GPU 上，`program.measure` 执行全部四步（`make lab-04`
+# 做的就是这件事）；在模拟器里计时没有意义，因此展示已记录的结果。
+
+# %%
+import tempfile
+from pathlib import Path
+
+if backend == "cuda":
+    with tempfile.TemporaryDirectory() as work_dir:
+        results = program.measure(lambda step: print(step), Path(work_dir))
+    show_tables(lab.tables(results), console)
+else:
+    show_recorded(lab, console)

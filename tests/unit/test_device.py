@@ -1,0 +1,141 @@
+"""Backend choice, theoretical peaks and clock parsing: no GPU needed."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from labkit import backend, device
+from labkit.device import Clocks, DeviceFacts, NoGPUError
+
+H200 = DeviceFacts(
+    name="NVIDIA H200",
+    compute_capability=(9, 0),
+    sm_count=132,
+    max_sm_clock_mhz=1980.0,
+    max_mem_clock_mhz=3201.0,
+    memory_bus_width_bits=6016,
+    l2_bytes=62914560,
+    max_threads_per_block=1024,
+    max_shared_bytes_per_block_optin=232448,
+    shared_bytes_per_sm=233472,
+    registers_per_sm=65536,
+    driver_version="13.0",
+)
+
+
+def test_hbm_peak_of_the_h200():
+    # 2 x 3201e6 x 6016 / 8 = 4.814e12 B/s
+    assert device.hbm_peak_gbps(3201, 6016) == pytest.approx(4814.304)
+    assert H200.hbm_peak_gbps == pytest.approx(4814.304)
+
+
+def test_fp32_peak_of_the_h200():
+    # 132 SMs x 128 lanes x 2 x 1980 MHz = 66.9 TFLOP/s
+    assert device.fp32_peak_gflops(132, (9, 0), 1980) == pytest.approx(66_908.16)
+    assert H200.fp32_peak_gflops == pytest.approx(66_908.16)
+
+
+def test_fp32_lanes_differ_by_architecture():
+    assert device.fp32_peak_gflops(108, (8, 0), 1410) == pytest.approx(108 * 64 * 2 * 1.41)
+    assert device.fp32_peak_gflops(128, (8, 9), 2520) == pytest.approx(128 * 128 * 2 * 2.52)
+
+
+def test_unknown_compute_capability_names_the_table():
+    with pytest.raises(ValueError, match=r"compute capability 11\.0: add it to FP32_LANES_PER_SM"):
+        device.fp32_peak_gflops(100, (11, 0), 2000)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("1980, 3201\n", Clocks(1980.0, 3201.0)), ("345, 3201\n1980, 3201\n", Clocks(345.0, 3201.0)),
+     ("[N/A], [N/A]\n", None), ("", None), ("1980\n", None)],
+)
+def test_parse_smi_clocks(text, expected):
+    assert device.parse_smi_clocks(text) == expected
+
+
+def test_median_clocks():
+    samples = [Clocks(345, 3201), Clocks(1980, 3201), Clocks(1980, 3201)]
+    assert device.median_clocks(samples) == Clocks(1980, 3201)
+    assert device.median_clocks([]) is None
+
+
+def test_read_clocks_falls_back_to_nvidia_smi(monkeypatch):
+    monkeypatch.setattr(device, "_clocks_from_nvml", lambda bus: None)
+    monkeypatch.setattr(device, "_smi_query", lambda fields, bus: "1980, 3201\n")
+    assert device.read_clocks() == Clocks(1980.0, 3201.0)
+    monkeypatch.setattr(device, "_smi_query", lambda fields, bus: None)
+    assert device.read_clocks() is None
+
+
+def test_device_facts_need_a_gpu(monkeypatch):
+    monkeypatch.setattr(device, "select_backend", lambda: "simulator")
+    with pytest.raises(NoGPUError, match="simulator"):
+        device.read_device_facts()
+
+
+# Backend choice. select_backend decides once per process and numba reads the variable
+# once, so each case runs in a fresh interpreter.
+
+def _select_in_subprocess(code: str, simulator_env: str | None) -> str:
+    env = {k: v for k, v in os.environ.items() if k != backend.SIMULATOR_ENV}
+    if simulator_env is not None:
+        env[backend.SIMULATOR_ENV] = simulator_env
+    prelude = "import os; from labkit import backend as b\n"
+    done = subprocess.run([sys.executable, "-c", prelude + code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_simulator_variable_is_respected():
+    code = "b.cuda_device_count = lambda: 1\nprint(b.select_backend(), b.is_simulator())"
+    assert _select_in_subprocess(code, "1") == "simulator True"
+
+
+def test_a_gpu_means_cuda_and_leaves_the_variable_unset():
+    code = "b.cuda_device_count = lambda: 1\nprint(b.select_backend(), os.environ.get(b.SIMULATOR_ENV))"
+    assert _select_in_subprocess(code, None) == "cuda None"
+
+
+def test_no_gpu_means_simulator_and_sets_the_variable_once():
+    code = (
+        "b.cuda_device_count = lambda: 0\nfirst = b.select_backend()\n"
+        "value = os.environ.pop(b.SIMULATOR_ENV)\nb.cuda_device_count = lambda: 1\n"
+        "print(first, value, b.select_backend())"
+    )
+    assert _select_in_subprocess(code, None) == "simulator 1 simulator"
+
+
+def test_numba_cuda_already_imported_decides():
+    code = (
+        "from numba import cuda\ndel os.environ[b.SIMULATOR_ENV]\n"
+        "b.cuda_device_count = lambda: 1\nprint(b.select_backend())"
+    )
+    assert _select_in_subprocess(code, "1") == "simulator"
+
+
+class _FakeDriver:
+    def __init__(self, init_result: int, count: int):
+        self.init_result, self.count = init_result, count
+
+    def cuInit(self, flags):
+        return self.init_result
+
+    def cuDeviceGetCount(self, pointer):
+        pointer._obj.value = self.count
+        return 0
+
+
+def test_device_count_through_the_driver(monkeypatch):
+    monkeypatch.setattr(backend.ctypes, "CDLL", lambda name: _FakeDriver(0, 2))
+    assert backend.cuda_device_count() == 2
+    monkeypatch.setattr(backend.ctypes, "CDLL", lambda name: _FakeDriver(100, 2))  # CUDA_ERROR_NO_DEVICE
+    assert backend.cuda_device_count() == 0
+
+    def missing(name):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(backend.ctypes, "CDLL", missing)
+    assert backend.cuda_device_count() == 0

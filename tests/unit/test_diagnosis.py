@@ -1,0 +1,250 @@
+"""Chapter 4's diagnosis on the four kernels profiled on the H200 (tests/fixtures/h200-probe).
+
+Expectations come from the files: the details page (what the ncu report shows a reader) and
+ncu's own rule texts are the reference the raw-metric readings must agree with.
+"""
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from labkit.profiling import diagnosis as d
+from labkit.profiling import ncu
+
+PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe"
+KERNELS = ("copy_coalesced", "copy_strided", "copy_c128", "spill")
+#: 2^24 float32 read and written (program.py: n = 1 << 24).
+COPY_USEFUL_BYTES = 2 * (1 << 24) * 4
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    merged = ncu.merge_profiles(
+        ncu.parse_raw_csv((PROBE / "ncu_raw.csv").read_text()),
+        ncu.parse_details_csv((PROBE / "ncu_details.csv").read_text()),
+    )
+    return {k.name: k for k in merged}
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_speed_of_light_matches_the_report_page(profiles, name):
+    kernel = profiles[name]
+    sol = d.SpeedOfLight.from_profile(kernel)
+    page = {k: m.value for k, m in kernel.sections["GPU Speed Of Light Throughput"].items()}
+    assert sol.compute_pct == pytest.approx(page["Compute (SM) Throughput"], abs=0.006)
+    assert sol.memory_pct == pytest.approx(page["Memory Throughput"], abs=0.006)
+    assert sol.dram_pct == pytest.approx(page["DRAM Throughput"], abs=0.006)
+    assert sol.l1_pct == pytest.approx(page["L1/TEX Cache Throughput"], abs=0.006)
+    assert sol.l2_pct == pytest.approx(page["L2 Cache Throughput"], abs=0.006)
+    assert sol.duration_seconds == pytest.approx(page["Duration"] * 1e-6, abs=0.006e-6)
+
+
+def _ncu_bottleneck(kernel):
+    """ncu's SOLBottleneck rule, in the chapter's words (it uses the same 60 % threshold)."""
+    text = next(r.description for r in kernel.rules if r.name == "SOLBottleneck")
+    assert "60.0% of peak" in text or text.startswith("Memory is more heavily utilized")
+    if text.startswith("This workload exhibits low compute throughput and memory bandwidth"):
+        return d.Quadrant.LATENCY_BOUND
+    if text.startswith("Memory is more heavily utilized than Compute"):
+        return d.Quadrant.MEMORY_BOUND
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [("copy_coalesced", d.Quadrant.LATENCY_BOUND), ("copy_strided", d.Quadrant.MEMORY_BOUND),
+     ("copy_c128", d.Quadrant.MEMORY_BOUND), ("spill", d.Quadrant.MEMORY_BOUND)],
+)
+def test_quadrant_agrees_with_ncu_own_bottleneck_rule(profiles, name, expected):
+    kernel = profiles[name]
+    assert d.quadrant(d.SpeedOfLight.from_profile(kernel)) is expected
+    assert _ncu_bottleneck(kernel) is expected
+
+
+@pytest.mark.parametrize(
+    "compute, memory, expected",
+    [(8, 11, d.Quadrant.LATENCY_BOUND),            # the chapter's quiz q04-low-low
+     (10, 90, d.Quadrant.MEMORY_BOUND),
+     (90, 10, d.Quadrant.COMPUTE_BOUND),
+     (90, 90, d.Quadrant.BALANCED),
+     (d.HIGH_PCT, d.HIGH_PCT - 0.1, d.Quadrant.COMPUTE_BOUND),
+     (d.HIGH_PCT - 0.1, d.HIGH_PCT - 0.1, d.Quadrant.LATENCY_BOUND)],
+)
+def test_quadrant_table(compute, memory, expected):
+    sol = d.SpeedOfLight(compute, memory, memory, 0.0, 0.0, 1e-3)
+    assert d.quadrant(sol) is expected
+
+
+def test_sectors_per_request_show_coalescing(profiles):
+    spr = {name: d.MemoryWorkload.from_profile(profiles[name]).sectors_per_request for name in KERNELS}
+    assert spr["copy_coalesced"] == 4.0            # 128 bytes per warp: 4 sectors, the ideal
+    assert spr["copy_strided"] == 32.0             # one sector per thread, the catastrophe
+    assert spr["copy_c128"] == 16.0                # 8 of every 16 bytes used by each LDG.E.64
+    assert spr["spill"] == pytest.approx(5111808 / 1048576)
+
+
+def test_sectors_per_request_without_global_loads():
+    workload = d.MemoryWorkload(*[0] * 11)
+    assert workload.sectors_per_request is None
+    assert workload.store_sectors_per_request is None
+
+
+def test_store_coalescing_is_read_like_loads(profiles):
+    """The probe's copies write what they read: strided stores spread over one sector per thread."""
+    strided = d.MemoryWorkload.from_profile(profiles["copy_strided"])
+    coalesced = d.MemoryWorkload.from_profile(profiles["copy_coalesced"])
+    assert coalesced.store_sectors_per_request == pytest.approx(4)
+    assert strided.store_sectors_per_request == pytest.approx(32)
+
+
+def test_dram_bytes_add_read_and_write_whatever_their_unit(profiles):
+    strided = d.MemoryWorkload.from_profile(profiles["copy_strided"])
+    assert strided.dram_read_bytes == pytest.approx(1.608408e9)
+    assert strided.dram_write_bytes == pytest.approx(536.1344e6)
+    assert strided.dram_bytes == pytest.approx(1.608408e9 + 536.1344e6)
+    assert strided.l2_hit_pct == pytest.approx(31.957932)
+    assert strided.l1_hit_pct == 0.0
+
+
+def test_only_the_spill_kernel_uses_local_memory(profiles):
+    for name in KERNELS:
+        workload = d.MemoryWorkload.from_profile(profiles[name])
+        assert workload.spills is (name == "spill")
+        assert workload.shared_bank_conflicts == 0
+    spill = d.MemoryWorkload.from_profile(profiles["spill"])
+    assert spill.local_load_bytes == 32 * 33696756
+    assert spill.local_store_bytes == 32 * 8390784
+
+
+def test_strided_copy_moves_sixteen_times_the_useful_bytes(profiles):
+    strided = d.MemoryWorkload.from_profile(profiles["copy_strided"])
+    traffic = d.efficiency(COPY_USEFUL_BYTES, strided.dram_bytes)
+    assert traffic.excess_factor == pytest.approx(2144542400 / COPY_USEFUL_BYTES)
+    assert 15 < traffic.excess_factor < 17
+
+
+def test_a_short_kernel_can_leave_its_writes_in_l2(profiles):
+    """The documented caveat, measured: the coalesced copy's DRAM writes are short of its output."""
+    coalesced = d.MemoryWorkload.from_profile(profiles["copy_coalesced"])
+    assert coalesced.dram_write_bytes < COPY_USEFUL_BYTES / 2
+    assert d.efficiency(COPY_USEFUL_BYTES, coalesced.dram_bytes).efficiency > 1
+
+
+def test_efficiency_needs_bytes():
+    with pytest.raises(ValueError, match="dram_bytes must be positive"):
+        d.efficiency(1.0, 0.0)
+
+
+def _rule_share_pct(kernel, marker):
+    """The share ncu's CPIStall rule quotes for a stall ("about 51.1% of the total average")."""
+    text = next(r.description for r in kernel.rules if r.name == "CPIStall" and marker in r.description)
+    return float(re.search(r"about ([\d.]+)% of the total", text).group(1))
+
+
+def test_strided_copy_stalls_on_memory_then_drain(profiles):
+    kernel = profiles["copy_strided"]
+    stalls = d.stall_reasons(kernel)
+    assert [s.reason for s in stalls[:3]] == ["long_scoreboard", "drain", "short_scoreboard"]
+    assert [s.name for s in stalls[:3]] == ["Long Scoreboard", "Drain", "Short Scoreboard"]
+    assert stalls[0].cycles_per_issue == pytest.approx(135.340025)
+    assert round(stalls[0].pct, 1) == _rule_share_pct(kernel, "scoreboard dependency on a L1TEX")
+    assert round(stalls[1].pct, 1) == _rule_share_pct(kernel, "after EXIT")
+    assert stalls[0].remedy.id == "hide-memory-latency"
+    assert stalls[1].remedy.id == "coalesce-stores"
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_stalls_are_sorted_and_exclude_selected(profiles, name):
+    stalls = d.stall_reasons(profiles[name])
+    cycles = [s.cycles_per_issue for s in stalls]
+    assert cycles == sorted(cycles, reverse=True)
+    assert "selected" not in {s.reason for s in stalls}
+    assert stalls[0].reason == "long_scoreboard"
+    assert round(stalls[0].pct, 1) == _rule_share_pct(profiles[name], "scoreboard dependency on a L1TEX")
+
+
+def test_spill_kernel_hits_the_local_global_queue(profiles):
+    stalls = {s.reason: s for s in d.stall_reasons(profiles["spill"])}
+    assert stalls["lg_throttle"].name == "LG Throttle"
+    assert stalls["lg_throttle"].cycles_per_issue == pytest.approx(1.974967)
+    assert stalls["lg_throttle"].remedy is d.REMEDIES["mio_throttle"]
+    assert stalls["imc_miss"].name == "IMC Miss" and stalls["imc_miss"].remedy is None
+    assert stalls["branch_resolving"].name == "Branch Resolving"
+
+
+def test_stall_reasons_need_warp_state_metrics(profiles):
+    kernel = profiles["copy_coalesced"]
+    bare = replace(kernel, metrics={k: m for k, m in kernel.metrics.items() if "issue_stalled" not in k})
+    with pytest.raises(ncu.NcuError, match="no warp-state metrics"):
+        d.stall_reasons(bare)
+
+
+def test_remedies_cover_the_chapter_tree():
+    chapter = {"long_scoreboard", "mio_throttle", "lg_throttle", "barrier", "math_pipe_throttle",
+               "not_selected", "short_scoreboard", "wait"}
+    assert chapter <= set(d.REMEDIES)
+    assert d.REMEDIES["mio_throttle"].id == d.REMEDIES["lg_throttle"].id
+    assert d.REMEDIES["math_pipe_throttle"].id == "compute-bound-good"
+    assert len({r.id for r in d.REMEDIES.values()}) == len(d.REMEDIES) - 1
+    assert all(r.text.endswith(".") and "\n" not in r.text for r in d.REMEDIES.values())
+
+
+def test_rules_by_speedup(profiles):
+    kernel = profiles["copy_strided"]
+    rules = d.rules_by_speedup(kernel)
+    assert sorted(map(id, rules)) == sorted(map(id, kernel.rules))
+    ranked = [r for r in rules if r.speedup_pct is not None]
+    for group in ("global", "local"):
+        speedups = [r.speedup_pct for r in ranked if r.speedup_type == group]
+        assert speedups == sorted(speedups, reverse=True)
+    types = [r.speedup_type for r in ranked]
+    assert types == sorted(types, key=lambda t: t != "global")
+    assert all(r.speedup_pct is None for r in rules[len(ranked):])
+    # the whole-kernel estimate first, although a local one is larger
+    assert (rules[0].name, rules[0].speedup_type, rules[0].speedup_pct) == ("UncoalescedGlobalAccess", "global", 87.28)
+    assert ("HighPipeUtilization", "local", 95.58) in [(r.name, r.speedup_type, r.speedup_pct) for r in rules]
+
+
+def test_spill_kernel_first_rule_is_its_local_stores(profiles):
+    first = d.rules_by_speedup(profiles["spill"])[0]
+    assert (first.name, first.speedup_pct) == ("MemoryCacheAccessPattern", 67.43)
+    assert "local stores" in first.description
+
+
+def test_dram_throughput_under_either_name(profiles):
+    kernel = profiles["copy_coalesced"]
+    older = dict(kernel.metrics)
+    older["dram__throughput.avg.pct_of_peak_sustained_elapsed"] = ncu.Metric("%", 12.5)
+    assert d.SpeedOfLight.from_profile(replace(kernel, metrics=older)).dram_pct == 12.5
+    neither = {k: m for k, m in kernel.metrics.items() if "dram_throughput" not in k}
+    with pytest.raises(ncu.NcuError, match="none of dram__throughput"):
+        d.SpeedOfLight.from_profile(replace(kernel, metrics=neither))
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_diagnosis_round_trips_through_json(profiles, name):
+    diagnosis = d.diagnose(profiles[name])
+    data = json.loads(json.dumps(diagnosis.to_dict()))
+    assert d.Diagnosis.from_dict(data) == diagnosis
+    assert len(diagnosis.top_stalls) == d.TOP_STALLS
+    assert diagnosis.kernel == name
+
+
+def test_diagnosis_of_the_coalesced_copy(profiles):
+    diagnosis = d.diagnose(profiles["copy_coalesced"])
+    assert diagnosis.quadrant is d.Quadrant.LATENCY_BOUND
+    assert diagnosis.lever == d.LEVERS[d.Quadrant.LATENCY_BOUND]
+    assert diagnosis.memory.sectors_per_request == 4.0
+    assert [s.reason for s in diagnosis.top_stalls] == ["long_scoreboard", "wait", "short_scoreboard"]
+    assert diagnosis.to_dict()["quadrant"] == "latency-bound"
+
+
+def test_stored_diagnosis_carries_the_figures_a_page_shows(profiles):
+    data = d.diagnose(profiles["copy_strided"]).to_dict()
+    assert data["memory"]["sectors_per_request"] == 32.0
+    assert data["memory"]["spills"] is False
+    assert data["lever"] == d.LEVERS[d.Quadrant.MEMORY_BOUND]
+    assert data["top_stalls"][0]["remedy"]["id"] == "hide-memory-latency"
