@@ -91,7 +91,7 @@ def _current_device():
     try:
         return cuda.get_current_device()
     except cuda.CudaSupportError as error:
-        raise NoGPUError(f"CUDA is not usable: {error}") from None
+        raise NoGPUError("CUDA is not usable: " + " ".join(str(error).split())) from None
 
 
 def read_device_facts() -> DeviceFacts:

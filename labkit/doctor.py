@@ -163,6 +163,7 @@ def _tool_rows(gpu: bool) -> list[Row]:
 
 
 def doctor_report() -> list[Row]:
+    """Backend; on a GPU its facts, clocks and peaks; library versions; profilers and their access."""
     backend = select_backend()
     gpu = backend == "cuda"
     rows: list[Row] = [("backend", "CUDA GPU" if gpu else f"simulator: {NO_GPU_NOTICE}")]
@@ -171,8 +172,8 @@ def doctor_report() -> list[Row]:
             rows += _gpu_rows(read_device_facts())
         except Exception as error:  # see _probe
             rows.append(("GPU", _error_value(error)))
-    for label, distribution in (("numpy", "numpy"), ("numba", "numba"), ("numba-cuda", "numba-cuda"), ("nvtx", "nvtx")):
-        rows.append((label, package_version(distribution)))
+    for distribution in ("numpy", "numba", "numba-cuda", "nvtx"):
+        rows.append((distribution, package_version(distribution)))
     rows.append(_probe("cupy", cupy_version))
     rows += _tool_rows(gpu)
     return rows

@@ -1,13 +1,15 @@
 """The timer and the device facts on a real GPU.
 
-(a) our median agrees with cupyx.profiler.benchmark's on the same kernel;
-(b) the L2 effect: a 20 MB working set reads faster than HBM allows unless L2 is flushed;
+(a) our median agrees with one event pair around many calls, and cupyx.profiler.benchmark reads
+    a little longer (it adds the launch latency and times isolated calls);
+(b) the L2 effect: a 20 MB working set runs faster repeated than with L2 flushed;
 (c) device facts and clocks read back.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 from dataclasses import asdict
 
 import numpy as np
@@ -52,37 +54,86 @@ def cupy_copy(n_floats: int):
     return (lambda: cupy.copyto(dst, src)), 2 * src.nbytes
 
 
-@pytest.mark.parametrize("variant, make", [("cupy_copyto", cupy_copy), ("numba_copy", numba_copy)])
-def test_median_agrees_with_cupyx_benchmark(variant, make, record):
+def seconds_per_call_in_one_pair(fn, calls: int) -> float:
+    """The classic reference: one event pair around many back-to-back calls, divided by their number."""
+    from numba import cuda
+
+    for _ in range(10):
+        fn()
+    start, end = cuda.event(), cuda.event()
+    cuda.synchronize()
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return cuda.event_elapsed_time(start, end) / 1e3 / calls
+
+
+def cupyx_median_seconds(fn, repeats: int) -> float:
+    """cupyx.profiler.benchmark's median GPU time: one event pair per call, launch latency included."""
     pytest.importorskip("cupy")
     from cupyx.profiler import benchmark
 
-    fn, bytes_ = make(GIB_OF_FLOAT32)
+    return float(np.median(benchmark(fn, n_warmup=10, n_repeat=repeats).gpu_times[0]))
+
+
+def test_cupyx_benchmark_reads_slightly_longer(record):
+    """cupyx.profiler.benchmark synchronises after each call: its event pair also holds CuPy's
+    launch latency, and each kernel runs isolated rather than back to back.
+
+    Measured on the H200 (2026-11-29): cupyx read 2.1% longer than this timer for a 1 GiB
+    cupy.copyto, 4.3% for 2 GiB; this timer agrees with one pair around many calls (below).
+    """
+    fn, bytes_ = cupy_copy(GIB_OF_FLOAT32)
     ours = time_gpu(fn, warmup=10, repeats=50)
-    theirs = benchmark(fn, n_warmup=10, n_repeat=50).gpu_times[0]
-    theirs_median = float(np.median(theirs))
-    ratio = ours.median_seconds / theirs_median
-    record(f"timer_vs_cupyx_{variant}", {
-        "bytes": bytes_, "ours": ours.to_dict(), "ours_gbps": ours.gbps(bytes_),
-        "cupyx_median_seconds": theirs_median, "cupyx_min_seconds": float(theirs.min()),
-        "cupyx_max_seconds": float(theirs.max()), "cupyx_gbps": bytes_ / theirs_median / 1e9, "ratio": ratio,
-    })
+    theirs = cupyx_median_seconds(fn, 50)
+    ratio = theirs / ours.median_seconds
+    record("timer_vs_cupyx", {"kernel": "cupy.copyto 1 GiB float32", "bytes": bytes_, "ours": ours.to_dict(),
+                              "ours_gbps": ours.gbps(bytes_), "cupyx_median_seconds": theirs,
+                              "cupyx_gbps": bytes_ / theirs / 1e9, "cupyx_over_ours": ratio})
     assert ours.back_to_back
-    assert ratio == pytest.approx(1.0, abs=0.03)
+    assert 0.99 <= ratio <= 1.06
+
+
+def test_median_agrees_with_one_pair_around_many_calls(record):
+    """Both time back-to-back calls; a Numba launch's ~25 us of Python is amortised over the 50.
+
+    Measured on the H200 (2026-11-29): ratio 0.997 (cupyx, which counts the launch: 1.055).
+    """
+    fn, bytes_ = numba_copy(2 * GIB_OF_FLOAT32)
+    ours = time_gpu(fn, warmup=10, repeats=50)
+    reference = seconds_per_call_in_one_pair(fn, 50)
+    figures = {"kernel": "Numba copy 2 GiB float32", "bytes": bytes_, "ours": ours.to_dict(),
+               "ours_gbps": ours.gbps(bytes_), "one_pair_seconds_per_call": reference,
+               "ratio": ours.median_seconds / reference}
+    if importlib.util.find_spec("cupy"):
+        figures["cupyx_median_seconds"] = cupyx_median_seconds(fn, 50)
+    record("timer_vs_one_pair", figures)
+    assert ours.back_to_back
+    assert figures["ratio"] == pytest.approx(1.0, abs=0.03)
 
 
 def test_l2_effect_is_visible_and_the_flush_removes_it(record):
+    """20 MB (10 MB read, 10 MB written) fits in L2: repeated, it runs faster than flushed.
+
+    On the H200 (2026-11-29) neither figure passes the HBM peak (4814 GB/s): 1965 GB/s
+    repeated, 1623 flushed, because each timed kernel costs a few microseconds of launch
+    and drain. A 400 MB copy, far larger than L2, is the control: 2601 against 2577 GB/s.
+    """
     facts = read_device_facts()
-    fn, bytes_ = numba_copy(2_500_000)  # 10 MB -> 10 MB: 20 MB, well inside L2
-    warm = time_gpu(fn, repeats=100)
-    cold = time_gpu(fn, repeats=100, flush_l2=True)
-    record("l2_effect", {
-        "working_set_bytes": bytes_, "l2_bytes": facts.l2_bytes, "hbm_peak_gbps": facts.hbm_peak_gbps,
-        "without_flush_gbps": warm.gbps(bytes_), "with_flush_gbps": cold.gbps(bytes_),
-        "without_flush": warm.to_dict(), "with_flush": cold.to_dict(),
-    })
-    assert warm.back_to_back and cold.back_to_back
-    assert warm.gbps(bytes_) > facts.hbm_peak_gbps > cold.gbps(bytes_)
+    figures = {"l2_bytes": facts.l2_bytes, "hbm_peak_gbps": facts.hbm_peak_gbps}
+    for label, n_floats in (("fits_l2", 2_500_000), ("exceeds_l2", 50_000_000)):
+        fn, bytes_ = numba_copy(n_floats)
+        warm, cold = time_gpu(fn, repeats=100), time_gpu(fn, repeats=100, flush_l2=True)
+        figures[label] = {"working_set_bytes": bytes_, "without_flush_gbps": warm.gbps(bytes_),
+                          "with_flush_gbps": cold.gbps(bytes_), "without_flush": warm.to_dict(),
+                          "with_flush": cold.to_dict()}
+    record("l2_effect", figures)
+    fits, exceeds = figures["fits_l2"], figures["exceeds_l2"]
+    assert fits["without_flush_gbps"] > 1.1 * fits["with_flush_gbps"]
+    assert fits["with_flush_gbps"] < facts.hbm_peak_gbps
+    assert exceeds["without_flush_gbps"] == pytest.approx(exceeds["with_flush_gbps"], rel=0.05)
 
 
 def test_timing_reports_spread_and_clocks(record):

@@ -20,7 +20,7 @@ def test_lab_04_in_the_simulator_checks_kernels_and_records_nothing():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "simulator" in done.stdout and "no timing" in done.stdout
     assert "--record ignored" in done.stdout
-    assert done.stdout.count("ok  ") == 6 and "FAIL" not in done.stdout
+    assert done.stdout.count("ok  ") == 7 and "FAIL" not in done.stdout
     assert sorted(p.name for p in (lab.LAB_DIR / "results").rglob("*")) == before
     if before:
         assert "RECORDED on" in done.stdout

@@ -19,17 +19,21 @@ https://developer.nvidia.com/ERR_NVGPUCTRPERM
 ==WARNING== No kernels were profiled.
 """
 
+# ncu 2025.3.1's own output on the H200 (2026-11-29), profiling NCU_PROBE_PROGRAM.
 COUNTERS_READ = """\
-==PROF== Connected to process 537 (/usr/bin/python3.12)
-==PROF== Profiling "one": 0%....50%....100% - 1 pass
-==PROF== Disconnected from process 537
-[537] python3.12@127.0.0.1
-  one(float32 *) (1, 1, 1)x(1, 1, 1), Context 1, Stream 7, Device 0, CC 9.0
+==WARNING== Note: Running with unmodified GPU clocks. If not controlled otherwise, profiling results may be inconsistent.
+==PROF== Connected to process 721 (/usr/bin/python3.12)
+==PROF== Profiling "one[abi:v1,cw51cXTLSUwv1sDUaK..." - 0: 0%....50%....100% - 1 pass
+==PROF== Disconnected from process 721
+[721] python3.12@127.0.0.1
+  one[v1,cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21eqwcFW3UoDGjzpQEsgzrtUEAA_3d_3d]\
+(Array<float, 1, C, mutable, aligned>) (1, 1, 1)x(1, 1, 1), Context 1, Stream 7, Device 0, CC 9.0
+    Warning: Data collection happened without fixed GPU frequencies. Profiling results may be inconsistent.
     Section: Command line profiler metrics
     ---------------------- ----------- ------------
     Metric Name            Metric Unit Metric Value
     ---------------------- ----------- ------------
-    sm__cycles_elapsed.avg       cycle     2,345.12
+    sm__cycles_elapsed.avg       cycle     3,807.53
     ---------------------- ----------- ------------
 """
 
@@ -43,7 +47,7 @@ def test_permission_error_gives_the_fix():
 
 
 def test_a_metric_value_means_counters_are_readable():
-    assert doctor.diagnose_ncu_output(COUNTERS_READ, 0) == (True, "reads counters (sm__cycles_elapsed.avg = 2,345.12)")
+    assert doctor.diagnose_ncu_output(COUNTERS_READ, 0) == (True, "reads counters (sm__cycles_elapsed.avg = 3,807.53)")
 
 
 def test_other_ncu_errors_are_quoted():
@@ -176,3 +180,15 @@ def test_a_broken_gpu_is_one_row(monkeypatch):
     rows = dict(doctor.doctor_report())
     assert rows["GPU"] == "error: NoGPUError: CUDA is not usable: Error at driver init"
     assert rows["numpy"]
+
+
+def test_counters_are_not_probed_without_a_gpu(monkeypatch):
+    def must_not_run(ncu_path):
+        raise AssertionError("ncu was run without a GPU")
+
+    monkeypatch.setattr(doctor, "select_backend", lambda: "simulator")
+    monkeypatch.setattr(doctor, "find_tool", lambda name: f"/opt/cuda/bin/{name}")
+    monkeypatch.setattr(doctor, "ncu_counter_access", must_not_run)
+    rows = dict(doctor.doctor_report())
+    assert rows["ncu"] == "/opt/cuda/bin/ncu"
+    assert rows["ncu counters"] == "not checked: no GPU"

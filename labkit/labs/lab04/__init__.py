@@ -63,17 +63,22 @@ _SPAN = {"type": "object", "required": ["phase", "iteration", "stream", "start_s
          "properties": {"phase": {"enum": list(PHASES)}, "stream": {"enum": ["compute", "copy"]},
                         "iteration": {"type": "integer"}, "start_seconds": {"type": "number"},
                         "end_seconds": {"type": "number"}}}
-_VERSION_TIMELINE = {"type": "object", "required": ["spans", "phase_seconds", "idle_gaps", "idle_seconds",
+_VERSION_TIMELINE = {"type": "object", "required": ["iterations", "spans", "phase_seconds", "idle_gaps", "idle_seconds",
                                                   "busy_fraction", "wall_seconds"],
                      "properties": {"spans": {"type": "array", "items": _SPAN, "minItems": 1},
                                     "busy_fraction": {"type": "number", "minimum": 0, "maximum": 1}}}
 RESULTS_SCHEMA = {
     "type": "object",
-    "required": ["sizes", "checks", "totals", "phases", "ablation", "timeline", "ncu", "sass"],
+    "required": ["sizes", "checks", "timer", "totals", "phases", "ablation", "timeline", "ncu", "sass"],
     "properties": {
         "sizes": {"type": "object", "required": list(Sizes.__dataclass_fields__)},
         "checks": {"type": "array", "items": {"type": "object", "required": ["name", "passed"],
                                               "properties": {"passed": {"const": True}}}},
+        "timer": {"type": "object", "required": ["hbm_peak_gbps", "l2", "cupyx"],
+                  "properties": {"l2": {"type": "array", "minItems": 4,
+                                        "items": {"type": "object", "required": ["measurement", "gbps", "of_hbm_peak"]}},
+                                 "cupyx": {"type": ["object", "null"],
+                                           "required": ["labkit_median_seconds", "cupyx_median_seconds", "ratio"]}}},
         "totals": {"type": "object", "required": ["faulty", "repaired", "speedup"],
                    "properties": {"faulty": _TIMING, "repaired": _TIMING, "speedup": {"type": "number"}}},
         "phases": {"type": "array", "minItems": len(PHASES),
@@ -98,9 +103,20 @@ def tables(results: dict) -> list:
     """The recorded results as language-neutral tables (labkit.labs.tables)."""
     from labkit.labs.tables import Column, Table
 
+    timer = results["timer"]
+    instrument_rows = [(row["measurement"], row["timing"]["median_seconds"], row["gbps"], row["of_hbm_peak"])
+                       for row in timer["l2"]]
+    if timer["cupyx"]:
+        cupyx = timer["cupyx"]
+        instrument_rows += [("labkit_copy", cupyx["labkit_median_seconds"], cupyx["bytes"] / cupyx["labkit_median_seconds"] / 1e9,
+                             None),
+                            ("cupyx_copy", cupyx["cupyx_median_seconds"], cupyx["bytes"] / cupyx["cupyx_median_seconds"] / 1e9,
+                             None)]
     totals = results["totals"]
     repaired_seconds = totals["repaired"]["median_seconds"]
     out = [
+        Table("lab04.timer", (Column("measurement", "label"), Column("median_us", "us"), Column("apparent_gbps", "gbps"),
+                              Column("of_hbm_peak", "share")), tuple(instrument_rows)),
         Table("lab04.totals", (Column("version", "label"), Column("ms_per_iteration", "ms"), Column("min", "ms"),
                                Column("max", "ms"), Column("vs_repaired", "ratio")),
               tuple((version, totals[version]["median_seconds"], totals[version]["min_seconds"],
@@ -128,6 +144,8 @@ def tables(results: dict) -> list:
             span = timeline[version]["phase_seconds"][phase]
             work = gpu_work[phase][version]["median_seconds"]
             timeline_rows.append((version, phase, span, work, min(1.0, work / span) if span > 0 else None))
+        timeline_rows.append((version, "idle", timeline[version]["idle_seconds"] / timeline[version]["iterations"],
+                              0.0, 0.0))
     out.append(Table("lab04.timeline", (Column("version", "label"), Column("phase", "label"),
                                         Column("span_ms", "ms"), Column("work_ms", "ms"), Column("busy", "share")),
                      tuple(timeline_rows)))

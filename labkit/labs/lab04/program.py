@@ -154,7 +154,19 @@ def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
                            for i in range(sizes.iterations)]
         checks.append((f"{label}: loss (sum of squares)",
                        np.allclose(program.host_losses, expected_losses, rtol=1e-4)))
+    checks.append(("timer check: the read kernel reads its working set", _read_kernel_reads()))
     return checks
+
+
+def _read_kernel_reads() -> bool:
+    """read_passes writes only an impossible sum: plant it, across two passes, and look for it."""
+    from labkit.kernels.stream import IMPOSSIBLE_SUM, read_passes
+
+    x = np.zeros(1000, dtype=np.float32)
+    x[0] = IMPOSSIBLE_SUM / 2
+    out = cuda.to_device(np.zeros(1, dtype=np.float32))
+    read_passes[2, 64](cuda.to_device(x), out, 2)
+    return float(out.copy_to_host()[0]) == IMPOSSIBLE_SUM
 
 
 # ----- step 1: the chronometer -----------------------------------------------------------------
@@ -218,10 +230,10 @@ def event_timeline(sizes: Sizes, iterations: int = 4) -> dict:
         program.run(timeline)
         spans = timeline.spans()
         gaps = idle_gaps(spans)
-        compute = [s for s in spans if s.stream == "compute"]
         out[label] = {
+            "iterations": iterations,
             "spans": [s.to_dict() for s in spans],
-            "phase_seconds": {phase: sum(s.seconds for s in compute if s.phase == phase) / iterations
+            "phase_seconds": {phase: sum(s.seconds for s in spans if s.phase == phase) / iterations
                               for phase in PHASES},
             "idle_gaps": len(gaps),
             "idle_seconds": sum(g.seconds for g in gaps),
@@ -285,12 +297,15 @@ def sass_step(work_dir: Path) -> dict:
 # ----- the whole lab on a GPU --------------------------------------------------------------------
 def measure(progress, work_dir: Path) -> dict:
     """The four steps at GPU size; ``progress(label)`` advances the progress bar one step."""
+    from labkit.device import read_device_facts
     from labkit.profiling import nsys
     from labkit.timing import time_gpu
 
     sizes = GPU_SIZES
     progress("checks against NumPy")
     checks = [{"name": name, "passed": ok} for name, ok in check_against_numpy(SIMULATOR_SIZES)]
+    progress("step 1: the timer against cupyx, and the L2 effect")
+    instrument = timer_checks(time_gpu, read_device_facts())
     progress("step 1: chronometer, faulty and repaired")
     faulty = seconds_per_iteration(sizes, frozenset(FAULTS))
     repaired = seconds_per_iteration(sizes, frozenset())
@@ -309,6 +324,7 @@ def measure(progress, work_dir: Path) -> dict:
     return {
         "sizes": asdict(sizes),
         "checks": checks,
+        "timer": instrument,
         "totals": {"faulty": faulty, "repaired": repaired,
                    "speedup": faulty["median_seconds"] / repaired["median_seconds"]},
         "phases": phases,
@@ -319,7 +335,7 @@ def measure(progress, work_dir: Path) -> dict:
     }
 
 
-MEASURE_STEPS = 8
+MEASURE_STEPS = 9
 
 
 def nsys_kernel_summary(work_dir: Path) -> list[dict]:
@@ -349,3 +365,52 @@ if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
 
 
+
+
+# ----- step 1's instrument: the timer itself, checked ----------------------------------------------
+L2_WORKING_SET_BYTES = 20_000_000
+HBM_WORKING_SET_BYTES = 400_000_000
+READ_PASSES = 8
+CUPYX_COPY_BYTES = 1 << 30
+
+
+def timer_checks(time_gpu, facts) -> dict:
+    """The chapter's timer against cupyx.profiler.benchmark, and rule 5's L2 effect.
+
+    L2: a 20 MB working set read once per launch, with and without an L2 flush between
+    repetitions; then read 8 times in one launch, against the same over 400 MB (bigger than L2).
+    Apparent bandwidth = bytes read / median time, compared with the theoretical HBM peak.
+    """
+    from labkit.kernels.stream import read_passes
+
+    out = cuda.device_array(1, dtype=np.float32)
+    grid = facts.sm_count * 8
+
+    def read(x, passes):
+        return lambda: read_passes[grid, THREADS](x, out, passes)
+
+    small = cuda.to_device(np.ones(L2_WORKING_SET_BYTES // 4, dtype=np.float32))
+    large = cuda.to_device(np.ones(HBM_WORKING_SET_BYTES // 4, dtype=np.float32))
+    rows = []
+    for name, x, passes, flush in (("l2_once_warm", small, 1, False), ("l2_once_flushed", small, 1, True),
+                                   ("l2_passes_warm", small, READ_PASSES, False),
+                                   ("hbm_passes", large, READ_PASSES, True)):
+        timing = time_gpu(read(x, passes), warmup=10, repeats=200, flush_l2=flush)
+        bytes_ = passes * x.size * 4
+        rows.append({"measurement": name, "bytes": bytes_, "timing": timing.to_dict(),
+                     "gbps": bytes_ / timing.median_seconds / 1e9,
+                     "of_hbm_peak": bytes_ / timing.median_seconds / 1e9 / facts.hbm_peak_gbps})
+    checks = {"hbm_peak_gbps": facts.hbm_peak_gbps, "l2": rows, "cupyx": None}
+    try:
+        import cupy
+        from cupyx.profiler import benchmark
+    except ImportError:
+        return checks
+    source = cupy.ones(CUPYX_COPY_BYTES // 4, dtype=cupy.float32)
+    target = cupy.empty_like(source)
+    ours = time_gpu(lambda: cupy.copyto(target, source), warmup=10, repeats=100)
+    theirs = benchmark(cupy.copyto, (target, source), n_warmup=10, n_repeat=100)
+    theirs_seconds = float(np.median(theirs.gpu_times[0]))
+    checks["cupyx"] = {"bytes": 2 * CUPYX_COPY_BYTES, "labkit_median_seconds": ours.median_seconds,
+                       "cupyx_median_seconds": theirs_seconds, "ratio": theirs_seconds / ours.median_seconds}
+    return checks
