@@ -148,6 +148,7 @@ def write_results(path: Path, lab: str, prov: dict[str, Any], results: dict[str,
             handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -22,7 +22,10 @@ def render_table(parent: etree.Element, table, lang: str) -> None:
     words = lambda key: label(lang, key)  # noqa: E731
     caption = etree.SubElement(parent, "p", {"class": "lab-table-title"})
     etree.SubElement(caption, "strong").text = words(f"table.{table.id}")
-    html_table = etree.SubElement(parent, "table", {"class": "lab-table", "data-table": table.id})
+    # Material styles (and scrolls) unclassed tables inside these two wrappers.
+    wrapper = etree.SubElement(etree.SubElement(parent, "div", {"class": "md-typeset__scrollwrap"}),
+                               "div", {"class": "md-typeset__table"})
+    html_table = etree.SubElement(wrapper, "table", {"data-table": table.id})
     head = etree.SubElement(etree.SubElement(html_table, "thead"), "tr")
     for column in table.columns:
         etree.SubElement(head, "th").text = words(f"column.{column.id}")

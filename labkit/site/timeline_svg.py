@@ -1,4 +1,5 @@
-"""A timeline picture as inline SVG: one row per (version, stream), one bar per phase span.
+"""A timeline picture as inline SVG: one row per (version, stream), one bar per phase span,
+all rows on one time scale (each starting at its own first span) so their lengths compare.
 
 Pure: spans in, an ElementTree <svg> out, no script and no external resource.
 """
@@ -12,17 +13,18 @@ PHASE_COLOURS = {"transfer": "#E69F00", "normalise": "#56B4E9", "layer": "#009E7
 ROW_HEIGHT = 22
 LABEL_WIDTH = 150
 WIDTH = 760
-AXIS_HEIGHT = 30
+AXIS_HEIGHT = 30  # room under the last row for its length
 LEGEND_HEIGHT = 24
 
 
-def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str], axis_label: str,
+def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str], title: str,
                  format_ms) -> etree.Element:
-    """rows: (row label, spans with phase/start_seconds/end_seconds); each row on its own time scale,
-    whose length ``format_ms(seconds)`` writes at its end."""
-    height = LEGEND_HEIGHT + len(rows) * (ROW_HEIGHT + 8) + AXIS_HEIGHT
+    """rows: (row label, spans with phase/start_seconds/end_seconds); each row's length is written
+    at its end by ``format_ms(seconds)``; ``title`` names the picture for screen readers."""
+    height = LEGEND_HEIGHT + len(rows) * (ROW_HEIGHT + 8) + AXIS_HEIGHT // 2
+    longest = max(max(s["end_seconds"] for s in spans) - min(s["start_seconds"] for s in spans) for _, spans in rows)
     svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {height}",
-                                "class": "lab-timeline", "role": "img", "aria-label": axis_label})
+                                "class": "lab-timeline", "role": "img", "aria-label": title})
     x = LABEL_WIDTH
     for phase, colour in PHASE_COLOURS.items():
         etree.SubElement(svg, "rect", {"x": str(x), "y": "4", "width": "12", "height": "12", "fill": colour})
@@ -36,8 +38,8 @@ def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str
         label.text = row_label
         start = min(s["start_seconds"] for s in spans)
         end = max(s["end_seconds"] for s in spans)
-        scale = plot_width / (end - start) if end > start else 0.0
-        etree.SubElement(svg, "rect", {"x": str(LABEL_WIDTH), "y": str(y), "width": str(plot_width),
+        scale = plot_width / longest if longest > 0 else 0.0
+        etree.SubElement(svg, "rect", {"x": str(LABEL_WIDTH), "y": str(y), "width": f"{(end - start) * scale:.2f}",
                                        "height": str(ROW_HEIGHT), "fill": "#eeeeee"})
         for span in spans:
             bar = etree.SubElement(svg, "rect", {
@@ -48,9 +50,7 @@ def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str
             etree.SubElement(bar, "title").text = (
                 f"{phase_labels[span['phase']]} #{span['iteration']}: "
                 f"{format_ms(span['end_seconds'] - span['start_seconds'])}")
-        scale_text = etree.SubElement(svg, "text", {"x": str(WIDTH - 10), "y": str(y + ROW_HEIGHT + 7),
-                                                    "font-size": "10", "text-anchor": "end"})
-        scale_text.text = format_ms(end - start)
-    caption = etree.SubElement(svg, "text", {"x": str(LABEL_WIDTH), "y": str(height - 6), "font-size": "11"})
-    caption.text = axis_label
+        length = etree.SubElement(svg, "text", {"x": f"{LABEL_WIDTH + (end - start) * scale:.2f}",
+                                                "y": str(y + ROW_HEIGHT + 7), "font-size": "10", "text-anchor": "end"})
+        length.text = format_ms(end - start)
     return svg

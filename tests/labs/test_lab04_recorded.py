@@ -52,8 +52,8 @@ def test_ncu_diagnosis_is_what_the_raw_csv_says(recorded):
 def test_ncu_sees_the_uncoalesced_writes(recorded):
     by_name = {k["kernel"]: k for k in recorded["results"]["ncu"]["kernels"]}
     naive, tiled = by_name["transpose_naive"], by_name["transpose_tiled"]
-    assert naive["memory"]["store_sectors_per_request"] == pytest.approx(32)
-    assert tiled["memory"]["store_sectors_per_request"] == pytest.approx(4)
+    assert naive["memory"]["store_sectors_per_request"] == pytest.approx(32, rel=0.01)  # one sector per thread
+    assert tiled["memory"]["store_sectors_per_request"] == pytest.approx(4, rel=0.01)  # 32 threads x 4 bytes
     assert naive["rules"][0]["name"] == "UncoalescedGlobalAccess"
     assert naive["speed_of_light"]["duration_seconds"] > 3 * tiled["speed_of_light"]["duration_seconds"]
 
