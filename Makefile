@@ -44,9 +44,10 @@ LAB_DEPS :=
 endif
 
 # On a GPU: the lab's measurements, recorded with provenance into labs/NN-*/results/.
+# ARGS passes options to `labkit run`, e.g. make lab-04 ARGS="--threads 512".
 # Without one: the kernels in the Numba CUDA simulator, then the recorded results.
 lab-%: $(LAB_DEPS)
-	$(LAB_PY) -m labkit.cli run lab-$* --record
+	$(LAB_PY) -m labkit.cli run lab-$* --record $(ARGS)
 
 doctor: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli doctor

@@ -25,7 +25,7 @@ def _doctor(args, console: Console) -> int:
 def _run(args, console: Console) -> int:
     from labkit.labs.runner import run_lab
 
-    return run_lab(args.lab, args.record, console)
+    return run_lab(args.lab, args.record, console, args.threads)
 
 
 def _results(args, console: Console) -> int:
@@ -57,6 +57,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
+    run.add_argument("--threads", type=int, metavar="N", help="threads per block of the lab's adjustable kernels")
     run.set_defaults(handler=_run)
     commands.add_parser("results", help="list the recorded results files and check them"
                         ).set_defaults(handler=_results)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -52,12 +53,12 @@ def show_recorded(lab, console: Console) -> None:
         show_tables(lab.tables(document["results"]), console)
 
 
-def run_simulated(lab, program, console: Console, record: bool) -> int:
+def run_simulated(lab, program, console: Console, record: bool, overrides: dict) -> int:
     console.print(NO_GPU_NOTICE)
     if record:
         console.print("--record ignored: a simulator run never writes GPU results.")
     with console.status(f"{lab.LAB_ID}: running the kernels in the simulator and checking them against NumPy"):
-        checks = program.check_against_numpy(lab.SIMULATOR_SIZES)
+        checks = program.check_against_numpy(replace(lab.SIMULATOR_SIZES, **overrides))
     for name, passed in checks:
         console.print(f"  {'ok  ' if passed else 'FAIL'} {name}")
     if not all(passed for _, passed in checks):
@@ -67,7 +68,7 @@ def run_simulated(lab, program, console: Console, record: bool) -> int:
     return 0
 
 
-def run_on_gpu(lab, program, console: Console, record: bool) -> int:
+def run_on_gpu(lab, program, console: Console, record: bool, overrides: dict) -> int:
     from labkit.device import read_clocks, read_device_facts
 
     facts = read_device_facts()
@@ -83,7 +84,7 @@ def run_on_gpu(lab, program, console: Console, record: bool) -> int:
                 bar.update(task, description=step)
                 bar.advance(task)
 
-            results = program.measure(progress, work_dir)
+            results = program.measure(progress, work_dir, replace(lab.GPU_SIZES, **overrides))
         clocks = read_clocks()
         show_tables(lab.tables(results), console)
         if not record:
@@ -104,10 +105,12 @@ def run_on_gpu(lab, program, console: Console, record: bool) -> int:
     return 0
 
 
-def run_lab(lab_id: str, record: bool, console: Console | None = None) -> int:
+def run_lab(lab_id: str, record: bool, console: Console | None = None, threads_per_block: int | None = None) -> int:
+    """Run a lab; ``threads_per_block`` overrides the block size of the lab's adjustable kernels."""
     console = console or Console()
     backend = select_backend()
     lab, program = load_lab(lab_id), load_program(lab_id)
+    overrides = {} if threads_per_block is None else {"threads_per_block": threads_per_block}
     if backend == "simulator":
-        return run_simulated(lab, program, console, record)
-    return run_on_gpu(lab, program, console, record)
+        return run_simulated(lab, program, console, record, overrides)
+    return run_on_gpu(lab, program, console, record, overrides)

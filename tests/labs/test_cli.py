@@ -49,3 +49,11 @@ def test_a_corrupt_results_file_is_named(tmp_path, monkeypatch, capsys):
     corrupt.write_text('{"schema": 1,')
     assert main(["results"]) == 1
     assert f"INVALID {corrupt}: not valid JSON" in capsys.readouterr().out.replace("\n", "")
+
+
+def test_an_impossible_block_size_is_refused_before_launch():
+    done = labkit("run", "lab-04", "--threads", "2048")
+    assert done.returncode == 1
+    assert done.stdout.strip().splitlines()[-1] == (
+        "labkit: threads per block: 2048 requested, this GPU allows at most 1024")
+    assert "ok  " not in done.stdout and "Traceback" not in done.stderr

@@ -39,6 +39,7 @@ class Sizes:
     chain_elements: int
     chain_steps: int
     iterations: int
+    threads_per_block: int = 256   # of the normalise kernels (``labkit run lab-04 --threads N``)
 
     @property
     def batch_bytes(self) -> int:

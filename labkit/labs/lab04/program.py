@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +16,8 @@ from labkit.labs.lab04 import (FAULT_PHASE, FAULTS, GPU_SIZES, PHASES, PROFILED_
                                Sizes)
 from labkit.profiling.timeline import EventTimeline, busy_fraction, idle_gaps
 
-THREADS = 256
+#: Threads per block of the loss reduction: its shared-memory tree is sized for this at compile time.
+THREADS = reduction.THREADS
 LOSS_BLOCKS = 1024
 
 # The tiny grids are the fault this lab teaches (and the checks run at toy size): Numba's
@@ -24,8 +25,23 @@ LOSS_BLOCKS = 1024
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 
-def _blocks(n: int) -> int:
-    return (n + THREADS - 1) // THREADS
+def _blocks(n: int, threads: int = THREADS) -> int:
+    return (n + threads - 1) // threads
+
+
+def check_launches(sizes: Sizes) -> None:
+    """Refuse, before any launch, a configuration this GPU (or, in the simulator, any GPU) cannot run."""
+    from labkit.backend import is_simulator
+    from labkit.launch import check_launch
+
+    facts = None
+    if not is_simulator():
+        from labkit.device import read_device_facts
+
+        facts = read_device_facts()
+    check_launch(sizes.threads_per_block, 0, facts)
+    check_launch(transpose.TILE * transpose.ROWS_PER_PASS, transpose.TILE * transpose.TILE_PADDED * 4, facts)
+    check_launch(THREADS, THREADS * 4, facts)
 
 
 class Program:
@@ -77,12 +93,13 @@ class Program:
         self.ready[slot].record(self.copy)
 
     def normalise(self) -> None:
-        blocks = _blocks(self.sizes.chain_elements)
+        threads = self.sizes.threads_per_block
+        blocks = _blocks(self.sizes.chain_elements, threads)
         if "tiny_kernels" in self.faults:
             for a, b in self.coefficients:
-                elementwise.scale_add[blocks, THREADS, self.compute](self.params, a, b)
+                elementwise.scale_add[blocks, threads, self.compute](self.params, a, b)
         else:
-            elementwise.fused_chain[blocks, THREADS, self.compute](self.params, self.device_coefficients)
+            elementwise.fused_chain[blocks, threads, self.compute](self.params, self.device_coefficients)
 
     def layer(self) -> None:
         grid, block = transpose.launch_shape(self.sizes.state_side, self.sizes.state_side)
@@ -138,6 +155,7 @@ def _phase(timeline, name, iteration, stream, stream_name="compute"):
 # ----- checks against NumPy (simulator and GPU alike) ------------------------------------------
 def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
     """Run both versions once and compare every phase's result with NumPy."""
+    check_launches(sizes)
     checks = []
     for label, faults in (("faulty", frozenset(FAULTS)), ("repaired", frozenset())):
         program = Program(sizes, faults)
@@ -250,7 +268,8 @@ def profile_target(sizes: Sizes = GPU_SIZES) -> None:
     faulty.layer()
     repaired.layer()
     repaired.loss(0)
-    elementwise.scale_add[_blocks(sizes.chain_elements), THREADS, faulty.compute](faulty.params, 1.0, 0.0)
+    threads = sizes.threads_per_block
+    elementwise.scale_add[_blocks(sizes.chain_elements, threads), threads, faulty.compute](faulty.params, 1.0, 0.0)
     repaired.normalise()
     cuda.synchronize()
 
@@ -295,15 +314,16 @@ def sass_step(work_dir: Path) -> dict:
 
 
 # ----- the whole lab on a GPU --------------------------------------------------------------------
-def measure(progress, work_dir: Path) -> dict:
+def measure(progress, work_dir: Path, sizes: Sizes = GPU_SIZES) -> dict:
     """The four steps at GPU size; ``progress(label)`` advances the progress bar one step."""
     from labkit.device import read_device_facts
     from labkit.profiling import nsys
     from labkit.timing import time_gpu
 
-    sizes = GPU_SIZES
+    check_launches(sizes)
     progress("checks against NumPy")
-    checks = [{"name": name, "passed": ok} for name, ok in check_against_numpy(SIMULATOR_SIZES)]
+    checks = [{"name": name, "passed": ok} for name, ok in
+              check_against_numpy(replace(SIMULATOR_SIZES, threads_per_block=sizes.threads_per_block))]
     progress("step 1: the timer against cupyx, and the L2 effect")
     instrument = timer_checks(time_gpu, read_device_facts())
     progress("step 1: chronometer, faulty and repaired")
