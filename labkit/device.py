@@ -36,15 +36,38 @@ def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
     return 2 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9
 
 
-def fp32_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
+#: FP64 (non-tensor) lanes per SM: half the FP32 lanes on data-centre parts (7.0, 8.0, 9.0,
+#: 10.0), two on the others (CUDA C Programming Guide, arithmetic instruction throughput).
+FP64_LANES_PER_SM = {
+    (7, 0): 32,
+    (7, 5): 2,
+    (8, 0): 32,
+    (8, 6): 2,
+    (8, 7): 2,
+    (8, 9): 2,
+    (9, 0): 64,
+    (10, 0): 64,
+    (12, 0): 2,
+}
+
+
+def _lanes(table: dict, name: str, compute_capability: tuple[int, int]) -> int:
     try:
-        return FP32_LANES_PER_SM[tuple(compute_capability)]
+        return table[tuple(compute_capability)]
     except KeyError:
         major, minor = compute_capability
         raise ValueError(
-            f"no FP32 lane count for compute capability {major}.{minor}: "
-            "add it to FP32_LANES_PER_SM in labkit/device.py"
+            f"no {name} lane count for compute capability {major}.{minor}: "
+            f"add it to {name}_LANES_PER_SM in labkit/device.py"
         ) from None
+
+
+def fp32_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
+    return _lanes(FP32_LANES_PER_SM, "FP32", compute_capability)
+
+
+def fp64_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
+    return _lanes(FP64_LANES_PER_SM, "FP64", compute_capability)
 
 
 def fp32_peak_gflops(sm_count: int, compute_capability: tuple[int, int], sm_clock_mhz: float) -> float:

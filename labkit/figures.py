@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from labkit import roofline
-from labkit.datasheets import H100_SXM
+from labkit import roofline, workloads
+from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,58 @@ def _traffic_t_min_seconds() -> float:
 L2_DEMO_WORKING_SET_BYTES = 20e6
 
 
+# Chapter 1, worked examples: sizes chosen large enough that launch costs vanish.
+SAXPY_N = 1 << 28
+REDUCTION_N = 1 << 28
+GEMM_N = 8192
+GEMM_TILES = (32, 64, 128)
+STENCIL_N = 16384
+VERDICT_EXAMPLE_RATIO = 1.5
+
+
+def _t_min_us(workload: workloads.Workload, sheet: Datasheet) -> float:
+    return 1e6 * roofline.t_min_seconds(workload.flops, workload.bytes_, sheet.fp32_gflops, sheet.hbm_gbps)
+
+
+def _ridge(sheet: Datasheet) -> float:
+    return roofline.ridge_point(sheet.fp32_gflops, sheet.hbm_gbps)
+
+
+def _chapter1_figures() -> dict[str, Figure]:
+    out = {
+        "h100.fp32_tflops": Figure(lambda: H100_SXM.fp32_gflops / 1000),
+        "h200.fp32_tflops": Figure(lambda: H200_SXM.fp32_gflops / 1000),
+        "h200.hbm_gbps": Figure(lambda: H200_SXM.hbm_gbps),
+        "h200.hbm_tbps": Figure(lambda: H200_SXM.hbm_gbps / 1000, 1),
+        "h100.ridge": Figure(lambda: _ridge(H100_SXM), 1),
+        "h200.ridge": Figure(lambda: _ridge(H200_SXM), 1),
+        "ch01.saxpy.intensity": Figure(lambda: workloads.saxpy(SAXPY_N).intensity, 2),
+        "ch01.saxpy.n_millions": Figure(lambda: SAXPY_N / 1e6, 1),
+        "ch01.saxpy.gb": Figure(lambda: workloads.saxpy(SAXPY_N).bytes_ / 1e9, 2),
+        "ch01.reduction.intensity": Figure(lambda: workloads.reduction(REDUCTION_N).intensity, 2),
+        "ch01.reduction.gb": Figure(lambda: workloads.reduction(REDUCTION_N).bytes_ / 1e9, 2),
+        "ch01.gemm.n": Figure(lambda: GEMM_N),
+        "ch01.stencil.n": Figure(lambda: STENCIL_N),
+        "ch01.stencil.intensity_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N).intensity, 2),
+        "ch01.stencil.intensity_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).intensity, 2),
+        "ch01.stencil.gb_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N).bytes_ / 1e9, 2),
+        "ch01.stencil.gb_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).bytes_ / 1e9, 2),
+        "ch01.verdict.ratio": Figure(lambda: VERDICT_EXAMPLE_RATIO, 1),
+    }
+    for gpu, sheet in (("h100", H100_SXM), ("h200", H200_SXM)):
+        out[f"ch01.saxpy.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.saxpy(SAXPY_N), s))
+        out[f"ch01.reduction.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.reduction(REDUCTION_N), s))
+        out[f"ch01.stencil.t_min_us_reuse.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.stencil_5pt(STENCIL_N), s))
+        out[f"ch01.stencil.t_min_us_no_reuse.{gpu}"] = Figure(
+            lambda s=sheet: _t_min_us(workloads.stencil_5pt(STENCIL_N, reuse=False), s))
+        for tile in GEMM_TILES:
+            out[f"ch01.gemm.t_min_ms.tile{tile}.{gpu}"] = Figure(
+                lambda s=sheet, t=tile: _t_min_us(workloads.gemm_tiled(GEMM_N, t), s) / 1000, 1)
+    for tile in GEMM_TILES:
+        out[f"ch01.gemm.intensity.tile{tile}"] = Figure(lambda t=tile: workloads.gemm_tiled(GEMM_N, t).intensity, 1)
+    return out
+
+
 FIGURES: dict[str, Figure] = {
     "h100.hbm_gbps": Figure(lambda: H100_SXM.hbm_gbps),
     "h100.hbm_tbps": Figure(lambda: H100_SXM.hbm_gbps / 1000, 2),
@@ -61,6 +113,7 @@ FIGURES: dict[str, Figure] = {
     "ch04.l2demo.working_set_mb": Figure(lambda: L2_DEMO_WORKING_SET_BYTES / 1e6),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
+    **_chapter1_figures(),
 }
 
 

@@ -34,6 +34,11 @@ class Numeric:
 
 
 ANSWER_KEY: dict[str, Choice | Numeric] = {
+    "q01-saxpy-intensity": Numeric("ch01.saxpy.intensity"),
+    "q01-ridge-h200": Numeric("h200.ridge"),
+    "q01-gemm-tile": Choice("c"),
+    "q01-verdict": Choice("b"),
+    "q01-stencil-reuse": Choice("d"),
     "q04-tool-order": Choice("b"),
     "q04-low-low": Choice("c"),
     "q04-moved-bytes": Numeric("ch04.traffic.moved_mb"),

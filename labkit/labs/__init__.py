@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 
 #: lab id -> its package under labkit.labs.
-LABS = {"lab-04": "labkit.labs.lab04"}
+LABS = {"lab-01": "labkit.labs.lab01", "lab-04": "labkit.labs.lab04"}
 
 
 def load_lab(lab_id: str):

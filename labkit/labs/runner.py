@@ -111,6 +111,9 @@ def run_lab(lab_id: str, record: bool, console: Console | None = None, threads_p
     backend = select_backend()
     lab, program = load_lab(lab_id), load_program(lab_id)
     overrides = {} if threads_per_block is None else {"threads_per_block": threads_per_block}
+    adjustable = set(lab.GPU_SIZES.__dataclass_fields__)
+    if not set(overrides) <= adjustable:
+        raise ValueError(f"{lab_id} has no adjustable {', '.join(sorted(set(overrides) - adjustable))}")
     if backend == "simulator":
         return run_simulated(lab, program, console, record, overrides)
     return run_on_gpu(lab, program, console, record, overrides)

@@ -29,7 +29,7 @@ OWN_ASSETS = Path(__file__).parent / "assets"
 NODE_MODULES = REPO_ROOT / "node_modules"
 #: Lab notebooks (jupytext percent scripts), relative to the repository: each appears at the
 #: same path in both languages' sites.
-NOTEBOOKS = ("labs/04-profiling/lab04.py",)
+NOTEBOOKS = ("labs/01-roofline/lab01.py", "labs/04-profiling/lab04.py")
 
 #: Vendor files copied into every build: (path under node_modules, path in the site).
 VENDOR_FILES = {

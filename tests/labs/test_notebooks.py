@@ -29,4 +29,4 @@ def test_notebook_runs_in_the_simulator(notebook, monkeypatch):
     client.execute(env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(REPO_ROOT)})
     text = "\n".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
     assert "FAIL" not in text
-    assert text.count("ok  ") >= 7, text
+    assert text.count("ok  ") >= 7, text  # both labs check at least seven kernels or phases

@@ -43,3 +43,13 @@ def test_traffic_efficiency():
 def test_zero_bytes_is_refused():
     with pytest.raises(ValueError, match="bytes_"):
         r.arithmetic_intensity(1, 0)
+
+
+def test_workload_counts():
+    from labkit import workloads as w
+
+    assert w.saxpy(10).intensity == pytest.approx(2 / 12)
+    assert w.reduction(10).intensity == pytest.approx(0.25)
+    assert w.gemm_tiled(8192, 64).intensity == pytest.approx(64 / 4, rel=0.01)
+    assert w.stencil_5pt(100).intensity == pytest.approx(6 / 8)
+    assert w.stencil_5pt(100, reuse=False).intensity == pytest.approx(6 / 24)
