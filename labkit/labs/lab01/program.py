@@ -80,7 +80,7 @@ def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
     for name in SAMPLE_KERNELS:
         launchers[name][1]()
     checks.append(("saxpy", np.allclose(buffers["y"].copy_to_host(), 2 * x + y, rtol=1e-6)))
-    checks.append(("reduction", np.isclose(buffers["total"].copy_to_host()[0], x.astype(np.float64).sum(), rtol=1e-4)))
+    checks.append(("reduction", bool(np.isclose(buffers["total"].copy_to_host()[0], x.astype(np.float64).sum(), rtol=1e-4))))
     checks.append(("gemm_tile32", np.allclose(buffers["c"].copy_to_host(),
                                               buffers["a"].copy_to_host() @ buffers["b"].copy_to_host(), rtol=1e-4)))
     checks.append(("stencil_5pt", np.allclose(buffers["out"].copy_to_host(),
@@ -174,7 +174,7 @@ def measure(progress, work_dir: Path, sizes: Sizes) -> dict:
 
     facts = read_device_facts()
     progress("checks against NumPy")
-    checks = [{"name": name, "passed": ok} for name, ok in check_against_numpy(SIMULATOR_SIZES)]
+    checks = [{"name": name, "passed": bool(ok)} for name, ok in check_against_numpy(SIMULATOR_SIZES)]
     progress("step 1: ceilings (copy, FP32 and FP64 FMA)")
     roof = ceilings(sizes, facts, time_gpu)
     peak, bandwidth = roof["fp32"]["measured"], roof["hbm"]["measured"]
