@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from labkit.figures import format_number
 
 #: Cell kinds: how a raw value is shown.
-KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "share", "pct", "gbps", "count", "bool")
+KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool")
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ def format_cell(value, kind: str, lang: str, label) -> str:
         return format_number(value, 1, lang) + "×"
     if kind == "share":
         return format_number(100 * value, 0, lang) + " %"
+    if kind == "intensity":
+        return format_number(value, 3 if value < 1 else 1, lang)
     if kind == "ratio_plain":
         return format_number(value, 1, lang)
     if kind == "pct":

@@ -67,9 +67,11 @@ def test_sass_facts_are_what_the_raw_sass_says(recorded):
 
 
 def test_the_timer_agrees_with_cupyx_within_three_percent(recorded):
-    cupyx = recorded["results"]["timer"]["cupyx"]
-    assert cupyx is not None, "cupy was not installed on the recording machine"
-    assert cupyx["ratio"] == pytest.approx(1.0, abs=0.03)
+    """On the compute-bound kernel; on the 1 GiB copy, cupyx's isolated calls read longer."""
+    comparisons = {c["kernel"]: c for c in recorded["results"]["timer"]["cupyx"] or ()}
+    assert comparisons, "cupy was not installed on the recording machine"
+    assert comparisons["fma_chains"]["ratio"] == pytest.approx(1.0, abs=0.03)
+    assert 1.0 <= comparisons["copy_1gib"]["ratio"] <= 1.06
 
 
 def test_rule_five_l2_effect(recorded):

@@ -78,8 +78,11 @@ RESULTS_SCHEMA = {
         "timer": {"type": "object", "required": ["hbm_peak_gbps", "l2", "cupyx"],
                   "properties": {"l2": {"type": "array", "minItems": 4,
                                         "items": {"type": "object", "required": ["measurement", "gbps", "of_hbm_peak"]}},
-                                 "cupyx": {"type": ["object", "null"],
-                                           "required": ["labkit_median_seconds", "cupyx_median_seconds", "ratio"]}}},
+                                 "cupyx": {"type": ["array", "null"],
+                                           "items": {"type": "object",
+                                                     "required": ["kernel", "labkit_median_seconds",
+                                                                  "cupyx_median_seconds", "ratio"],
+                                                     "properties": {"kernel": {"enum": ["fma_chains", "copy_1gib"]}}}}}},
         "totals": {"type": "object", "required": ["faulty", "repaired", "speedup"],
                    "properties": {"faulty": _TIMING, "repaired": _TIMING, "speedup": {"type": "number"}}},
         "phases": {"type": "array", "minItems": len(PHASES),
@@ -107,12 +110,9 @@ def tables(results: dict) -> list:
     timer = results["timer"]
     instrument_rows = [(row["measurement"], row["timing"]["median_seconds"], row["gbps"], row["of_hbm_peak"])
                        for row in timer["l2"]]
-    if timer["cupyx"]:
-        cupyx = timer["cupyx"]
-        instrument_rows += [("labkit_copy", cupyx["labkit_median_seconds"], cupyx["bytes"] / cupyx["labkit_median_seconds"] / 1e9,
-                             None),
-                            ("cupyx_copy", cupyx["cupyx_median_seconds"], cupyx["bytes"] / cupyx["cupyx_median_seconds"] / 1e9,
-                             None)]
+    for comparison in timer["cupyx"] or ():
+        instrument_rows += [(f"labkit_{comparison['kernel']}", comparison["labkit_median_seconds"], None, None),
+                            (f"cupyx_{comparison['kernel']}", comparison["cupyx_median_seconds"], None, None)]
     totals = results["totals"]
     repaired_seconds = totals["repaired"]["median_seconds"]
     out = [
