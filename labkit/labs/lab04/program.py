@@ -392,8 +392,9 @@ L2_WORKING_SET_BYTES = 20_000_000
 HBM_WORKING_SET_BYTES = 400_000_000
 READ_PASSES = 8
 CUPYX_COPY_BYTES = 1 << 30
-#: Trips of the FMA-chain kernel timed by both timers: about a millisecond on an H200.
-CUPYX_FMA_TRIPS = 512
+#: The compute-bound kernel timed by both timers: 2^23 elements x 4096 dependent FMAs.
+CUPYX_FMA_ELEMENTS = 1 << 23
+CUPYX_FMA_PER_ELEMENT = 4096
 
 
 def timer_checks(time_gpu, facts) -> dict:
@@ -407,7 +408,6 @@ def timer_checks(time_gpu, facts) -> dict:
     repetitions; then read 8 times in one launch, against the same over 400 MB (bigger than L2).
     Apparent bandwidth = bytes read / median time, compared with the theoretical HBM peak.
     """
-    from labkit.kernels.roofline_kernels import fma_peak_f32
     from labkit.kernels.stream import read_passes
 
     out = cuda.device_array(1, dtype=np.float32)
@@ -435,10 +435,15 @@ def timer_checks(time_gpu, facts) -> dict:
         return checks
     source = cupy.ones(CUPYX_COPY_BYTES // 4, dtype=cupy.float32)
     target = cupy.empty_like(source)
-    chains = cuda.device_array(facts.sm_count * 8 * THREADS, dtype=np.float32)
+    # Launched by CuPy, whose launch costs microseconds: a Numba launch's tens of microseconds of
+    # Python would sit inside cupyx's event pair, which the GPU spends idle.
+    fma_loop = cupy.ElementwiseKernel(
+        "float32 a, float32 b", "float32 x",
+        f"for (int i = 0; i < {CUPYX_FMA_PER_ELEMENT}; ++i) {{ x = fmaf(x, a, b); }}", "labkit_fma_loop")
+    values = cupy.ones(CUPYX_FMA_ELEMENTS, dtype=cupy.float32)
 
     def fma_chains():
-        fma_peak_f32[facts.sm_count * 8, THREADS](chains, CUPYX_FMA_TRIPS, np.float32(0.999), np.float32(0.001))
+        fma_loop(cupy.float32(0.999), cupy.float32(0.001), values)
 
     checks["cupyx"] = []
     for name, fn in (("fma_chains", fma_chains), ("copy_1gib", lambda: cupy.copyto(target, source))):
