@@ -22,7 +22,7 @@ class Figure:
     decimals: int = 0
 
     def value(self) -> float:
-        return round(self.compute(), self.decimals)
+        return float(round(self.compute(), self.decimals))
 
 
 # Chapter 4, quiz "excess traffic": a kernel reaches 2900 GB/s on an H100, needs 40 MB,

@@ -16,6 +16,8 @@ from labkit.site.labels import LANGUAGES
 REFERENCE_LANG = "fr"
 
 HEADING_ANCHOR = re.compile(r"^#{2,3} .*\{[^}]*#([\w-]+)[^}]*\}\s*$", re.MULTILINE)
+HEADING = re.compile(r"^#{2,3} .*$", re.MULTILINE)
+FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 BLOCK = re.compile(r"^/// *(quiz|lab) *\| *([\w-]+)\s*$(.*?)^///\s*$", re.MULTILINE | re.DOTALL)
 OPTION = re.compile(r"^- \(([a-z])\) ", re.MULTILINE)
 MERMAID = re.compile(r"^```mermaid\s*$", re.MULTILINE)
@@ -45,6 +47,12 @@ def page_inventory(text: str) -> PageInventory:
     )
 
 
+def unanchored_headings(text: str) -> list[str]:
+    """## and ### headings (outside code fences) without an explicit {#anchor}: parity needs one each."""
+    prose = FENCE.sub("", text)
+    return [h for h in HEADING.findall(prose) if not HEADING_ANCHOR.match(h)]
+
+
 def language_pages(docs_dir: Path, lang: str) -> dict[str, Path]:
     """Relative path -> file, for every Markdown page of one language."""
     root = docs_dir / lang
@@ -54,6 +62,10 @@ def language_pages(docs_dir: Path, lang: str) -> dict[str, Path]:
 def parity_problems(docs_dir: Path) -> list[str]:
     """Each difference between the reference language and another, as a sentence naming the file."""
     problems = []
+    for lang in LANGUAGES:
+        for page, path in language_pages(docs_dir, lang).items():
+            for heading in unanchored_headings(path.read_text(encoding="utf-8")):
+                problems.append(f"docs/{lang}/{page}: heading without an explicit {{#anchor}}: {heading}")
     reference = language_pages(docs_dir, REFERENCE_LANG)
     for lang in LANGUAGES:
         if lang == REFERENCE_LANG:

@@ -41,3 +41,11 @@ def test_inventory_reads_anchors_blocks_and_diagrams():
 def test_every_chapter_page_exists_in_both_languages():
     assert set(language_pages(DOCS, "fr")) == set(language_pages(DOCS, "zh"))
     assert "performance/04-profiling.md" in language_pages(DOCS, "fr")
+
+
+def test_parity_names_a_heading_without_anchor(tmp_path):
+    for lang in ("fr", "zh"):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "index.md").write_text("# T\n## A {#a}\n```\n## not a heading\n```\n")
+    (tmp_path / "zh" / "index.md").write_text("# T\n## A {#a}\n### B\n")
+    assert parity_problems(tmp_path) == ["docs/zh/index.md: heading without an explicit {#anchor}: ### B"]

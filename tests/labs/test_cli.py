@@ -29,7 +29,7 @@ def test_lab_04_in_the_simulator_checks_kernels_and_records_nothing():
 def test_unknown_lab_is_one_line():
     done = labkit("run", "lab-99")
     assert done.returncode == 1
-    assert done.stdout.strip() == "labkit: unknown lab 'lab-99': choose one of lab-04"
+    assert done.stdout.strip() == "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04"
     assert "Traceback" not in done.stderr
 
 
