@@ -14,3 +14,8 @@ SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 def kernel(function):
     """cuda.jit(lineinfo=True) on a GPU, cuda.jit in the simulator."""
     return cuda.jit(function) if SIMULATED else cuda.jit(lineinfo=True)(function)
+
+
+def device_function(function):
+    """A function callable from kernels: cuda.jit(device=True), with line information on a GPU."""
+    return cuda.jit(device=True)(function) if SIMULATED else cuda.jit(device=True, lineinfo=True)(function)

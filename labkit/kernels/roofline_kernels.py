@@ -49,57 +49,41 @@ def copy_blocks(n: int, threads: int) -> int:
     return (n + threads * ELEMENTS_PER_THREAD - 1) // (threads * ELEMENTS_PER_THREAD)
 
 
-@kernel
-def fma_peak_f32(out, trips, a, b):
-    """FMA_CHAINS independent chains x = x * a + b, FMAS_PER_TRIP per chain per trip.
+def _fma_peak(scalar):
+    """The peak kernel in one precision: FMA_CHAINS independent chains x = x * a + b,
+    FMAS_PER_TRIP per chain per trip.
 
     FLOPs = threads x trips x FMA_CHAINS x FMAS_PER_TRIP x 2; out is written so nothing is elided.
     """
-    i = cuda.grid(1)
-    x0 = float32(i)
-    x1 = x0 + float32(1.0)
-    x2 = x0 + float32(2.0)
-    x3 = x0 + float32(3.0)
-    x4 = x0 + float32(4.0)
-    x5 = x0 + float32(5.0)
-    x6 = x0 + float32(6.0)
-    x7 = x0 + float32(7.0)
-    for _ in range(trips):
-        for _ in range(FMAS_PER_TRIP):
-            x0 = cuda.fma(x0, a, b)
-            x1 = cuda.fma(x1, a, b)
-            x2 = cuda.fma(x2, a, b)
-            x3 = cuda.fma(x3, a, b)
-            x4 = cuda.fma(x4, a, b)
-            x5 = cuda.fma(x5, a, b)
-            x6 = cuda.fma(x6, a, b)
-            x7 = cuda.fma(x7, a, b)
-    out[i] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7
+
+    def fma_peak(out, trips, a, b):
+        i = cuda.grid(1)
+        x0 = scalar(i)
+        x1 = x0 + scalar(1.0)
+        x2 = x0 + scalar(2.0)
+        x3 = x0 + scalar(3.0)
+        x4 = x0 + scalar(4.0)
+        x5 = x0 + scalar(5.0)
+        x6 = x0 + scalar(6.0)
+        x7 = x0 + scalar(7.0)
+        for _ in range(trips):
+            for _ in range(FMAS_PER_TRIP):
+                x0 = cuda.fma(x0, a, b)
+                x1 = cuda.fma(x1, a, b)
+                x2 = cuda.fma(x2, a, b)
+                x3 = cuda.fma(x3, a, b)
+                x4 = cuda.fma(x4, a, b)
+                x5 = cuda.fma(x5, a, b)
+                x6 = cuda.fma(x6, a, b)
+                x7 = cuda.fma(x7, a, b)
+        out[i] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7
+
+    fma_peak.__name__ = f"fma_peak_{scalar.name}"
+    return kernel(fma_peak)
 
 
-@kernel
-def fma_peak_f64(out, trips, a, b):
-    """fma_peak_f32 in float64."""
-    i = cuda.grid(1)
-    x0 = float64(i)
-    x1 = x0 + 1.0
-    x2 = x0 + 2.0
-    x3 = x0 + 3.0
-    x4 = x0 + 4.0
-    x5 = x0 + 5.0
-    x6 = x0 + 6.0
-    x7 = x0 + 7.0
-    for _ in range(trips):
-        for _ in range(FMAS_PER_TRIP):
-            x0 = cuda.fma(x0, a, b)
-            x1 = cuda.fma(x1, a, b)
-            x2 = cuda.fma(x2, a, b)
-            x3 = cuda.fma(x3, a, b)
-            x4 = cuda.fma(x4, a, b)
-            x5 = cuda.fma(x5, a, b)
-            x6 = cuda.fma(x6, a, b)
-            x7 = cuda.fma(x7, a, b)
-    out[i] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7
+fma_peak_f32 = _fma_peak(float32)
+fma_peak_f64 = _fma_peak(float64)
 
 
 def fma_peak_flops(threads_total: int, trips: int) -> float:

@@ -1,6 +1,7 @@
 """Chapter 1's sample kernels, as a reader would first write them, to be placed on the roofline.
 
-Their FLOP and byte counts live in labkit.workloads (one place for each fact).
+Their FLOP and byte counts live in labkit.workloads (one place for each fact); the sample
+reduction is labkit.kernels.reduction.block_sum.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from numba import cuda, float32
 from labkit.kernels.jit import kernel
 
 GEMM_TILE = 32
-SUM_THREADS = 256
 
 
 @kernel
@@ -20,26 +20,6 @@ def saxpy(a, x, y):
     i = cuda.grid(1)
     if i < x.size:
         y[i] = a * x[i] + y[i]
-
-
-@kernel
-def block_sum(x, total):
-    """total[0] += sum(x): grid-stride partial sums, a shared-memory tree, one atomic per block."""
-    partial = cuda.shared.array(SUM_THREADS, dtype=float32)
-    t = cuda.threadIdx.x
-    acc = float32(0.0)
-    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
-        acc += x[i]
-    partial[t] = acc
-    cuda.syncthreads()
-    step = SUM_THREADS // 2
-    while step > 0:
-        if t < step:
-            partial[t] += partial[t + step]
-        cuda.syncthreads()
-        step //= 2
-    if t == 0:
-        cuda.atomic.add(total, 0, partial[0])
 
 
 @kernel

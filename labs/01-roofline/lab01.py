@@ -23,38 +23,22 @@
 # 里运行（只做正确性检查），并展示已记录的结果。
 
 # %%
-from rich.console import Console
+from labkit.labs.notebook import LabSession
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
-from labkit.labs import load_lab, load_program
-from labkit.labs.runner import show_recorded, show_tables
-
-backend = select_backend()
-lab, program = load_lab("lab-01"), load_program("lab-01")
-console = Console(width=110)
-print(backend if backend == "cuda" else NO_GPU_NOTICE)
+session = LabSession("lab-01")
 
 # %% [markdown]
 # ## 0 · Les noyaux sont-ils justes ? · kernel 算得对吗？
 
 # %%
-for name, passed in program.check_against_numpy(lab.SIMULATOR_SIZES):
-    print("ok  " if passed else "FAIL", name)
+session.check()
 
 # %% [markdown]
 # ## 1-3 · Plafonds, balayage, placement · 上限、扫描、定位
 #
-# **FR.** Sur un GPU, `program.measure` fait les trois étapes (c'est `make lab-01`) ; dans le
-# simulateur, on affiche les résultats enregistrés. **中文。** 在 GPU 上，`program.measure` 完成
+# **FR.** Sur un GPU, `session.measure_or_show_recorded()` fait les trois étapes (c'est `make lab-01`) ; dans le
+# simulateur, on affiche les résultats enregistrés. **中文。** 在 GPU 上，`session.measure_or_show_recorded()` 完成
 # 三步（即 `make lab-01`）；在模拟器里展示已记录的结果。
 
 # %%
-import tempfile
-from pathlib import Path
-
-if backend == "cuda":
-    with tempfile.TemporaryDirectory() as work_dir:
-        results = program.measure(lambda step: print(step), Path(work_dir), lab.GPU_SIZES)
-    show_tables(lab.tables(results), console)
-else:
-    show_recorded(lab, console)
+session.measure_or_show_recorded()

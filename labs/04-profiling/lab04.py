@@ -26,16 +26,9 @@
 # 并展示在真实 GPU 上记录的结果，并明确标注为记录值。
 
 # %%
-from rich.console import Console
+from labkit.labs.notebook import LabSession
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
-from labkit.labs import load_lab, load_program
-from labkit.labs.runner import show_recorded, show_tables
-
-backend = select_backend()
-lab, program = load_lab("lab-04"), load_program("lab-04")
-console = Console(width=110)
-print(backend if backend == "cuda" else NO_GPU_NOTICE)
+session = LabSession("lab-04")
 
 # %% [markdown]
 # ## 0 · Les noyaux sont-ils justes ? · kernel 算得对吗？
@@ -43,24 +36,15 @@ print(backend if backend == "cuda" else NO_GPU_NOTICE)
 # **FR.** Les deux versions, à petite taille, comparées à NumPy. **中文。** 两个版本以小规模运行，与 NumPy 对照。
 
 # %%
-for name, passed in program.check_against_numpy(lab.SIMULATOR_SIZES):
-    print("ok  " if passed else "FAIL", name)
+session.check()
 
 # %% [markdown]
 # ## 1-4 · Mesurer, puis lire · 测量，然后解读
 #
-# **FR.** Sur un GPU, `program.measure` exécute les quatre étapes (c'est ce que fait
+# **FR.** Sur un GPU, `session.measure_or_show_recorded()` exécute les quatre étapes (c'est ce que fait
 # `make lab-04`). Dans le simulateur, aucune mesure de temps n'a de sens : on affiche les
-# résultats enregistrés. **中文。** 在 GPU 上，`program.measure` 执行全部四步（`make lab-04`
+# résultats enregistrés. **中文。** 在 GPU 上，`session.measure_or_show_recorded()` 执行全部四步（`make lab-04`
 # 做的就是这件事）；在模拟器里计时没有意义，因此展示已记录的结果。
 
 # %%
-import tempfile
-from pathlib import Path
-
-if backend == "cuda":
-    with tempfile.TemporaryDirectory() as work_dir:
-        results = program.measure(lambda step: print(step), Path(work_dir))
-    show_tables(lab.tables(results), console)
-else:
-    show_recorded(lab, console)
+session.measure_or_show_recorded()

@@ -10,7 +10,7 @@ from numba import cuda
 
 from labkit import roofline, workloads
 from labkit.kernels import roofline_kernels as rk
-from labkit.kernels import samples
+from labkit.kernels import reduction, samples
 from labkit.labs.lab01 import ROOF_TOLERANCE, SAMPLE_KERNELS, SIMULATOR_SIZES, SWEEP_FMAS, Sizes
 
 MEASURE_STEPS = 5
@@ -42,7 +42,7 @@ def sample_launchers(sizes: Sizes, blocks_for_sum: int):
     tile = samples.GEMM_TILE
     launchers = {
         "saxpy": (workloads.saxpy(n), lambda: samples.saxpy[_blocks(n, 256), 256](np.float32(2.0), x, y), True),
-        "reduction": (workloads.reduction(n), lambda: samples.block_sum[blocks_for_sum, samples.SUM_THREADS](x, total),
+        "reduction": (workloads.reduction(n), lambda: reduction.block_sum[blocks_for_sum, reduction.THREADS](x, total),
                       True),
         "gemm_tile32": (workloads.gemm_tiled(g, tile), lambda: samples.gemm_tiled[(g // tile, g // tile), (tile, tile)](a, b, c),
                         False),
