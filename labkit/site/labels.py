@@ -21,6 +21,16 @@ _WIDGETS = {
     "lab.recorded_on": ("Recorded on", "Mesuré sur", "测量于"),
     "lab.no_results": ("No results recorded yet: run", "Aucun résultat enregistré pour l'instant : lancez",
                        "尚无记录的结果：请运行"),
+    "lab04.timeline_source.labkit-events": (
+        "Timeline source: labkit's CUDA events around the NVTX phases (Nsight Systems was not installed "
+        "on the measuring machine).",
+        "Source de la chronologie : les événements CUDA de labkit autour des plages NVTX (Nsight Systems "
+        "n'était pas installé sur la machine de mesure).",
+        "时间线来源：labkit 在 NVTX 范围两端记录的 CUDA event（测量机器上没有安装 Nsight Systems）。"),
+    "lab04.timeline_source.nsys": (
+        "Timeline source: Nsight Systems (nsys), with labkit's CUDA events for the picture.",
+        "Source de la chronologie : Nsight Systems (nsys), et les événements CUDA de labkit pour l'image.",
+        "时间线来源：Nsight Systems（nsys），图中使用 labkit 的 CUDA event。"),
     "lab.timeline_caption": ("Timeline of the first iterations (CUDA events around the NVTX phases)",
                              "Chronologie des premières itérations (événements CUDA autour des phases NVTX)",
                              "前几次迭代的时间线（NVTX 阶段两端的 CUDA event）"),
@@ -54,6 +64,9 @@ _TABLES = {
                              "du GPU, face à son travail GPU mesuré seul à l'étape 1)",
                              "第 2 步，时间线：GPU 在忙吗？（每个阶段在 GPU 时钟上的跨度，对比第 1 步单独测得的 GPU "
                              "工作时间）"),
+    "table.lab04.nsys": ("Step 2, nsys stats --report cuda_gpu_kern_sum: the kernels that dominate",
+                         "Étape 2, nsys stats --report cuda_gpu_kern_sum : les noyaux qui dominent",
+                         "第 2 步，nsys stats --report cuda_gpu_kern_sum：占时最多的 kernel"),
     "table.lab04.ncu": ("Step 3, Nsight Compute on the kernels",
                         "Étape 3, Nsight Compute sur les noyaux",
                         "第 3 步，用 Nsight Compute 看各个 kernel"),
@@ -77,6 +90,9 @@ _COLUMNS = {
     "column.saved_ms": ("saved (ms / iteration)", "gagné (ms / itération)", "节省（毫秒 / 迭代）"),
     "column.saved_share": ("share of the faulty time", "part du temps fautif", "占有缺陷版本时间的比例"),
     "column.busy": ("GPU busy", "GPU occupé", "GPU 忙碌"),
+    "column.time_pct": ("Time (%)", "Temps (%)", "时间（%）"),
+    "column.instances": ("instances", "instances", "调用次数"),
+    "column.avg_us": ("average (µs)", "moyenne (µs)", "平均（微秒）"),
     "column.kernel": ("kernel", "noyau", "kernel"),
     "column.duration_us": ("duration (µs)", "durée (µs)", "时长（微秒）"),
     "column.compute_pct": ("Compute (SM)", "Compute (SM)", "Compute (SM)"),

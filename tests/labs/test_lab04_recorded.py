@@ -83,3 +83,16 @@ def test_rule_five_l2_effect(recorded):
     assert rows["l2_once_flushed"]["of_hbm_peak"] < 1
     assert rows["l2_passes_warm"]["of_hbm_peak"] > 1
     assert rows["hbm_passes"]["of_hbm_peak"] < 1
+
+
+def test_where_nsys_ran_its_kernel_summary_is_shown(recorded):
+    """nsys is absent on our H200: its path is exercised with the format sample of the parser tests."""
+    from labkit.profiling import nsys
+    from tests.conftest import REPO_ROOT
+
+    results = dict(recorded["results"])
+    sample = (REPO_ROOT / "tests/fixtures/nsys/cuda_gpu_kern_sum.csv").read_text()
+    results["timeline"] = {**results["timeline"], "source": "nsys",
+                           "nsys_kernels": [row.to_dict() for row in nsys.parse_kern_sum(sample)]}
+    table = next(t for t in LAB.tables(results) if t.id == "lab04.nsys")
+    assert [row[0] for row in table.rows] == [row.name for row in nsys.parse_kern_sum(sample)]

@@ -150,6 +150,11 @@ def tables(results: dict) -> list:
     out.append(Table("lab04.timeline", (Column("version", "label"), Column("phase", "label"),
                                         Column("span_ms", "ms"), Column("work_ms", "ms"), Column("busy", "share")),
                      tuple(timeline_rows)))
+    if timeline.get("nsys_kernels"):
+        out.append(Table("lab04.nsys", (Column("kernel"), Column("time_pct", "pct"), Column("instances", "count"),
+                                        Column("avg_us", "us")),
+                         tuple((k["name"], k["time_pct"], k["instances"], k["avg_seconds"])
+                               for k in timeline["nsys_kernels"])))
     if results["ncu"]["status"] == "ok":
         out.append(Table("lab04.ncu", (
             Column("kernel"), Column("duration_us", "us"), Column("compute_pct", "pct"), Column("memory_pct", "pct"),
@@ -201,7 +206,9 @@ def figures(results: dict, lang: str) -> list:
     phase_labels = {phase: label(lang, f"value.{phase}") for phase in PHASES}
     svg = timeline_svg(rows, phase_labels, label(lang, "lab.timeline_caption"),
                        lambda seconds: format_number(seconds * 1e3, 2, lang) + " ms")
+    source = etree.Element("p", {"class": "lab-timeline-source"})
+    source.text = label(lang, f"lab04.timeline_source.{results['timeline']['source']}")
     figure = etree.Element("figure", {"class": "lab-figure"})
     figure.append(svg)
     etree.SubElement(figure, "figcaption").text = label(lang, "lab.timeline_caption")
-    return [figure]
+    return [source, figure]

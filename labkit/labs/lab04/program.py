@@ -337,6 +337,7 @@ def measure(progress, work_dir: Path, sizes: Sizes = GPU_SIZES) -> dict:
     timeline = {"source": "labkit-events", **event_timeline(sizes)}
     if nsys.find_nsys():
         timeline["nsys_kernels"] = nsys_kernel_summary(work_dir)
+        timeline["source"] = "nsys"
     progress("step 3: Nsight Compute")
     ncu_results = nsight_compute(work_dir)
     progress("step 4: SASS")
