@@ -49,6 +49,24 @@ def _results(args, console: Console) -> int:
     return status
 
 
+def _translations(args, console: Console) -> int:
+    from pathlib import Path
+
+    from labkit.site.translations import mark_fresh, statuses
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for page in args.mark_fresh:
+        console.print(f"{page}: translation_of {mark_fresh(Path(page), docs)}")
+    behind = 0
+    for status in statuses(docs):
+        if status.state != "fresh":
+            behind += 1
+            console.print(f"{status.state}: {status.page.relative_to(docs.parent)} "
+                          f"(source {status.source.relative_to(docs.parent)})")
+    console.print("all translations are up to date" if not behind else f"{behind} translation(s) to look at")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
@@ -61,6 +79,10 @@ def parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_run)
     commands.add_parser("results", help="list the recorded results files and check them"
                         ).set_defaults(handler=_results)
+    translations = commands.add_parser("translations", help="which translated pages are behind their French source")
+    translations.add_argument("--mark-fresh", nargs="*", default=[], metavar="PAGE",
+                              help="record that PAGE (docs/zh/...) now translates its French source as it is")
+    translations.set_defaults(handler=_translations)
     return top
 
 

@@ -18,6 +18,13 @@ _WIDGETS = {
     "right": ("Right!", "Juste !", "答对了！"),
     "wrong": ("Not quite: read the explanation.", "Pas tout à fait : relisez l'explication.", "不对，请看解析。"),
     "check": ("Check", "Vérifier", "检查"),
+    "translation.stale_title": ("Translation behind its source", "Traduction en retard sur sa source",
+                                "译文落后于原文"),
+    "translation.stale": ("The French page changed after this translation was made: parts of it may be missing "
+                          "or out of date here.",
+                          "La page française a changé depuis cette traduction : certains passages peuvent "
+                          "manquer ou être dépassés ici.",
+                          "这篇译文完成之后，法文原文又有过修改：这里可能缺少部分内容，或有内容已经过时。"),
     "lab.recorded_on": ("Recorded on", "Mesuré sur", "测量于"),
     "lab.no_results": ("No results recorded yet: run", "Aucun résultat enregistré pour l'instant : lancez",
                        "尚无记录的结果：请运行"),

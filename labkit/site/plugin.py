@@ -4,7 +4,9 @@
 - replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
 - adds the site's own assets, the lab notebooks (rendered by mkdocs-jupyter, which comes after this
   plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
-- points the language switcher of every page at the same page in the other language.
+- points the language switcher of every page at the same page in the other language;
+- on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
+  a page that does not say what it translates fails the build, a stale one gets a banner.
 """
 
 from __future__ import annotations
@@ -19,8 +21,12 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+import logging
+
 from labkit.figures import FIGURES, render_figure
-from labkit.site.labels import LANGUAGES
+from labkit.site.inventory import REFERENCE_LANG
+from labkit.site.labels import LANGUAGES, label
+from labkit.site.translations import digest
 from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
 
@@ -48,6 +54,8 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
 ]
+
+log = logging.getLogger("mkdocs.plugins.labkit")
 
 FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
@@ -99,6 +107,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
+        if lang != REFERENCE_LANG and not page.file.abs_src_path.startswith(str(REPO_ROOT / "labs")):
+            markdown = self._translation_banner(markdown, page, config) + markdown
 
         def substitute(match: re.Match) -> str:
             name = match.group(1)
@@ -109,6 +119,23 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             return render_figure(name, lang)
 
         return FIGURE_PATTERN.sub(substitute, markdown)
+
+    def _translation_banner(self, markdown: str, page, config) -> str:
+        """'' when the page translates its French source as it is now; a warning banner when the
+        source changed since; a build warning (fatal with --strict) when the page does not say."""
+        source = Path(config.docs_dir).parent / REFERENCE_LANG / page.file.src_uri
+        if not source.exists():
+            return ""
+        recorded = page.meta.get("translation_of")
+        uri = f"docs/{self.config.lang}/{page.file.src_uri}"
+        if recorded is None:
+            log.warning(f"{uri}: no 'translation_of' in its front matter; once it matches "
+                        f"docs/{REFERENCE_LANG}/{page.file.src_uri}, run `labkit translations --mark-fresh {uri}`")
+            return ""
+        if str(recorded) == digest(source.read_text(encoding="utf-8")):
+            return ""
+        text = label(self.config.lang, "translation.stale")
+        return f'!!! warning "{label(self.config.lang, "translation.stale_title")}"\n    {text}\n\n'
 
     def on_post_page(self, output: str, page, config) -> str:
         """Language links: the switcher leads to this page's twin, the head links to each root.

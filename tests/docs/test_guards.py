@@ -51,3 +51,20 @@ def test_a_page_that_drops_the_right_answer_fails_the_build(project):
     result = build_language("zh", project / "site", project)
     assert result.returncode != 0
     assert CHAPTER in result.log and f"key's answer ({right}) is not among" in result.log
+
+
+def test_a_changed_french_page_puts_a_banner_on_its_translation(project):
+    page = project / "docs/fr/index.md"
+    page.write_text(page.read_text() + "\nUne phrase ajoutée en français.\n")
+    result = build_language("zh", project / "site", project)
+    assert result.returncode == 0, result.log
+    assert "译文落后于原文" in (project / "site/zh/index.html").read_text()
+    assert "译文落后于原文" not in (project / "site/zh/performance/index.html").read_text()
+
+
+def test_an_unmarked_translation_fails_the_build(project):
+    page = project / "docs/zh/performance/index.md"
+    page.write_text(re.sub(r'\A---\ntranslation_of: "[0-9a-f]+"\n---\n', "", page.read_text()))
+    result = build_language("zh", project / "site", project)
+    assert result.returncode != 0
+    assert "docs/zh/performance/index.md: no 'translation_of'" in result.log
