@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block
 
+from labkit.site.block_extension import LanguageBlockExtension
 from labkit.labs import load_lab
 from labkit.labs.tables import format_cell
 from labkit.results import load_results, recorded_files
@@ -76,15 +76,10 @@ class LabBlock(Block):
                 recorded.append(figure)
 
 
-class LabExtension(BlocksExtension):
-    """Registers the lab block; ``lang`` picks the words and the number format."""
+class LabExtension(LanguageBlockExtension):
+    """Registers the lab block."""
 
-    def __init__(self, *args, **kwargs):
-        self.config = {"lang": ["fr", "language of the page: fr or zh"]}
-        super().__init__(*args, **kwargs)
-
-    def extendMarkdownBlocks(self, md, block_mgr):
-        block_mgr.register(LabBlock, self.getConfigs())
+    BLOCK = LabBlock
 
 
 def makeExtension(*args, **kwargs):

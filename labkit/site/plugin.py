@@ -107,7 +107,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
-        if lang != REFERENCE_LANG and not page.file.abs_src_path.startswith(str(REPO_ROOT / "labs")):
+        if lang != REFERENCE_LANG:
             markdown = self._translation_banner(markdown, page, config) + markdown
 
         def substitute(match: re.Match) -> str:
@@ -121,8 +121,9 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         return FIGURE_PATTERN.sub(substitute, markdown)
 
     def _translation_banner(self, markdown: str, page, config) -> str:
-        """'' when the page translates its French source as it is now; a warning banner when the
-        source changed since; a build warning (fatal with --strict) when the page does not say."""
+        """'' when the page has no French source (a lab notebook) or translates it as it is now; a
+        warning banner when the source changed since; a build warning (fatal with --strict) when
+        the page does not say."""
         source = Path(config.docs_dir).parent / REFERENCE_LANG / page.file.src_uri
         if not source.exists():
             return ""

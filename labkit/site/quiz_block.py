@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 
-from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block, type_string
 
+from labkit.site.block_extension import LanguageBlockExtension
 from labkit.figures import FIGURES, format_number
 from labkit.quizzes import Choice, Numeric, answer_for
 from labkit.site.labels import label
@@ -132,15 +132,10 @@ class QuizBlock(Block):
         return form
 
 
-class QuizExtension(BlocksExtension):
-    """Registers the quiz block; ``lang`` picks the interface words and number format."""
+class QuizExtension(LanguageBlockExtension):
+    """Registers the quiz block."""
 
-    def __init__(self, *args, **kwargs):
-        self.config = {"lang": ["fr", "language of the page: fr or zh"]}
-        super().__init__(*args, **kwargs)
-
-    def extendMarkdownBlocks(self, md, block_mgr):
-        block_mgr.register(QuizBlock, self.getConfigs())
+    BLOCK = QuizBlock
 
 
 def makeExtension(*args, **kwargs):

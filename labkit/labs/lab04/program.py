@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from contextlib import nullcontext
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -140,16 +141,8 @@ class Program:
             self.host_losses = [float(v) for v in self.losses.copy_to_host()]
 
 
-class _NoPhase:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _phase(timeline, name, iteration, stream, stream_name="compute"):
-    return timeline.phase(name, iteration, stream, stream_name) if timeline else _NoPhase()
+    return timeline.phase(name, iteration, stream, stream_name) if timeline else nullcontext()
 
 
 # ----- checks against NumPy (simulator and GPU alike) ------------------------------------------
