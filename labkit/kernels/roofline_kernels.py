@@ -9,14 +9,12 @@ FLOP/byte (1/8 for the add).
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32, float64
+from numba import cuda, float32, float64, int32, uint64
 
 from labkit.kernels.jit import device_function, kernel
 
 #: Loads each copy thread has in flight.
 ELEMENTS_PER_THREAD = 4
-#: Elements each sweep thread carries: two chunks of 8 independent FMA chains.
-SWEEP_ELEMENTS_PER_THREAD = 16
 #: Independent FMA chains per thread of the peak kernels.
 FMA_CHAINS = 8
 #: FMAs per chain per loop trip of the peak kernels (the inner loop has a constant trip count).
@@ -98,76 +96,105 @@ def fma_peak_reference(threads_total: int, trips: int, a: float, b: float, dtype
     return x.sum(axis=1, dtype=dtype)
 
 
-@device_function
-def _load8(data, base, step):
-    return (data[base], data[base + step], data[base + 2 * step], data[base + 3 * step], data[base + 4 * step],
-            data[base + 5 * step], data[base + 6 * step], data[base + 7 * step])
+#: Threads per sweep block. A compile-time constant, so that the 16 addresses of a chunk are one
+#: register plus immediate offsets.
+SWEEP_THREADS = 128
+#: Independent FMA chains per chunk: one chunk is 16 elements, SWEEP_THREADS apart.
+SWEEP_CHAINS = 16
+#: Two chunks per thread.
+SWEEP_ELEMENTS_PER_THREAD = 2 * SWEEP_CHAINS
+
+
+#: Offsets of a chunk's elements from its first, as unsigned constants (an int literal times a
+#: uint64 would be typed float64 by Numba).
+_CHUNK_OFFSETS = tuple(np.uint64(k * SWEEP_THREADS) for k in range(SWEEP_CHAINS))
 
 
 @device_function
-def _store8(data, base, step, v0, v1, v2, v3, v4, v5, v6, v7):
-    data[base] = v0
-    data[base + step] = v1
-    data[base + 2 * step] = v2
-    data[base + 3 * step] = v3
-    data[base + 4 * step] = v4
-    data[base + 5 * step] = v5
-    data[base + 6 * step] = v6
-    data[base + 7 * step] = v7
+def _load16(data, first):
+    """The 16 elements of a chunk: data[first + k * SWEEP_THREADS], k = 0..15 (coalesced per k)."""
+    d, f, o = data, first, _CHUNK_OFFSETS
+    return (d[f], d[f + o[1]], d[f + o[2]], d[f + o[3]], d[f + o[4]], d[f + o[5]], d[f + o[6]], d[f + o[7]],
+            d[f + o[8]], d[f + o[9]], d[f + o[10]], d[f + o[11]], d[f + o[12]], d[f + o[13]], d[f + o[14]],
+            d[f + o[15]])
 
 
 @device_function
-def _chains8(v0, v1, v2, v3, v4, v5, v6, v7, fmas, a, b):
-    """Eight independent chains: one add each (fmas == 0) or ``fmas`` dependent FMAs, 8 per trip."""
+def _store16(data, first, v):
+    d, f, o = data, first, _CHUNK_OFFSETS
+    d[f] = v[0]
+    d[f + o[1]] = v[1]
+    d[f + o[2]] = v[2]
+    d[f + o[3]] = v[3]
+    d[f + o[4]] = v[4]
+    d[f + o[5]] = v[5]
+    d[f + o[6]] = v[6]
+    d[f + o[7]] = v[7]
+    d[f + o[8]] = v[8]
+    d[f + o[9]] = v[9]
+    d[f + o[10]] = v[10]
+    d[f + o[11]] = v[11]
+    d[f + o[12]] = v[12]
+    d[f + o[13]] = v[13]
+    d[f + o[14]] = v[14]
+    d[f + o[15]] = v[15]
+
+
+@device_function
+def _fma16(v, a, b):
+    """One FMA on each of the 16 chains: v[k] * a + b."""
+    return (cuda.fma(v[0], a, b), cuda.fma(v[1], a, b), cuda.fma(v[2], a, b), cuda.fma(v[3], a, b),
+            cuda.fma(v[4], a, b), cuda.fma(v[5], a, b), cuda.fma(v[6], a, b), cuda.fma(v[7], a, b),
+            cuda.fma(v[8], a, b), cuda.fma(v[9], a, b), cuda.fma(v[10], a, b), cuda.fma(v[11], a, b),
+            cuda.fma(v[12], a, b), cuda.fma(v[13], a, b), cuda.fma(v[14], a, b), cuda.fma(v[15], a, b))
+
+
+@device_function
+def _add16(v, b):
+    return (v[0] + b, v[1] + b, v[2] + b, v[3] + b, v[4] + b, v[5] + b, v[6] + b, v[7] + b,
+            v[8] + b, v[9] + b, v[10] + b, v[11] + b, v[12] + b, v[13] + b, v[14] + b, v[15] + b)
+
+
+@device_function
+def _chains16(v, fmas, a, b):
+    """``fmas`` dependent FMAs on each chain (one add when fmas == 0): trips of 16 unrolled
+    rounds (256 FMAs), then the rest one round at a time. 32-bit trip counts keep the loop
+    bookkeeping to a few instructions per trip."""
     if fmas == 0:
-        return v0 + b, v1 + b, v2 + b, v3 + b, v4 + b, v5 + b, v6 + b, v7 + b
-    for _ in range(fmas // 8):
-        for _ in range(8):
-            v0 = cuda.fma(v0, a, b)
-            v1 = cuda.fma(v1, a, b)
-            v2 = cuda.fma(v2, a, b)
-            v3 = cuda.fma(v3, a, b)
-            v4 = cuda.fma(v4, a, b)
-            v5 = cuda.fma(v5, a, b)
-            v6 = cuda.fma(v6, a, b)
-            v7 = cuda.fma(v7, a, b)
-    for _ in range(fmas % 8):
-        v0 = cuda.fma(v0, a, b)
-        v1 = cuda.fma(v1, a, b)
-        v2 = cuda.fma(v2, a, b)
-        v3 = cuda.fma(v3, a, b)
-        v4 = cuda.fma(v4, a, b)
-        v5 = cuda.fma(v5, a, b)
-        v6 = cuda.fma(v6, a, b)
-        v7 = cuda.fma(v7, a, b)
-    return v0, v1, v2, v3, v4, v5, v6, v7
+        return _add16(v, b)
+    for _ in range(int32(fmas // 16)):
+        for _ in range(16):
+            v = _fma16(v, a, b)
+    for _ in range(int32(fmas % 16)):
+        v = _fma16(v, a, b)
+    return v
 
 
 @kernel
 def sweep(data, fmas, a, b):
     """In place: each element gets one add (fmas == 0) or ``fmas`` dependent FMAs.
 
-    Each thread owns two chunks of 8 elements, one block-width apart: it loads both, computes
-    and stores the first while the second's loads are still in flight, then the second. On the
-    H200 this overlapped memory and arithmetic better than one chunk per thread or a
-    software-pipelined grid-stride loop. The size must be a multiple of
-    SWEEP_ELEMENTS_PER_THREAD x the block size (``sweep_blocks``).
+    Launch with SWEEP_THREADS threads per block and ``sweep_blocks(n)`` blocks. Each thread
+    owns two chunks of SWEEP_CHAINS elements: it loads both, computes and stores the first while
+    the second's loads are in flight, then the second. Near the ridge the kernel must keep the
+    FMA pipes and HBM busy at once, so every instruction that is not an FMA or a load or store
+    counts; hence unsigned 64-bit indices (Numba emits no negative-index wraparound for them),
+    a compile-time block width (immediate address offsets) and 32-bit trip counts.
     """
-    step = cuda.blockDim.x
-    first = cuda.blockIdx.x * step * SWEEP_ELEMENTS_PER_THREAD + cuda.threadIdx.x
-    second = first + 8 * step
-    a0, a1, a2, a3, a4, a5, a6, a7 = _load8(data, first, step)
-    b0, b1, b2, b3, b4, b5, b6, b7 = _load8(data, second, step)
-    a0, a1, a2, a3, a4, a5, a6, a7 = _chains8(a0, a1, a2, a3, a4, a5, a6, a7, fmas, a, b)
-    _store8(data, first, step, a0, a1, a2, a3, a4, a5, a6, a7)
-    b0, b1, b2, b3, b4, b5, b6, b7 = _chains8(b0, b1, b2, b3, b4, b5, b6, b7, fmas, a, b)
-    _store8(data, second, step, b0, b1, b2, b3, b4, b5, b6, b7)
+    first = uint64(cuda.blockIdx.x) * uint64(SWEEP_THREADS * SWEEP_ELEMENTS_PER_THREAD) + uint64(cuda.threadIdx.x)
+    second = first + uint64(SWEEP_THREADS * SWEEP_CHAINS)
+    u = _load16(data, first)
+    w = _load16(data, second)
+    _store16(data, first, _chains16(u, fmas, a, b))
+    _store16(data, second, _chains16(w, fmas, a, b))
 
 
-def sweep_blocks(n: int, threads: int) -> int:
-    if n % (threads * SWEEP_ELEMENTS_PER_THREAD):
-        raise ValueError(f"sweep size {n} must be a multiple of {threads * SWEEP_ELEMENTS_PER_THREAD}")
-    return n // (threads * SWEEP_ELEMENTS_PER_THREAD)
+def sweep_blocks(n: int) -> int:
+    """Blocks for ``n`` elements: n / (SWEEP_THREADS x SWEEP_ELEMENTS_PER_THREAD), which must divide."""
+    per_block = SWEEP_THREADS * SWEEP_ELEMENTS_PER_THREAD
+    if n % per_block:
+        raise ValueError(f"sweep size {n} must be a multiple of {per_block}")
+    return n // per_block
 
 
 def sweep_flops_per_element(fmas: int) -> float:

@@ -1,5 +1,6 @@
 """Lab 01's results recorded on the H200: valid, consistent with labkit's arithmetic, and held
-to the issue's bars where they are met (the sweep's knee is reported, not hidden)."""
+to the issue's bars (copy vs cupy.copyto, FP32 vs the peak at the clock read, every sweep point on
+the measured roof within the tolerance)."""
 
 import pytest
 
@@ -44,8 +45,8 @@ def test_sweep_spans_one_eighth_to_256_and_is_judged_against_the_measured_roof(r
         assert point["roof_gflops"] == pytest.approx(roofline.attainable_gflops(point["intensity"], peak, bandwidth))
         assert point["of_roof"] == pytest.approx(point["gflops"] / point["roof_gflops"])
         assert point["within_tolerance"] == (point["of_roof"] >= 1 - LAB.ROOF_TOLERANCE)
-    # memory-bound end and compute-bound end on the roof; the knee between them is below it
-    assert all(p["within_tolerance"] for p in points if p["intensity"] <= 4 or p["intensity"] >= 128)
+    below = [(p["intensity"], round(p["of_roof"], 3)) for p in points if not p["within_tolerance"]]
+    assert not below, f"sweep points below {1 - LAB.ROOF_TOLERANCE:.0%} of the measured roof: {below}"
 
 
 def test_placement_is_labkits_arithmetic(recorded):

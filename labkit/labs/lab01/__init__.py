@@ -27,8 +27,7 @@ class Sizes:
     fma_blocks_per_sm: int
     fma_threads: int
     fma_trips: int
-    sweep_elements: int
-    sweep_threads: int
+    sweep_elements: int       # a multiple of SWEEP_THREADS x SWEEP_ELEMENTS_PER_THREAD (roofline_kernels)
     vector_elements: int      # SAXPY and the reduction
     gemm_n: int
     stencil_n: int
@@ -36,10 +35,10 @@ class Sizes:
 
 
 GPU_SIZES = Sizes(copy_bytes=2 << 30, fma_blocks_per_sm=8, fma_threads=256, fma_trips=1024,
-                  sweep_elements=1 << 28, sweep_threads=128, vector_elements=1 << 28, gemm_n=4096,
+                  sweep_elements=1 << 28, vector_elements=1 << 28, gemm_n=4096,
                   stencil_n=16384, repeats=20)
-SIMULATOR_SIZES = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=1024,
-                        sweep_threads=32, vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1)
+SIMULATOR_SIZES = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=4096,
+                        vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1)
 
 _NUMBER = {"type": "number"}
 _POSITIVE = {"type": "number", "exclusiveMinimum": 0}

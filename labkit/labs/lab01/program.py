@@ -71,7 +71,7 @@ def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
     values = np.linspace(0, 1, sizes.sweep_elements, dtype=np.float32)
     for fmas in (0, 3, 9):
         data = cuda.to_device(values)
-        rk.sweep[rk.sweep_blocks(values.size, sizes.sweep_threads), sizes.sweep_threads](data, fmas, SWEEP_A, SWEEP_B)
+        rk.sweep[rk.sweep_blocks(values.size), rk.SWEEP_THREADS](data, fmas, SWEEP_A, SWEEP_B)
         checks.append((f"sweep, {fmas} FMA per element", np.allclose(data.copy_to_host(),
                                                                      rk.sweep_reference(values, fmas, SWEEP_A, SWEEP_B),
                                                                      rtol=1e-5)))
@@ -134,10 +134,10 @@ def intensity_sweep(sizes: Sizes, time_gpu, peak_gflops: float, bandwidth_gbps: 
     """Each point's GFLOP/s against the measured roof min(P, I x B)."""
     n = sizes.sweep_elements
     data = cuda.to_device(np.ones(n, dtype=np.float32))
-    blocks = rk.sweep_blocks(n, sizes.sweep_threads)
+    blocks = rk.sweep_blocks(n)
     points = []
     for fmas in SWEEP_FMAS:
-        timing = time_gpu(lambda: rk.sweep[blocks, sizes.sweep_threads](data, fmas, SWEEP_A, SWEEP_B),
+        timing = time_gpu(lambda: rk.sweep[blocks, rk.SWEEP_THREADS](data, fmas, SWEEP_A, SWEEP_B),
                           warmup=2, repeats=max(3, sizes.repeats // 2))
         flops = rk.sweep_flops_per_element(fmas) * n
         intensity = flops / (rk.SWEEP_BYTES_PER_ELEMENT * n)
