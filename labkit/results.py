@@ -87,18 +87,22 @@ def package_versions(names: tuple[str, ...] = ("numpy", "numba", "numba-cuda", "
 
 
 def git_commit(repo: Path = REPO_ROOT) -> str:
-    """The checked-out commit, with '+dirty' when tracked files differ from it.
+    """The checked-out commit, with '+dirty' when tracked files differ from it; 'unknown' outside
+    a git checkout.
 
-    Outside a git checkout (a copy of the tree on a GPU machine), LABKIT_GIT_COMMIT names the
-    commit the copy was made from; otherwise 'unknown'.
+    LABKIT_GIT_COMMIT, when set, wins: on a copy of the tree sent to a GPU machine, the copy's
+    .git may be absent or older than the files, and the sender knows the commit it copied.
     """
+    override = os.environ.get("LABKIT_GIT_COMMIT")
+    if override:
+        return override
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
                                 check=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
                                capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("LABKIT_GIT_COMMIT", "unknown")
+        return "unknown"
     return commit + ("+dirty" if dirty else "")
 
 

@@ -75,6 +75,14 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["a.json"]
 
 
-def test_git_commit_is_recorded():
+def test_git_commit_is_recorded(monkeypatch):
+    monkeypatch.delenv("LABKIT_GIT_COMMIT", raising=False)
     commit = r.git_commit()
     assert commit == "unknown" or len(commit.removesuffix("+dirty")) == 40
+
+
+def test_git_commit_named_by_the_sender_wins_over_a_stale_copy(monkeypatch, tmp_path):
+    monkeypatch.setenv("LABKIT_GIT_COMMIT", "9" * 40)
+    assert r.git_commit() == "9" * 40
+    monkeypatch.delenv("LABKIT_GIT_COMMIT")
+    assert r.git_commit(tmp_path) == "unknown"
