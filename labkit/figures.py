@@ -133,5 +133,11 @@ def format_number(value: float, decimals: int, lang: str) -> str:
     return text
 
 
+def format_percent(value: float, decimals: int, lang: str) -> str:
+    """``value`` percent: French puts a narrow no-break space before the sign (93 %), Chinese and
+    English none (93%)."""
+    return format_number(value, decimals, lang) + ("\u202f%" if lang == "fr" else "%")
+
+
 def render_figure(name: str, lang: str) -> str:
     return format_number(figure_value(name), FIGURES[name].decimals, lang)

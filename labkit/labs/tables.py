@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.figures import format_number
+from labkit.figures import format_number, format_percent
 
 #: Cell kinds: how a raw value is shown.
 KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool")
@@ -43,13 +43,13 @@ def format_cell(value, kind: str, lang: str, label) -> str:
     if kind == "ratio":
         return format_number(value, 1, lang) + "×"
     if kind == "share":
-        return format_number(100 * value, 0, lang) + " %"
+        return format_percent(100 * value, 0, lang)
     if kind == "intensity":
         return format_number(value, 3 if value < 1 else 1, lang)
     if kind == "ratio_plain":
         return format_number(value, 1, lang)
     if kind == "pct":
-        return format_number(value, 1, lang) + " %"
+        return format_percent(value, 1, lang)
     if kind == "gbps":
         return format_number(value, 0, lang)
     if kind == "count":

@@ -1,7 +1,7 @@
 import pytest
 
 from labkit import figures
-from labkit.figures import FIGURES, figure_value, format_number
+from labkit.figures import FIGURES, figure_value, format_number, format_percent
 
 
 def test_french_uses_decimal_comma_and_narrow_spaces():
@@ -12,6 +12,11 @@ def test_french_uses_decimal_comma_and_narrow_spaces():
 def test_chinese_uses_decimal_point():
     assert format_number(3350, 0, "zh") == "3,350"
     assert format_number(130.5, 1, "zh") == "130.5"
+
+
+def test_percent_sign_follows_each_language():
+    assert format_percent(93.4, 0, "fr") == "93\u202f%"
+    assert format_percent(93.4, 1, "zh") == "93.4%"
 
 
 def test_unknown_figure_is_named():
