@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.cuda_tools import find_tool
 from labkit.device import (
     DeviceFacts,
     current_pci_bus_id,
@@ -25,7 +25,6 @@ from labkit.device import (
     read_driver_release,
 )
 
-CUDA_BIN = Path("/usr/local/cuda/bin")
 NCU_TIMEOUT_SECONDS = 120
 NCU_METRIC = "sm__cycles_elapsed.avg"
 
@@ -49,15 +48,6 @@ cuda.synchronize()
 """
 
 Row = tuple[str, str]
-
-
-def find_tool(name: str, cuda_bin: Path | None = None) -> str | None:
-    """The tool's path: on PATH, else in the CUDA toolkit's bin folder (CUDA_BIN), else None."""
-    found = shutil.which(name)
-    if found:
-        return found
-    candidate = (CUDA_BIN if cuda_bin is None else cuda_bin) / name
-    return str(candidate) if candidate.is_file() else None
 
 
 def diagnose_ncu_output(text: str, returncode: int) -> tuple[bool, str]:

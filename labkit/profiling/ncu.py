@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: Where the CUDA toolkit puts ncu when it is not on PATH.
-NCU_FALLBACK = Path("/usr/local/cuda/bin/ncu")
+from labkit.cuda_tools import find_tool
 
 #: The pages :func:`export_csv` knows how to read back.
 PAGES = ("raw", "details")
@@ -174,11 +172,8 @@ class KernelProfile:
 
 
 def find_ncu() -> str | None:
-    """ncu on PATH, else the CUDA toolkit's /usr/local/cuda/bin/ncu, else None."""
-    found = shutil.which("ncu")
-    if found:
-        return found
-    return str(NCU_FALLBACK) if NCU_FALLBACK.is_file() else None
+    """ncu on PATH, else in the CUDA toolkit's bin folder, else None."""
+    return find_tool("ncu")
 
 
 def check_ncu_output(text: str, returncode: int) -> None:

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import Path
 
+from labkit.cuda_tools import find_tool
 from labkit.profiling.ncu import short_kernel_name
-
-#: Where the CUDA toolkit puts nsys when it is not on PATH.
-NSYS_FALLBACK = Path("/usr/local/cuda/bin/nsys")
 
 REPORT = "cuda_gpu_kern_sum"
 
@@ -59,11 +56,8 @@ class KernelSum:
 
 
 def find_nsys() -> str | None:
-    """nsys on PATH, else the CUDA toolkit's /usr/local/cuda/bin/nsys, else None."""
-    found = shutil.which("nsys")
-    if found:
-        return found
-    return str(NSYS_FALLBACK) if NSYS_FALLBACK.is_file() else None
+    """nsys on PATH, else in the CUDA toolkit's bin folder, else None."""
+    return find_tool("nsys")
 
 
 def profile_and_summarize(

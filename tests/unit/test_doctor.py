@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from labkit import doctor
+from labkit import cuda_tools, doctor
 
 PERMISSION_DENIED = """\
 ==PROF== Connected to process 4242 (/usr/bin/python3.12)
@@ -95,11 +95,11 @@ def test_find_tool_looks_on_path_then_in_the_cuda_folder(tmp_path, monkeypatch):
     on_path, cuda_bin = tmp_path / "path", tmp_path / "cuda-bin"
     on_path.mkdir(), cuda_bin.mkdir()
     monkeypatch.setenv("PATH", str(on_path))
-    assert doctor.find_tool("nvdisasm", cuda_bin) is None
+    assert cuda_tools.find_tool("nvdisasm", cuda_bin) is None
     in_cuda = _fake_tool(cuda_bin, "nvdisasm", "exit 0\n")
-    assert doctor.find_tool("nvdisasm", cuda_bin) == in_cuda
+    assert cuda_tools.find_tool("nvdisasm", cuda_bin) == in_cuda
     in_path = _fake_tool(on_path, "nvdisasm", "exit 0\n")
-    assert doctor.find_tool("nvdisasm", cuda_bin) == in_path
+    assert cuda_tools.find_tool("nvdisasm", cuda_bin) == in_path
 
 
 def test_format_report_aligns_values():
@@ -143,7 +143,7 @@ def test_doctor_prints_without_traceback_in_the_simulator():
 @pytest.mark.parametrize("name", ["ncu", "nsys", "cuobjdump", "nvdisasm"])
 def test_missing_tools_are_reported_as_not_found(name, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(doctor, "CUDA_BIN", tmp_path)
+    monkeypatch.setattr(cuda_tools, "CUDA_BIN", tmp_path)
     monkeypatch.setattr(doctor, "select_backend", lambda: "simulator")
     assert dict(doctor.doctor_report())[name] == "not found"
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from labkit import cuda_tools
 from labkit.profiling import ncu
 
 PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe"
@@ -276,10 +277,10 @@ def test_missing_ncu_says_the_lab_goes_on(monkeypatch, tmp_path):
 
 
 def test_find_ncu_prefers_path_then_the_toolkit(monkeypatch, tmp_path):
-    monkeypatch.setattr(ncu.shutil, "which", lambda name: "/usr/bin/ncu")
+    monkeypatch.setattr(cuda_tools.shutil, "which", lambda name: "/usr/bin/ncu")
     assert ncu.find_ncu() == "/usr/bin/ncu"
-    monkeypatch.setattr(ncu.shutil, "which", lambda name: None)
-    monkeypatch.setattr(ncu, "NCU_FALLBACK", tmp_path / "ncu")
+    monkeypatch.setattr(cuda_tools.shutil, "which", lambda name: None)
+    monkeypatch.setattr(cuda_tools, "CUDA_BIN", tmp_path)
     assert ncu.find_ncu() is None
     (tmp_path / "ncu").write_text("")
     assert ncu.find_ncu() == str(tmp_path / "ncu")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from labkit import cuda_tools
 from labkit.profiling import nsys
 
 SAMPLE = (Path(__file__).resolve().parents[1] / "fixtures" / "nsys" / "cuda_gpu_kern_sum.csv").read_text()
@@ -120,10 +121,10 @@ def test_missing_nsys(monkeypatch, tmp_path):
 
 
 def test_find_nsys_prefers_path_then_the_toolkit(monkeypatch, tmp_path):
-    monkeypatch.setattr(nsys.shutil, "which", lambda name: "/usr/bin/nsys")
+    monkeypatch.setattr(cuda_tools.shutil, "which", lambda name: "/usr/bin/nsys")
     assert nsys.find_nsys() == "/usr/bin/nsys"
-    monkeypatch.setattr(nsys.shutil, "which", lambda name: None)
-    monkeypatch.setattr(nsys, "NSYS_FALLBACK", tmp_path / "nsys")
+    monkeypatch.setattr(cuda_tools.shutil, "which", lambda name: None)
+    monkeypatch.setattr(cuda_tools, "CUDA_BIN", tmp_path)
     assert nsys.find_nsys() is None
     (tmp_path / "nsys").write_text("")
     assert nsys.find_nsys() == str(tmp_path / "nsys")
