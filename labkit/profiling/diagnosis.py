@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 from labkit.profiling.ncu import KernelProfile, NcuError, Rule
+from labkit.profiling.records import FlatRecord
 from labkit.roofline import Traffic
 
 #: ncu's own threshold: its SOLBottleneck rule calls a throughput below 60 % of peak low.
@@ -57,7 +58,7 @@ LEVERS = {
 
 
 @dataclass(frozen=True)
-class SpeedOfLight:
+class SpeedOfLight(FlatRecord):
     """Speed of Light: each unit's throughput in % of its sustained peak, and the duration."""
 
     compute_pct: float
@@ -78,13 +79,6 @@ class SpeedOfLight:
             l2_pct=profile.value(_L2),
             duration_seconds=profile.seconds(_DURATION),
         )
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> SpeedOfLight:
-        return cls(**data)
 
 
 def quadrant(sol: SpeedOfLight) -> Quadrant:
@@ -200,18 +194,11 @@ def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
 
 
 @dataclass(frozen=True)
-class Remedy:
+class Remedy(FlatRecord):
     """The decision tree's answer to a stall reason: a stable id (for translations), a sentence."""
 
     id: str
     text: str
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Remedy:
-        return cls(**data)
 
 
 _QUEUES_FULL = Remedy(

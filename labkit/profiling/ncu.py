@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.cuda_tools import find_tool
+from labkit.profiling.records import FlatRecord
 
 #: The pages :func:`export_csv` knows how to read back.
 PAGES = ("raw", "details")
@@ -62,22 +63,15 @@ class NcuPermissionError(NcuError):
 
 
 @dataclass(frozen=True)
-class Metric:
+class Metric(FlatRecord):
     """One value as ncu printed it: a number (separators removed) or a string, with its unit."""
 
     unit: str
     value: float | str
 
-    def to_dict(self) -> dict:
-        return {"unit": self.unit, "value": self.value}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Metric:
-        return cls(unit=data["unit"], value=data["value"])
-
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(FlatRecord):
     """One rule ncu applied: its section, name, type (OPT, WRN, INF...), text, Est. Speedup."""
 
     section: str
@@ -86,13 +80,6 @@ class Rule:
     description: str
     speedup_type: str | None
     speedup_pct: float | None
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Rule:
-        return cls(**data)
 
 
 @dataclass

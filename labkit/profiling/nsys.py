@@ -19,6 +19,7 @@ from pathlib import Path
 
 from labkit.cuda_tools import find_tool
 from labkit.profiling.ncu import short_kernel_name
+from labkit.profiling.records import FlatRecord
 
 REPORT = "cuda_gpu_kern_sum"
 
@@ -33,7 +34,7 @@ class NsysError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class KernelSum:
+class KernelSum(FlatRecord):
     """A row of cuda_gpu_kern_sum: a kernel's share of GPU kernel time, its duration statistics."""
 
     name: str
@@ -46,13 +47,6 @@ class KernelSum:
     min_seconds: float
     max_seconds: float
     stddev_seconds: float
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> KernelSum:
-        return cls(**data)
 
 
 def find_nsys() -> str | None:
