@@ -5,7 +5,8 @@ choice must be made before that import: every labkit module that needs ``numba.c
 calls :func:`select_backend` first and imports ``numba.cuda`` afterwards.
 
 The GPU probe goes through the CUDA driver library with ctypes (``cuInit(0)`` then
-``cuDeviceGetCount``), never through ``numba.cuda``.
+``cuDeviceGetCount``), never through ``numba.cuda``. Code that runs kernels imports ``cuda``
+from :mod:`labkit.gpu`, which selects first, so no import order can bypass the choice.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+
+from labkit.errors import LabkitError
 
 SIMULATOR_ENV = "NUMBA_ENABLE_CUDASIM"
 
@@ -25,6 +28,10 @@ _DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 _CUDA_SUCCESS = 0
 
 _chosen: str | None = None
+
+
+class NoGPUError(LabkitError, RuntimeError):
+    """Raised where a CUDA GPU is needed and none is usable; the message is one line."""
 
 
 def cuda_device_count() -> int:

@@ -1,6 +1,8 @@
-"""``labkit``: doctor, run a lab, list recorded results.
+"""``labkit``: doctor, run a lab, list recorded results, translations.
 
-Errors are one line, never a traceback (set LABKIT_DEBUG=1 to see the traceback).
+Every mistake is one line naming the file and the fix, never a traceback (LABKIT_DEBUG=1 shows
+the traceback). This module imports only the standard library at the top, so that a Python
+without labkit's packages (``make lab-04 PY=python3``) gets one line saying which is missing.
 """
 
 from __future__ import annotations
@@ -9,60 +11,75 @@ import argparse
 import os
 import sys
 
-from rich.console import Console
+from labkit.errors import LabkitError  # standard library only, like this module
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+DEBUG_ENV = "LABKIT_DEBUG"
 
 
-def _doctor(args, console: Console) -> int:
+def _doctor(args, console) -> int:
     from labkit.doctor import doctor_report, format_report
 
-    console.print(format_report(doctor_report()))
+    console.print(format_report(doctor_report()), markup=False, highlight=False)
     return 0
 
 
-def _run(args, console: Console) -> int:
+def _run(args, console) -> int:
+    from labkit.lab import lab
     from labkit.labs.runner import run_lab
+    from labkit.project import find_project
 
-    return run_lab(args.lab, args.record, console, args.threads)
+    changes = {} if args.threads is None else {"threads_per_block": args.threads}
+    return run_lab(lab(args.lab), find_project(), args.record, console, changes)
 
 
-def _results(args, console: Console) -> int:
-    from labkit.labs import LABS, load_lab
-    from labkit.results import ResultsError, load_results, recorded_files
+def _results(args, console) -> int:
+    """Every recorded results file, validated; an interrupted recording's previous record put back."""
+    from labkit.lab import labs
+    from labkit.project import find_project
+    from labkit.recording import RESULTS_FOLDER, recorded_paths, recover
+    from labkit.results import ResultsError, read_results
 
+    project = find_project()
     status = 0
-    for lab_id in sorted(LABS):
-        lab = load_lab(lab_id)
-        files = recorded_files(lab.LAB_DIR)
-        if not files:
+    for lab_id, lab in labs().items():
+        lab_dir = lab.lab_dir(project)
+        for name in recover(lab_dir / RESULTS_FOLDER):
+            console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
+        try:
+            paths = recorded_paths(lab_dir, project.relative)
+        except ResultsError as exc:
+            console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False)
+            status = EXIT_ERROR
+            continue
+        if not paths:
             console.print(f"{lab_id}: no results recorded")
-        for path in files:
+        for path in paths:
             try:
-                prov = load_results(path, lab_id, lab.RESULTS_SCHEMA)["provenance"]
+                prov = read_results(path, lab.results_type, lab_id, source=project.relative(path)).provenance
             except ResultsError as exc:
-                console.print(f"{lab_id}: INVALID {exc}")
+                console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False)
                 status = EXIT_ERROR
                 continue
-            console.print(f"{lab_id}: {path} — {prov['gpu']}, {prov['utc_time']}, commit {prov['git_commit'][:12]}")
+            console.print(f"{lab_id}: {project.relative(path)} — {prov.gpu}, {prov.utc_time.isoformat()}, "
+                          f"commit {prov.git_commit[:12]}", markup=False, highlight=False)
     return status
 
 
-def _translations(args, console: Console) -> int:
-    from pathlib import Path
-
+def _translations(args, console) -> int:
+    from labkit.project import find_project
     from labkit.site.translations import mark_fresh, statuses
 
-    docs = Path(__file__).resolve().parents[1] / "docs"
+    project = find_project()
     for page in args.mark_fresh:
-        console.print(f"{page}: translation_of {mark_fresh(Path(page), docs)}")
+        console.print(f"{page}: translation_of {mark_fresh(project, page)}", markup=False, highlight=False)
     behind = 0
-    for status in statuses(docs):
+    for status in statuses(project.docs_dir):
         if status.state != "fresh":
             behind += 1
-            console.print(f"{status.state}: {status.page.relative_to(docs.parent)} "
-                          f"(source {status.source.relative_to(docs.parent)})")
+            console.print(f"{status.state}: {project.relative(status.page)} (source {project.relative(status.source)})",
+                          markup=False, highlight=False)
     console.print("all translations are up to date" if not behind else f"{behind} translation(s) to look at")
     return 0
 
@@ -75,7 +92,8 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
-    run.add_argument("--threads", type=int, metavar="N", help="threads per block of the lab's adjustable kernels")
+    run.add_argument("--threads", type=int, metavar="N",
+                     help="threads per block of the lab's adjustable kernels (records as an experiment)")
     run.set_defaults(handler=_run)
     commands.add_parser("results", help="list the recorded results files and check them"
                         ).set_defaults(handler=_results)
@@ -86,18 +104,34 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _say(message: str) -> None:
+    print(f"labkit: {message}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    console = Console()
+    debug = bool(os.environ.get(DEBUG_ENV))
     try:
-        return args.handler(args, console)
-    except KeyboardInterrupt:
-        console.print("labkit: interrupted; nothing was recorded.")
-        return EXIT_INTERRUPTED
-    except (ValueError, RuntimeError, OSError) as exc:
-        if os.environ.get("LABKIT_DEBUG"):
+        from rich.console import Console
+
+        return args.handler(args, Console())
+    except ModuleNotFoundError as exc:
+        if debug:
             raise
-        console.print(f"labkit: {exc}", markup=False, highlight=False)
+        _say(f"{sys.executable} has no module '{exc.name}', which labkit needs: install labkit's requirements "
+             "(pip install -e '.[gpu]' in the course's folder), or run make without PY= to use .venv")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        if debug:
+            raise
+        if isinstance(exc, LabkitError):
+            _say(" ".join(str(exc).split()))
+        else:
+            _say(f"internal error, {type(exc).__name__}: {' '.join(str(exc).split())} "
+                 f"(set {DEBUG_ENV}=1 for the traceback, and report it)")
         return EXIT_ERROR
 
 

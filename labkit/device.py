@@ -1,7 +1,7 @@
 """Device facts, theoretical peaks, and the clocks a GPU runs at.
 
 Peaks are pure functions of the facts, so the tests need no GPU. Facts are read through
-``numba.cuda`` (after :func:`labkit.backend.select_backend`); clocks through NVML, or
+``numba.cuda`` (from :mod:`labkit.gpu`, on a GPU only); clocks through NVML, or
 ``nvidia-smi`` when NVML is unusable. Nothing here sets a clock or any GPU setting.
 """
 
@@ -11,7 +11,7 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.backend import NoGPUError
 
 #: FP32 lanes (CUDA cores) per SM, by compute capability.
 FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
@@ -25,10 +25,6 @@ FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
     (10, 0): 128,
     (12, 0): 128,
 }
-
-
-class NoGPUError(RuntimeError):
-    """Raised where a CUDA GPU is needed and none is usable; the message is one line."""
 
 
 def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
@@ -70,9 +66,14 @@ def fp64_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
     return _lanes(FP64_LANES_PER_SM, "FP64", compute_capability)
 
 
+def fma_peak_gflops(sm_count: int, lanes_per_sm: int, sm_clock_mhz: float) -> float:
+    """P = SMs x lanes per SM x 2 (an FMA is two FLOPs) x f_sm, in 10^9 FLOP/s."""
+    return sm_count * lanes_per_sm * 2 * sm_clock_mhz * 1e6 / 1e9
+
+
 def fp32_peak_gflops(sm_count: int, compute_capability: tuple[int, int], sm_clock_mhz: float) -> float:
-    """P = SMs x FP32 lanes per SM x 2 (an FMA is two FLOPs) x f_sm, in 10^9 FLOP/s."""
-    return sm_count * fp32_lanes_per_sm(compute_capability) * 2 * sm_clock_mhz * 1e6 / 1e9
+    """The FP32 FMA peak (non-tensor) at ``sm_clock_mhz``."""
+    return fma_peak_gflops(sm_count, fp32_lanes_per_sm(compute_capability), sm_clock_mhz)
 
 
 @dataclass(frozen=True)
@@ -100,17 +101,10 @@ class DeviceFacts:
         return fp32_peak_gflops(self.sm_count, self.compute_capability, self.max_sm_clock_mhz)
 
 
-def _cuda():
-    """numba.cuda on a real GPU; NoGPUError in the simulator."""
-    if select_backend() == "simulator":
-        raise NoGPUError(NO_GPU_NOTICE)
-    from numba import cuda
-
-    return cuda
-
-
 def _current_device():
-    cuda = _cuda()
+    from labkit.gpu import require_gpu
+
+    cuda = require_gpu()
     try:
         return cuda.get_current_device()
     except cuda.CudaSupportError as error:

@@ -16,6 +16,7 @@ from typing import Callable
 
 from labkit.backend import NO_GPU_NOTICE, select_backend
 from labkit.cuda_tools import find_tool
+from labkit.profiling.ncu import PERMISSION_FIX
 from labkit.device import (
     DeviceFacts,
     current_pci_bus_id,
@@ -27,12 +28,6 @@ from labkit.device import (
 
 NCU_TIMEOUT_SECONDS = 120
 NCU_METRIC = "sm__cycles_elapsed.avg"
-
-NCU_PERMISSION_FIX = (
-    "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run it as an administrator, "
-    "or add 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' to "
-    "/etc/modprobe.d/nvidia-profiling.conf and reload the nvidia driver (or reboot)"
-)
 
 #: The program ncu profiles to check counter access: one Numba kernel, one launch.
 NCU_PROBE_PROGRAM = """\
@@ -53,7 +48,7 @@ Row = tuple[str, str]
 def diagnose_ncu_output(text: str, returncode: int) -> tuple[bool, str]:
     """Whether ncu's output shows a counter it read, else the one-line reason it did not."""
     if "ERR_NVGPUCTRPERM" in text:
-        return False, NCU_PERMISSION_FIX
+        return False, PERMISSION_FIX
     # a metric row: name, unit (absent for unitless metrics), value, e.g. "sm__cycles_elapsed.avg  cycle  2,345"
     value = re.search(rf"^\s*{re.escape(NCU_METRIC)}\s+(?:\S+\s+)?([\d.,]+)\s*$", text, re.MULTILINE)
     if value:

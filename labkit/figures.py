@@ -12,6 +12,8 @@ from typing import Callable
 
 from labkit import roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
+from labkit.errors import LabkitError
+from labkit.report.numbers import format_number
 
 
 @dataclass(frozen=True)
@@ -117,26 +119,19 @@ FIGURES: dict[str, Figure] = {
 }
 
 
+class UnknownFigureError(LabkitError, KeyError):
+    """A figure name that labkit.figures does not define."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 def figure_value(name: str) -> float:
-    """The rounded value of a named figure; KeyError names the unknown figure."""
+    """The rounded value of a named figure; UnknownFigureError names the unknown figure."""
     try:
         return FIGURES[name].value()
     except KeyError:
-        raise KeyError(f"unknown figure [[{name}]]: define it in labkit/figures.py") from None
-
-
-def format_number(value: float, decimals: int, lang: str) -> str:
-    """French: decimal comma and a narrow no-break space between thousands; Chinese: 3.3, 2,900."""
-    text = f"{value:,.{decimals}f}"
-    if lang == "fr":
-        return text.replace(",", "\u202f").replace(".", ",")
-    return text
-
-
-def format_percent(value: float, decimals: int, lang: str) -> str:
-    """``value`` percent: French puts a narrow no-break space before the sign (93 %), Chinese and
-    English none (93%)."""
-    return format_number(value, decimals, lang) + ("\u202f%" if lang == "fr" else "%")
+        raise UnknownFigureError(f"unknown computed figure [[{name}]]: define it in labkit/figures.py") from None
 
 
 def render_figure(name: str, lang: str) -> str:

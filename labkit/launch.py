@@ -8,12 +8,13 @@ needs the per-device opt-in, which only the device facts know).
 from __future__ import annotations
 
 from labkit.device import DeviceFacts
+from labkit.errors import LabkitError
 
 PORTABLE_MAX_THREADS_PER_BLOCK = 1024
 PORTABLE_MAX_SHARED_BYTES_PER_BLOCK = 48 * 1024
 
 
-class LaunchConfigError(ValueError):
+class LaunchConfigError(LabkitError, ValueError):
     """A launch configuration the GPU cannot run; the message names the limit."""
 
 

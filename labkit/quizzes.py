@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labkit.errors import LabkitError
 from labkit.figures import figure_value
 
 
@@ -48,9 +49,16 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
 }
 
 
+class UnknownQuizError(LabkitError, KeyError):
+    """A quiz id with no answer key."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
 def answer_for(quiz_id: str) -> Choice | Numeric:
-    """The key entry of a quiz; KeyError names the quiz with no key."""
+    """The key entry of a quiz; UnknownQuizError names the quiz with no key."""
     try:
         return ANSWER_KEY[quiz_id]
     except KeyError:
-        raise KeyError(f"quiz '{quiz_id}' has no answer key: add it to labkit/quizzes.py") from None
+        raise UnknownQuizError(f"quiz '{quiz_id}' has no answer key: add it to labkit/quizzes.py") from None

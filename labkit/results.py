@@ -1,65 +1,77 @@
-"""Results files: one per lab and GPU, with provenance, validated on write and on load.
+"""Results files: one per lab and GPU, typed once, validated on write and on load.
 
-A results file is JSON: ``{"schema": 1, "lab": "lab-04", "provenance": {...}, "results": {...}}``.
-It is written atomically (a temporary file in the same folder, then ``os.replace``), so an
-interrupted run never leaves a half-written file. Simulator runs never write one.
+A results file is JSON: ``{"schema": 2, "lab": "lab-04", "provenance": {...}, "raw_files": {...},
+"results": {...}}``. ``results`` is the lab's own record (a :class:`labkit.records.Record`
+subclass, defined once in the lab's package), so the file's shape, its validation and the
+renderers' field access all come from one class. ``raw_files`` lists the profiler outputs kept
+in the folder beside the file (``<gpu>/``), each with its SHA-256: a file whose raw outputs do
+not match it is refused. Writing goes through :mod:`labkit.recording` (all or nothing).
+
+Every problem is a :class:`ResultsError` whose one-line message names the file, the field and
+the fix.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
-import tempfile
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Generic, Literal, TypeVar
 
-import jsonschema
+from pydantic import AwareDatetime, Field, StringConstraints, ValidationError
 
 import labkit
+from labkit.errors import LabkitError
+from labkit.records import Positive, Record, describe_validation_error
 
-SCHEMA_VERSION = 1
-REPO_ROOT = Path(__file__).resolve().parents[1]
+SCHEMA_VERSION = 2
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+#: The packages whose versions a result depends on.
+VERSIONED_PACKAGES = ("numpy", "numba", "numba-cuda", "llvmlite", "cupy-cuda13x", "cupy-cuda12x", "nvtx", "pydantic")
 
-PROVENANCE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["gpu", "compute_capability", "driver", "clocks_mhz", "versions", "labkit_version",
-                 "git_commit", "utc_time", "simulated"],
-    "properties": {
-        "gpu": {"type": "string", "minLength": 1},
-        "compute_capability": {"type": "string", "pattern": r"^\d+\.\d+$"},
-        "driver": {"type": "string"},
-        "clocks_mhz": {
-            "type": "object",
-            "required": ["sm", "memory"],
-            "properties": {"sm": {"type": ["number", "null"]}, "memory": {"type": ["number", "null"]}},
-        },
-        "versions": {"type": "object", "additionalProperties": {"type": "string"}},
-        "labkit_version": {"type": "string"},
-        "git_commit": {"type": "string"},
-        "utc_time": {"type": "string", "format": "date-time"},
-        "simulated": {"const": False},
-    },
-}
-
-ENVELOPE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["schema", "lab", "provenance", "results"],
-    "additionalProperties": False,
-    "properties": {
-        "schema": {"const": SCHEMA_VERSION},
-        "lab": {"type": "string", "pattern": r"^lab-\d\d$"},
-        "provenance": PROVENANCE_SCHEMA,
-        "results": {"type": "object"},
-    },
-}
+R = TypeVar("R", bound=Record)
 
 
-class ResultsError(ValueError):
-    """A results file that cannot be trusted: the message names the file and the field."""
+class ResultsError(LabkitError, ValueError):
+    """A results file that cannot be trusted: the message names the file, the field and the fix."""
+
+
+class ClocksMhz(Record):
+    sm: Positive | None
+    memory: Positive | None
+
+
+class Provenance(Record):
+    """Where, when and with what a result was measured."""
+
+    gpu: Annotated[str, StringConstraints(min_length=1)]
+    compute_capability: Annotated[str, StringConstraints(pattern=r"^\d+\.\d+$")]
+    driver: str
+    clocks_mhz: ClocksMhz
+    versions: dict[str, str]
+    labkit_version: str
+    git_commit: str
+    utc_time: AwareDatetime
+    simulated: bool
+
+    @property
+    def gpu_slug(self) -> str:
+        return gpu_slug(self.gpu)
+
+
+class ResultsFile(Record, Generic[R]):
+    """The envelope around a lab's results."""
+
+    schema_version: Literal[2] = Field(alias="schema")
+    lab: Annotated[str, StringConstraints(pattern=r"^lab-\d\d$")]
+    provenance: Provenance
+    raw_files: dict[str, Sha256] = {}
+    results: R
 
 
 def gpu_slug(gpu_name: str) -> str:
@@ -67,16 +79,11 @@ def gpu_slug(gpu_name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", gpu_name.lower()).strip("-")
 
 
-def results_path(lab_dir: Path, gpu_name: str) -> Path:
-    return lab_dir / "results" / f"{gpu_slug(gpu_name)}.json"
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def recorded_files(lab_dir: Path) -> list[Path]:
-    """Every results file of a lab, one per GPU it was recorded on."""
-    return sorted((lab_dir / "results").glob("*.json"))
-
-
-def package_versions(names: tuple[str, ...] = ("numpy", "numba", "numba-cuda", "cupy-cuda13x", "cupy-cuda12x", "nvtx")) -> dict[str, str]:
+def package_versions(names: tuple[str, ...] = VERSIONED_PACKAGES) -> dict[str, str]:
     versions = {}
     for name in names:
         try:
@@ -86,7 +93,7 @@ def package_versions(names: tuple[str, ...] = ("numpy", "numba", "numba-cuda", "
     return versions
 
 
-def git_commit(repo: Path = REPO_ROOT) -> str:
+def git_commit(repo: Path) -> str:
     """The checked-out commit, with '+dirty' when tracked files differ from it; 'unknown' outside
     a git checkout.
 
@@ -106,69 +113,87 @@ def git_commit(repo: Path = REPO_ROOT) -> str:
     return commit + ("+dirty" if dirty else "")
 
 
-def provenance(gpu: str, compute_capability: tuple[int, int], driver: str,
-               sm_clock_mhz: float | None, mem_clock_mhz: float | None) -> dict[str, Any]:
-    """Where, when and with what a GPU result was measured."""
-    return {
-        "gpu": gpu,
-        "compute_capability": f"{compute_capability[0]}.{compute_capability[1]}",
-        "driver": driver,
-        "clocks_mhz": {"sm": sm_clock_mhz, "memory": mem_clock_mhz},
-        "versions": package_versions(),
-        "labkit_version": labkit.__version__,
-        "git_commit": git_commit(),
-        "utc_time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "simulated": False,
-    }
+def provenance(gpu: str, compute_capability: tuple[int, int], driver: str, sm_clock_mhz: float | None,
+               mem_clock_mhz: float | None, repo: Path, simulated: bool = False) -> Provenance:
+    """Where, when and with what a result was measured (``repo``: the project, for its commit)."""
+    return Provenance(
+        gpu=gpu,
+        compute_capability=f"{compute_capability[0]}.{compute_capability[1]}",
+        driver=driver,
+        clocks_mhz=ClocksMhz(sm=sm_clock_mhz, memory=mem_clock_mhz),
+        versions=package_versions(),
+        labkit_version=labkit.__version__,
+        git_commit=git_commit(repo),
+        utc_time=datetime.now(timezone.utc).replace(microsecond=0),
+        simulated=simulated,
+    )
 
 
-def _first_error(document: Any, schema: dict[str, Any], prefix: str = "") -> str | None:
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(document))
-    if error is None:
-        return None
-    where = prefix + "/".join(str(p) for p in error.absolute_path)
-    return f"field {where or '(top level)'}: {error.message}"
+def to_json(document: ResultsFile) -> str:
+    """The file's text: two-space JSON, keys in the order the classes declare them."""
+    return document.model_dump_json(by_alias=True, indent=1) + "\n"
 
 
-def validate(document: Any, results_schema: dict[str, Any], source: str) -> None:
-    """Raise ResultsError naming source and the first bad field: the envelope first, then the lab's part."""
-    problem = _first_error(document, ENVELOPE_SCHEMA)
-    if problem is None:
-        problem = _first_error(document["results"], results_schema, prefix="results/")
-    if problem:
-        raise ResultsError(f"{source}: {problem}")
-
-
-def write_results(path: Path, lab: str, prov: dict[str, Any], results: dict[str, Any],
-                  results_schema: dict[str, Any]) -> Path:
-    """Validate, then write atomically: readers see the old file or the new one, never half of one."""
-    document = {"schema": SCHEMA_VERSION, "lab": lab, "provenance": prov, "results": results}
-    validate(document, results_schema, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def parse(text: str, results_type: type[R], source: str) -> ResultsFile[R]:
+    """Validate a results file's text against ``results_type``; ResultsError names ``source``."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=1, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for everyone to read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def load_results(path: Path, lab: str, results_schema: dict[str, Any]) -> dict[str, Any]:
-    """Read and validate one results file; any problem is a ResultsError naming the file and field."""
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot be read ({exc.strerror})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    validate(document, results_schema, str(path))
-    if document["lab"] != lab:
-        raise ResultsError(f"{path}: field lab: holds {document['lab']!r}, expected {lab!r}")
+        raise ResultsError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{source}: holds a JSON {type(data).__name__}, not a results object")
+    try:
+        return ResultsFile[results_type].model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise ResultsError(f"{source}: {describe_validation_error(exc)}") from None
+
+
+def raw_folder(path: Path) -> Path:
+    """The folder of a results file's raw profiler outputs: ``results/x.json`` -> ``results/x/``."""
+    return Path(path).with_suffix("")
+
+
+def check_raw_files(path: Path, document: ResultsFile, source: str) -> None:
+    """The raw folder beside ``path`` holds exactly the files ``raw_files`` lists, with those digests."""
+    folder = raw_folder(path)
+    present = {p.name: p for p in folder.iterdir()} if folder.is_dir() else {}
+    listed = document.raw_files
+    for name in sorted(listed.keys() - present.keys()):
+        raise ResultsError(f"{source}: raw file {folder.name}/{name} is listed but missing: re-record, "
+                           "or restore the folder from git")
+    for name in sorted(present.keys() - listed.keys()):
+        raise ResultsError(f"{source}: {folder.name}/{name} is not one of this record's raw files: remove it")
+    for name, digest in sorted(listed.items()):
+        if sha256_of(present[name]) != digest:
+            raise ResultsError(f"{source}: raw file {folder.name}/{name} differs from the one recorded with it: "
+                               "restore it from git, or re-record")
+
+
+def read_results(path: Path, results_type: type[R], lab_id: str, source: str | None = None,
+                 canonical: bool = True, allow_simulated: bool = False) -> ResultsFile[R]:
+    """Read and validate one results file: its text, its lab, its raw files, and for a canonical
+    record (``results/<gpu>.json``) that its name is its GPU's.
+
+    ``source`` is how messages name the file (default: the path as given).
+    """
+    source = source or str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ResultsError(f"{source}: cannot be read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResultsError(f"{source}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}): "
+                           "restore it from git, or re-record") from None
+    document = parse(text, results_type, source)
+    if document.lab != lab_id:
+        raise ResultsError(f"{source}: field lab: holds {document.lab!r}, expected {lab_id!r} (a file of another lab)")
+    if document.provenance.simulated and not allow_simulated:
+        raise ResultsError(f"{source}: field provenance/simulated: a simulator run is not a GPU record: delete it")
+    expected_name = f"{document.provenance.gpu_slug}.json"
+    if canonical and Path(path).name != expected_name:
+        raise ResultsError(f"{source}: holds results of {document.provenance.gpu!r}, whose file is {expected_name}: "
+                           "rename it")
+    check_raw_files(path, document, source)
     return document

@@ -26,13 +26,12 @@ import functools
 import statistics
 import threading
 import warnings
-from dataclasses import asdict, dataclass
 from typing import Callable
 
 import numpy as np
 
-from labkit.backend import select_backend
-from labkit.device import Clocks, NoGPUError, current_pci_bus_id, median_clocks, read_clocks, read_device_facts
+from labkit.device import Clocks, current_pci_bus_id, median_clocks, read_clocks, read_device_facts
+from labkit.records import Count, Positive, Spread
 
 #: Timed calls enqueued behind one hold, so that the launch queue never fills while held.
 HOLD_CHUNK = 50
@@ -42,24 +41,18 @@ HOLD_POLL_NS = 1000
 CLOCK_SAMPLE_SECONDS = 0.005
 
 
-@dataclass(frozen=True)
-class Timing:
-    median_seconds: float
-    min_seconds: float
-    max_seconds: float
-    repeats: int
-    warmup: int
+class Timing(Spread):
+    """What the timer measured: the median of ``repeats`` calls, with min and max beside it."""
+
+    warmup: Count
     l2_flushed: bool
-    sm_clock_mhz: float | None  # median of the samples read during the repetitions
-    mem_clock_mhz: float | None
+    sm_clock_mhz: Positive | None  # median of the samples read during the repetitions
+    mem_clock_mhz: Positive | None
     back_to_back: bool  # False: fn waited for the GPU, each time includes the host's latency
 
     def gbps(self, bytes_: float) -> float:
         """Apparent bandwidth: bytes / median time, in 10^9 bytes/s."""
         return bytes_ / self.median_seconds / 1e9
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def summarize_seconds(samples: list[float]) -> tuple[float, float, float]:
@@ -75,11 +68,10 @@ def repetition_chunks(repeats: int, chunk: int) -> list[int]:
 
 
 def _cuda():
-    if select_backend() == "simulator":
-        raise NoGPUError("no timing in the Numba CUDA simulator: the simulator runs kernels on the CPU")
-    from numba import cuda
+    """numba.cuda on a GPU; NoGPUError in the simulator, where no time means anything."""
+    from labkit.gpu import require_gpu
 
-    return cuda
+    return require_gpu("no timing in the Numba CUDA simulator: the simulator runs kernels on the CPU")
 
 
 class L2Flusher:
@@ -145,7 +137,7 @@ class _Hold:
 
     def __init__(self):
         cuda = _cuda()
-        from numba.cuda.core.errors import NumbaPerformanceWarning
+        from labkit.gpu import NumbaPerformanceWarning
 
         self.flags = cuda.mapped_array(2, dtype="int32")
         with warnings.catch_warnings():  # one thread on purpose: not the low-occupancy mistake it warns of

@@ -26,7 +26,7 @@ def built_site(tmp_path_factory) -> Path:
     with open(shared / "site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not report.exists():
-            results = build_site(site)
+            results = build_site(site, REPO_ROOT)
             report.write_text(json.dumps([r.__dict__ for r in results]))
     for result in json.loads(report.read_text()):
         if result["returncode"] != 0:

@@ -7,8 +7,7 @@ writes the whole vector and pays one launch; fused, the vector is read and writt
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
-
+from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
 
 

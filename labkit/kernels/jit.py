@@ -4,11 +4,7 @@ Counters need it), plain in the simulator, whose ``cuda.jit`` takes no such opti
 
 from __future__ import annotations
 
-import os
-
-from numba import cuda
-
-SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+from labkit.gpu import SIMULATED, cuda
 
 
 def kernel(function):

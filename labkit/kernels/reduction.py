@@ -6,8 +6,9 @@ and lab 01's sample reduction (a plain sum).
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32
+from numba import float32
 
+from labkit.gpu import cuda
 from labkit.kernels.jit import device_function, kernel
 
 #: Threads per block of every reduction: the shared-memory tree is sized for it at compile time.

@@ -9,8 +9,9 @@ FLOP/byte (1/8 for the add).
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32, float64, int32, uint64
+from numba import float32, float64, int32, uint64
 
+from labkit.gpu import cuda
 from labkit.kernels.jit import device_function, kernel
 
 #: Loads each copy thread has in flight.

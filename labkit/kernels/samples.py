@@ -7,8 +7,9 @@ reduction is labkit.kernels.reduction.block_sum.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32
+from numba import float32
 
+from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
 
 GEMM_TILE = 32

@@ -8,8 +8,9 @@ Bytes read = passes x working-set bytes.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32
+from numba import float32
 
+from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
 
 IMPOSSIBLE_SUM = -12345.0

@@ -5,8 +5,9 @@ a 32 x 32 tile in shared memory, padded to 33 columns so the column reads hit 32
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32
+from numba import float32
 
+from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
 
 TILE = 32

@@ -8,8 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from labkit.backend import NO_GPU_NOTICE, select_backend
-from labkit.labs import load_lab, load_program
-from labkit.labs.runner import show_recorded, show_tables
+from labkit.lab import Bench, lab
+from labkit.labs.runner import show_recorded
+from labkit.project import find_project
+from labkit.report.terminal import show_tables
 
 
 class LabSession:
@@ -17,21 +19,27 @@ class LabSession:
 
     def __init__(self, lab_id: str, width: int = 110):
         self.backend = select_backend()
-        self.lab, self.program = load_lab(lab_id), load_program(lab_id)
+        self.lab = lab(lab_id)
+        self.program = self.lab.program()
+        self.project = find_project()
         self.console = Console(width=width)
         print(self.backend if self.backend == "cuda" else NO_GPU_NOTICE)
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""
-        for name, passed in self.program.check_against_numpy(self.lab.SIMULATOR_SIZES):
-            print("ok  " if passed else "FAIL", name)
+        for check in self.program.check(self.lab.simulator_sizes):
+            print("ok  " if check.passed else "FAIL", check.name)
 
     def measure_or_show_recorded(self) -> None:
         """On a GPU, the lab's measurements (not recorded: `make lab-NN` records); in the
         simulator, where no timing means anything, the results recorded on a GPU."""
         if self.backend != "cuda":
-            show_recorded(self.lab, self.console)
+            show_recorded(self.lab, self.project, self.console)
             return
+        from labkit.device import read_device_facts
+        from labkit.timing import time_gpu
+
         with tempfile.TemporaryDirectory() as work_dir:
-            results = self.program.measure(print, Path(work_dir), self.lab.GPU_SIZES)
+            bench = Bench(read_device_facts(), time_gpu, Path(work_dir), lambda step: print(step))
+            results = self.program.measure(bench, self.lab.gpu_sizes)
         show_tables(self.lab.tables(results), self.console)

@@ -11,11 +11,10 @@ Units are in the names: ``_pct`` (0-100), ``_bytes``, ``_seconds``, ``cycles_per
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
 from enum import Enum
 
 from labkit.profiling.ncu import KernelProfile, NcuError, Rule
-from labkit.profiling.records import FlatRecord
+from labkit.records import NonNegative, Percent, Record, Seconds
 from labkit.roofline import Traffic
 
 #: ncu's own threshold: its SOLBottleneck rule calls a throughput below 60 % of peak low.
@@ -57,16 +56,15 @@ LEVERS = {
 }
 
 
-@dataclass(frozen=True)
-class SpeedOfLight(FlatRecord):
+class SpeedOfLight(Record):
     """Speed of Light: each unit's throughput in % of its sustained peak, and the duration."""
 
-    compute_pct: float
-    memory_pct: float
-    dram_pct: float
-    l1_pct: float
-    l2_pct: float
-    duration_seconds: float
+    compute_pct: Percent
+    memory_pct: Percent
+    dram_pct: Percent
+    l1_pct: Percent
+    l2_pct: Percent
+    duration_seconds: Seconds
 
     @classmethod
     def from_profile(cls, profile: KernelProfile) -> SpeedOfLight:
@@ -98,8 +96,7 @@ def quadrant(sol: SpeedOfLight) -> Quadrant:
     return Quadrant.LATENCY_BOUND
 
 
-@dataclass(frozen=True)
-class MemoryWorkload:
+class MemoryWorkload(Record):
     """What crossed the memory hierarchy.
 
     ``sectors_per_request`` is the coalescing figure: a warp loading 4 bytes per thread needs
@@ -108,17 +105,17 @@ class MemoryWorkload:
     spilled, or a per-thread array the compiler placed in local memory.
     """
 
-    dram_read_bytes: float
-    dram_write_bytes: float
-    global_load_sectors: float
-    global_load_requests: float
-    global_store_sectors: float
-    global_store_requests: float
-    l1_hit_pct: float
-    l2_hit_pct: float
-    local_load_bytes: float
-    local_store_bytes: float
-    shared_bank_conflicts: float
+    dram_read_bytes: NonNegative
+    dram_write_bytes: NonNegative
+    global_load_sectors: NonNegative
+    global_load_requests: NonNegative
+    global_store_sectors: NonNegative
+    global_store_requests: NonNegative
+    l1_hit_pct: Percent
+    l2_hit_pct: Percent
+    local_load_bytes: NonNegative
+    local_store_bytes: NonNegative
+    shared_bank_conflicts: NonNegative
 
     @classmethod
     def from_profile(cls, profile: KernelProfile) -> MemoryWorkload:
@@ -170,17 +167,6 @@ class MemoryWorkload:
         """Non-zero local-memory traffic."""
         return self.local_memory_bytes > 0
 
-    def to_dict(self) -> dict:
-        """The fields, and the derived figures a reader looks for (they are ignored on loading)."""
-        return {**self.__dict__, "dram_bytes": self.dram_bytes,
-                "sectors_per_request": self.sectors_per_request,
-                "store_sectors_per_request": self.store_sectors_per_request,
-                "local_memory_bytes": self.local_memory_bytes, "spills": self.spills}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> MemoryWorkload:
-        return cls(**{f.name: data[f.name] for f in fields(cls)})
-
 
 def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
     """eta = useful bytes / dram__bytes.sum; ``.excess_factor`` is dram__bytes / useful = 1 / eta.
@@ -193,50 +179,42 @@ def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
     return Traffic(moved_bytes=dram_bytes, useful_bytes=useful_bytes)
 
 
-@dataclass(frozen=True)
-class Remedy(FlatRecord):
+class Remedy(Record):
     """The decision tree's answer to a stall reason: a stable id (for translations), a sentence."""
 
     id: str
     text: str
 
 
-_QUEUES_FULL = Remedy(
-    "fewer-wider-accesses",
-    "The memory instruction queues are full: issue fewer, wider accesses; "
-    "fix shared-memory bank conflicts.")
+_QUEUES_FULL = Remedy(id="fewer-wider-accesses",
+                      text="The memory instruction queues are full: issue fewer, wider accesses; "
+                           "fix shared-memory bank conflicts.")
 
 #: The chapter's stall tree as data: stall reason -> remedy. Drain is not in the chapter's
 #: table; it is here because it is the strided copy's second stall on the H200.
 REMEDIES = {
-    "long_scoreboard": Remedy(
-        "hide-memory-latency",
-        "Exposed global or local memory latency: raise occupancy, coalesce the accesses, "
-        "make fewer of them."),
+    "long_scoreboard": Remedy(id="hide-memory-latency",
+                              text="Exposed global or local memory latency: raise occupancy, coalesce the "
+                                   "accesses, make fewer of them."),
     "mio_throttle": _QUEUES_FULL,
     "lg_throttle": _QUEUES_FULL,
-    "barrier": Remedy(
-        "fewer-syncs-balance-work",
-        "Warps wait at __syncthreads(): synchronise less often or spread the work evenly "
-        "across the block."),
-    "math_pipe_throttle": Remedy(
-        "compute-bound-good",
-        "An arithmetic pipe is saturated: the kernel is compute-bound, which is good news."),
-    "not_selected": Remedy(
-        "enough-warps",
-        "Warps were ready but another was picked: parallelism is plentiful, nothing to fix."),
-    "short_scoreboard": Remedy(
-        "shared-mufu-latency",
-        "Waiting on shared memory or special-function (MUFU) results: fix bank conflicts, "
-        "call fewer transcendental functions."),
-    "wait": Remedy(
-        "more-ilp",
-        "Fixed-latency dependencies between consecutive instructions: give each thread "
-        "independent work (ILP)."),
-    "drain": Remedy(
-        "coalesce-stores",
-        "Warps wait after EXIT for their stores to drain: make the final stores coalesced, "
-        "or write less."),
+    "barrier": Remedy(id="fewer-syncs-balance-work",
+                      text="Warps wait at __syncthreads(): synchronise less often or spread the work evenly "
+                           "across the block."),
+    "math_pipe_throttle": Remedy(id="compute-bound-good",
+                                 text="An arithmetic pipe is saturated: the kernel is compute-bound, which is "
+                                      "good news."),
+    "not_selected": Remedy(id="enough-warps",
+                           text="Warps were ready but another was picked: parallelism is plentiful, nothing to fix."),
+    "short_scoreboard": Remedy(id="shared-mufu-latency",
+                               text="Waiting on shared memory or special-function (MUFU) results: fix bank "
+                                    "conflicts, call fewer transcendental functions."),
+    "wait": Remedy(id="more-ilp",
+                   text="Fixed-latency dependencies between consecutive instructions: give each thread "
+                        "independent work (ILP)."),
+    "drain": Remedy(id="coalesce-stores",
+                    text="Warps wait after EXIT for their stores to drain: make the final stores coalesced, "
+                         "or write less."),
 }
 
 #: ncu's labels for the stall reasons; a reason not listed gets its id in title case.
@@ -255,25 +233,14 @@ STALL_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class Stall:
+class Stall(Record):
     """A stall reason: warp cycles per issued instruction spent on it, and its share of them all."""
 
     reason: str
     name: str
-    cycles_per_issue: float
-    pct: float
+    cycles_per_issue: NonNegative
+    pct: Percent
     remedy: Remedy | None
-
-    def to_dict(self) -> dict:
-        data = dict(self.__dict__)
-        data["remedy"] = self.remedy.to_dict() if self.remedy else None
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Stall:
-        remedy = Remedy.from_dict(data["remedy"]) if data["remedy"] else None
-        return cls(**{**data, "remedy": remedy})
 
 
 def stall_reasons(profile: KernelProfile) -> list[Stall]:
@@ -318,8 +285,7 @@ def rules_by_speedup(profile: KernelProfile) -> list[Rule]:
     return sorted(with_speedup, key=lambda rule: (rule.speedup_type != "global", -rule.speedup_pct)) + others
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Record):
     """Chapter 4's reading of a kernel: where it sits, what it moved, why it waited, what to fix.
 
     The tree sends a latency-bound kernel to the stall reasons; they are reported for every
@@ -336,28 +302,6 @@ class Diagnosis:
     @property
     def lever(self) -> str:
         return LEVERS[self.quadrant]
-
-    def to_dict(self) -> dict:
-        return {
-            "kernel": self.kernel,
-            "speed_of_light": self.speed_of_light.to_dict(),
-            "quadrant": self.quadrant.value,
-            "lever": self.lever,
-            "memory": self.memory.to_dict(),
-            "top_stalls": [stall.to_dict() for stall in self.top_stalls],
-            "rules": [rule.to_dict() for rule in self.rules],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Diagnosis:
-        return cls(
-            kernel=data["kernel"],
-            speed_of_light=SpeedOfLight.from_dict(data["speed_of_light"]),
-            quadrant=Quadrant(data["quadrant"]),
-            memory=MemoryWorkload.from_dict(data["memory"]),
-            top_stalls=[Stall.from_dict(s) for s in data["top_stalls"]],
-            rules=[Rule.from_dict(r) for r in data["rules"]],
-        )
 
 
 def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:

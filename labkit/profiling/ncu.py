@@ -21,15 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.cuda_tools import find_tool
-from labkit.profiling.records import FlatRecord
+from labkit.errors import LabkitError
+from labkit.records import Record
 
 #: The pages :func:`export_csv` knows how to read back.
 PAGES = ("raw", "details")
 
-PERMISSION_MESSAGE = (
-    "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): add "
+#: The one fix for ERR_NVGPUCTRPERM, said by the doctor and by every profiling step.
+PERMISSION_FIX = (
+    "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run it as root, or add "
     "`options nvidia NVreg_RestrictProfilingToAdminUsers=0` to a file in /etc/modprobe.d/ and "
-    "reload the nvidia driver (or reboot), or run as root; the lab continues with CUDA-event timing"
+    "reload the nvidia driver (or reboot)"
 )
 
 _NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
@@ -51,7 +53,7 @@ _DETAILS_COLUMNS = (
 )
 
 
-class NcuError(RuntimeError):
+class NcuError(LabkitError, RuntimeError):
     """ncu is missing, failed, or wrote something this module cannot read (one-line message)."""
 
 
@@ -59,19 +61,18 @@ class NcuPermissionError(NcuError):
     """The driver refuses the performance counters to this user (ERR_NVGPUCTRPERM)."""
 
     def __init__(self) -> None:
-        super().__init__(PERMISSION_MESSAGE)
+        super().__init__(PERMISSION_FIX + "; the lab continues with CUDA-event timing")
 
 
 @dataclass(frozen=True)
-class Metric(FlatRecord):
+class Metric:
     """One value as ncu printed it: a number (separators removed) or a string, with its unit."""
 
     unit: str
     value: float | str
 
 
-@dataclass(frozen=True)
-class Rule(FlatRecord):
+class Rule(Record):
     """One rule ncu applied: its section, name, type (OPT, WRN, INF...), text, Est. Speedup."""
 
     section: str
@@ -125,37 +126,6 @@ class KernelProfile:
         if unit not in factors:
             raise NcuError(f"kernel {self.name}: metric {metric} is in {unit!r}, not a {kind} unit")
         return factors[unit]
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "full_name": self.full_name,
-            "block_size": list(self.block_size),
-            "grid_size": list(self.grid_size),
-            "metrics": {k: m.to_dict() for k, m in self.metrics.items()},
-            "sections": {
-                section: {k: m.to_dict() for k, m in metrics.items()}
-                for section, metrics in self.sections.items()
-            },
-            "rules": [r.to_dict() for r in self.rules],
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> KernelProfile:
-        return cls(
-            id=data["id"],
-            name=data["name"],
-            full_name=data["full_name"],
-            block_size=tuple(data["block_size"]),
-            grid_size=tuple(data["grid_size"]),
-            metrics={k: Metric.from_dict(m) for k, m in data["metrics"].items()},
-            sections={
-                s: {k: Metric.from_dict(m) for k, m in metrics.items()}
-                for s, metrics in data["sections"].items()
-            },
-            rules=[Rule.from_dict(r) for r in data["rules"]],
-        )
 
 
 def find_ncu() -> str | None:

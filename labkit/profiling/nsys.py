@@ -13,13 +13,13 @@ import csv
 import re
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import takewhile
 from pathlib import Path
 
 from labkit.cuda_tools import find_tool
+from labkit.errors import LabkitError
 from labkit.profiling.ncu import short_kernel_name
-from labkit.profiling.records import FlatRecord
+from labkit.records import Count, NonNegative, Percent, Record
 
 REPORT = "cuda_gpu_kern_sum"
 
@@ -29,24 +29,23 @@ _TIMED = re.compile(rf"({'|'.join(_TIMED_COLUMNS)}) \((\w+)\)")
 _COLUMNS = ("Time (%)", "Instances", "Name")
 
 
-class NsysError(RuntimeError):
+class NsysError(LabkitError, RuntimeError):
     """nsys is missing, failed, or printed no kernel summary (one-line message)."""
 
 
-@dataclass(frozen=True)
-class KernelSum(FlatRecord):
+class KernelSum(Record):
     """A row of cuda_gpu_kern_sum: a kernel's share of GPU kernel time, its duration statistics."""
 
     name: str
     full_name: str
-    time_pct: float
-    total_seconds: float
-    instances: int
-    avg_seconds: float
-    med_seconds: float
-    min_seconds: float
-    max_seconds: float
-    stddev_seconds: float
+    time_pct: Percent
+    total_seconds: NonNegative
+    instances: Count
+    avg_seconds: NonNegative
+    med_seconds: NonNegative
+    min_seconds: NonNegative
+    max_seconds: NonNegative
+    stddev_seconds: NonNegative
 
 
 def find_nsys() -> str | None:

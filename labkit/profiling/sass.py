@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, fields
+
+from labkit.errors import LabkitError
+from labkit.records import Count, Record
 
 #: Tensor-core MMA instructions: Volta-Ampere (HMMA, IMMA, DMMA, BMMA), Ada and consumer
 #: Blackwell (QMMA, OMMA), Hopper warpgroup (HGMMA, IGMMA, QGMMA, BGMMA), Blackwell tcgen05
@@ -32,12 +34,11 @@ _INSTRUCTION = re.compile(
 )
 
 
-class SassError(RuntimeError):
+class SassError(LabkitError, RuntimeError):
     """SASS could not be obtained (one-line message)."""
 
 
-@dataclass(frozen=True)
-class SassFacts:
+class SassFacts(Record):
     """What the chapter's SASS table asks, counted over every instruction of the text.
 
     ``global_loads_by_bits`` maps bits per thread to LDG count (LDG.E: 32, LDG.E.64: 64, ...).
@@ -45,13 +46,13 @@ class SassFacts:
     a per-thread array the compiler could not keep in registers.
     """
 
-    instructions: int
-    global_loads_by_bits: dict[int, int]
-    local_loads: int
-    local_stores: int
-    ffma: int
-    tensor_core: int
-    async_copies: int
+    instructions: Count
+    global_loads_by_bits: dict[int, Count]
+    local_loads: Count
+    local_stores: Count
+    ffma: Count
+    tensor_core: Count
+    async_copies: Count
 
     @property
     def wide_loads(self) -> bool:
@@ -61,18 +62,6 @@ class SassFacts:
     @property
     def spills(self) -> bool:
         return self.local_loads + self.local_stores > 0
-
-    def to_dict(self) -> dict:
-        """JSON-ready (bit widths as string keys), with the two answers (ignored on loading)."""
-        loads = {str(bits): n for bits, n in self.global_loads_by_bits.items()}
-        return {**self.__dict__, "global_loads_by_bits": loads,
-                "wide_loads": self.wide_loads, "spills": self.spills}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> SassFacts:
-        values = {f.name: data[f.name] for f in fields(cls)}
-        loads = values["global_loads_by_bits"]
-        return cls(**{**values, "global_loads_by_bits": {int(b): n for b, n in loads.items()}})
 
 
 def dump_sass(dispatcher) -> str:

@@ -1,17 +1,38 @@
-"""A Python-Markdown extension that registers one ``pymdownx.blocks`` block for a page language."""
+"""A Python-Markdown extension that registers one ``pymdownx.blocks`` block for a page language,
+and the error every block raises: MkDocs' PluginError (one line, no traceback, in the build)."""
 
 from __future__ import annotations
 
+from mkdocs.exceptions import PluginError
 from pymdownx.blocks import BlocksExtension
+from pymdownx.blocks.block import Block
+
+from labkit.errors import LabkitError
+
+
+class BlockError(PluginError, LabkitError):
+    """An authoring mistake inside a block: the message names the page (when known), the block and the fix."""
+
+
+class PageBlock(Block):
+    """A block that knows which page it is on (``context['page']``, set by the labkit plugin)."""
+
+    def fail(self, message: str) -> BlockError:
+        page = self.config["context"].get("page")
+        return BlockError(f"{page}: {message}" if page else message)
 
 
 class LanguageBlockExtension(BlocksExtension):
-    """Registers ``BLOCK``; its ``lang`` option picks the words and the number format."""
+    """Registers ``BLOCK``; its ``lang`` option picks the words and the number format, ``project``
+    is the course's folder (None: found from the working directory), ``context`` a dict the
+    plugin updates with the page being rendered."""
 
-    BLOCK = None
+    BLOCK: type[PageBlock]
 
     def __init__(self, *args, **kwargs):
-        self.config = {"lang": ["fr", "language of the page: fr or zh"]}
+        self.config = {"lang": ["fr", "language of the page: fr or zh"],
+                       "project": [None, "the course's folder (None: found from the working directory)"],
+                       "context": [{}, "what the plugin says of the page being rendered"]}
         super().__init__(*args, **kwargs)
 
     def extendMarkdownBlocks(self, md, block_mgr):

@@ -1,20 +1,21 @@
 """Build the whole site, every language, strictly: ``python -m labkit.site.build [SITE_DIR]``.
 
 French (the default) goes to SITE_DIR, each other language to SITE_DIR/<root>; the first
-build cleans SITE_DIR, so the default language is built first.
+build cleans SITE_DIR, so the default language is built first. A failed build prints MkDocs'
+errors and warnings, one line each (its whole log only when it holds none, e.g. a crash).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from labkit.site.labels import LANGUAGES
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from labkit.project import find_project
+from labkit.report.labels import LANGUAGES
 
 #: The MkDocs configuration of each language, relative to the repository root.
 CONFIGS = {"fr": "mkdocs.yml", "zh": "docs/mkdocs.zh.yml"}
@@ -27,7 +28,7 @@ class BuildResult:
     log: str
 
 
-def build_language(lang: str, site_dir: Path, repo_root: Path = REPO_ROOT) -> BuildResult:
+def build_language(lang: str, site_dir: Path, repo_root: Path) -> BuildResult:
     """mkdocs build --strict of one language into its place under site_dir."""
     out_dir = Path(site_dir, LANGUAGES[lang]["root"]).resolve()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -38,7 +39,7 @@ def build_language(lang: str, site_dir: Path, repo_root: Path = REPO_ROOT) -> Bu
     return BuildResult(lang, proc.returncode, proc.stdout + proc.stderr)
 
 
-def build_site(site_dir: Path, repo_root: Path = REPO_ROOT) -> list[BuildResult]:
+def build_site(site_dir: Path, repo_root: Path) -> list[BuildResult]:
     """Every language, default first; stops at the first failure."""
     results = []
     for lang in LANGUAGES:
@@ -48,11 +49,19 @@ def build_site(site_dir: Path, repo_root: Path = REPO_ROOT) -> list[BuildResult]
     return results
 
 
+def problems(log: str) -> list[str]:
+    """MkDocs' error and warning lines, without its own summaries ("Error reading page", "Aborted")."""
+    return [line for line in log.splitlines()
+            if re.match(r"^(ERROR|WARNING)\s+-", line) and not re.search(r"Error reading page|Aborted with", line)]
+
+
 def main(argv: list[str]) -> int:
-    site_dir = Path(argv[0]) if argv else REPO_ROOT / "site"
-    for result in build_site(site_dir):
+    root = find_project().root
+    site_dir = Path(argv[0]) if argv else root / "site"
+    for result in build_site(site_dir, root):
         if result.returncode != 0:
-            sys.stderr.write(result.log)
+            lines = problems(result.log)
+            sys.stderr.write("\n".join(lines) + "\n" if lines else result.log)
             sys.stderr.write(f"\nThe {result.lang} site did not build ({CONFIGS[result.lang]}): see the messages above.\n")
             return 1
         print(f"built {result.lang} ({CONFIGS[result.lang]}) -> {site_dir / LANGUAGES[result.lang]['root']}")

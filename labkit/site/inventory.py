@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from labkit.site.labels import LANGUAGES
+from labkit.report.labels import LANGUAGES
 
 REFERENCE_LANG = "fr"
 

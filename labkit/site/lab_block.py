@@ -2,23 +2,26 @@
 
 The Markdown inside the block introduces the lab; below it come, for each GPU the lab was
 recorded on, the provenance line, the lab's tables and its figures, in the page's language.
-A results file that fails its schema fails the build, naming the file and the field.
+A results file that cannot be trusted fails the build in one line naming the file, the field
+and the fix.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as etree
+from pathlib import Path
 
-from pymdownx.blocks.block import Block
+from labkit.errors import LabkitError
+from labkit.lab import Lab, lab
+from labkit.project import Project, find_project
+from labkit.recording import recorded_paths
+from labkit.report.labels import label
+from labkit.report.tables import Table, format_cell
+from labkit.results import Provenance, read_results
+from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 
-from labkit.site.block_extension import LanguageBlockExtension
-from labkit.labs import load_lab
-from labkit.labs.tables import format_cell
-from labkit.results import load_results, recorded_files
-from labkit.site.labels import label
 
-
-def render_table(parent: etree.Element, table, lang: str) -> None:
+def render_table(parent: etree.Element, table: Table, lang: str) -> None:
     words = lambda key: label(lang, key)  # noqa: E731
     caption = etree.SubElement(parent, "p", {"class": "lab-table-title"})
     etree.SubElement(caption, "strong").text = words(f"table.{table.id}")
@@ -37,18 +40,36 @@ def render_table(parent: etree.Element, table, lang: str) -> None:
             cell.text = format_cell(value, column.kind, lang, words)
 
 
-def provenance_line(parent: etree.Element, prov: dict, lang: str) -> None:
+def provenance_line(parent: etree.Element, prov: Provenance, lang: str) -> None:
     line = etree.SubElement(parent, "p", {"class": "lab-provenance"})
     etree.SubElement(line, "strong").text = label(lang, "lab.recorded_on") + " "
-    clocks = prov["clocks_mhz"]
-    text = (f"{prov['gpu']} · CC {prov['compute_capability']} · driver {prov['driver']} · "
-            f"SM {clocks['sm']} MHz · mem {clocks['memory']} MHz · "
-            + " · ".join(f"{k} {v}" for k, v in sorted(prov["versions"].items()))
-            + f" · labkit {prov['labkit_version']} · commit {prov['git_commit'][:12]} · {prov['utc_time']}")
+    clocks = prov.clocks_mhz
+    text = (f"{prov.gpu} · CC {prov.compute_capability} · driver {prov.driver} · "
+            f"SM {clocks.sm} MHz · mem {clocks.memory} MHz · "
+            + " · ".join(f"{k} {v}" for k, v in sorted(prov.versions.items()))
+            + f" · labkit {prov.labkit_version} · commit {prov.git_commit[:12]} · {prov.utc_time.isoformat()}")
     etree.SubElement(line, "code").text = text
 
 
-class LabBlock(Block):
+def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
+    """Every GPU's record of the lab into ``block``, or how to make one."""
+    paths = recorded_paths(the_lab.lab_dir(project), project.relative)
+    if not paths:
+        note = etree.SubElement(block, "p", {"class": "lab-empty"})
+        note.text = label(lang, "lab.no_results") + " "
+        etree.SubElement(note, "code").text = f"make {the_lab.id}"
+        return
+    for path in paths:
+        document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
+        recorded = etree.SubElement(block, "div", {"class": "lab-recorded", "data-results": path.name})
+        provenance_line(recorded, document.provenance, lang)
+        for table in the_lab.tables(document.results):
+            render_table(recorded, table, lang)
+        for figure in the_lab.figures(document.results, lang):
+            recorded.append(figure)
+
+
+class LabBlock(PageBlock):
     NAME = "lab"
     ARGUMENT = True
 
@@ -56,24 +77,15 @@ class LabBlock(Block):
         return etree.SubElement(parent, "div", {"class": "lab"})
 
     def on_end(self, block: etree.Element) -> None:
-        lang = self.config["lang"]
-        lab = load_lab(self.argument.strip())
-        block.set("data-lab-id", lab.LAB_ID)
-        block.set("id", lab.LAB_ID)
-        files = recorded_files(lab.LAB_DIR)
-        if not files:
-            note = etree.SubElement(block, "p", {"class": "lab-empty"})
-            note.text = label(lang, "lab.no_results") + " "
-            etree.SubElement(note, "code").text = f"make {lab.LAB_ID}"
-            return
-        for path in files:
-            document = load_results(path, lab.LAB_ID, lab.RESULTS_SCHEMA)
-            recorded = etree.SubElement(block, "div", {"class": "lab-recorded", "data-results": path.name})
-            provenance_line(recorded, document["provenance"], lang)
-            for table in lab.tables(document["results"]):
-                render_table(recorded, table, lang)
-            for figure in lab.figures(document["results"], lang):
-                recorded.append(figure)
+        lab_id = self.argument.strip()
+        try:
+            the_lab = lab(lab_id)
+            block.set("data-lab-id", the_lab.id)
+            block.set("id", the_lab.id)
+            root = self.config["project"]
+            render_lab(block, the_lab, Project(Path(root)) if root else find_project(), self.config["lang"])
+        except LabkitError as exc:
+            raise self.fail(f"lab block '{lab_id}': {exc}") from None
 
 
 class LabExtension(LanguageBlockExtension):

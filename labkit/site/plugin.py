@@ -6,7 +6,12 @@
   plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
 - points the language switcher of every page at the same page in the other language;
 - on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
-  a page that does not say what it translates fails the build, a stale one gets a banner.
+  a page that does not say what it translates fails the build, a stale one gets a banner;
+- refuses, in one line naming the page and line, the authoring mistakes Markdown would otherwise
+  print as literal text (labkit.site.authoring).
+
+Every mistake is a PluginError: one line in the build, no traceback. The course's folder is the
+one holding the MkDocs configuration (labkit.project), never labkit's own location.
 """
 
 from __future__ import annotations
@@ -21,21 +26,18 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-import logging
-
-from labkit.figures import FIGURES, render_figure
+from labkit.errors import LabkitError
+from labkit.figures import render_figure
+from labkit.lab import labs
+from labkit.project import Project, find_project
+from labkit.report.labels import LANGUAGES, label
+from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site.inventory import REFERENCE_LANG
-from labkit.site.labels import LANGUAGES, label
-from labkit.site.translations import digest
 from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
+from labkit.site.translations import digest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 OWN_ASSETS = Path(__file__).parent / "assets"
-NODE_MODULES = REPO_ROOT / "node_modules"
-#: Lab notebooks (jupytext percent scripts), relative to the repository: each appears at the
-#: same path in both languages' sites.
-NOTEBOOKS = ("labs/01-roofline/lab01.py", "labs/04-profiling/lab04.py")
 
 #: Vendor files copied into every build: (path under node_modules, path in the site).
 VENDOR_FILES = {
@@ -55,9 +57,6 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/quiz.js",
 ]
 
-log = logging.getLogger("mkdocs.plugins.labkit")
-
-FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
 
 
@@ -74,11 +73,24 @@ def relative_href(from_path: str, to_path: str) -> str:
     return href
 
 
+def notebooks() -> list[str]:
+    """Every lab's notebook (a jupytext percent script), relative to the project: each appears at
+    the same path in both languages' sites."""
+    return [lab.notebook for lab in labs().values()]
+
+
 class LabkitPlugin(BasePlugin[LabkitConfig]):
     def on_config(self, config):
         lang = self.config.lang
-        config.markdown_extensions.append(QuizExtension(lang=lang))
-        config.markdown_extensions.append(LabExtension(lang=lang))
+        try:
+            self.project: Project = find_project(Path(config.config_file_path).parent)
+        except LabkitError as exc:
+            raise PluginError(str(exc)) from None
+        #: The page being rendered, for the blocks' messages.
+        self.context: dict[str, str] = {}
+        options = {"lang": lang, "project": str(self.project.root), "context": self.context}
+        config.markdown_extensions.append(QuizExtension(**options))
+        config.markdown_extensions.append(LabExtension(**options))
         config.extra["alternate"] = [
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]
@@ -89,17 +101,18 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
     def on_files(self, files: Files, config) -> Files:
         for source in sorted(OWN_ASSETS.iterdir()):
             files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
-        missing = [name for name in [*VENDOR_FILES, KATEX_FONTS] if not (NODE_MODULES / name).exists()]
+        node_modules = self.project.node_modules
+        missing = [name for name in [*VENDOR_FILES, KATEX_FONTS] if not (node_modules / name).exists()]
         if missing:
             raise PluginError(
                 f"front-end assets missing from node_modules ({', '.join(missing)}): run `make build`, "
                 "which installs them with `npm ci`"
             )
         for package_path, site_path in VENDOR_FILES.items():
-            files.append(File.generated(config, site_path, abs_src_path=str(NODE_MODULES / package_path)))
-        for notebook in NOTEBOOKS:
-            files.append(File(notebook, str(REPO_ROOT), config.site_dir, config.use_directory_urls))
-        for font in sorted((NODE_MODULES / KATEX_FONTS).iterdir()):
+            files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
+        for notebook in notebooks():
+            files.append(File(notebook, str(self.project.root), config.site_dir, config.use_directory_urls))
+        for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
             )
@@ -107,32 +120,28 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
+        where = f"docs/{lang}/{page.file.src_uri}"
+        self.context["page"] = where
+        source_text = Path(page.file.abs_src_path).read_text(encoding="utf-8") if page.file.abs_src_path else ""
+        front_lines = source_text[:len(source_text) - len(markdown)].count("\n") if source_text.endswith(markdown) else 0
+        problems = authoring_problems(markdown, first_line=front_lines + 1)
+        if problems:
+            raise PluginError(f"{where}, {problems[0]}")
         if lang != REFERENCE_LANG:
             markdown = self._translation_banner(markdown, page, config) + markdown
-
-        def substitute(match: re.Match) -> str:
-            name = match.group(1)
-            if name not in FIGURES:
-                raise PluginError(
-                    f"{page.file.src_uri}: unknown computed figure [[{name}]]; define it in labkit/figures.py"
-                )
-            return render_figure(name, lang)
-
-        return FIGURE_PATTERN.sub(substitute, markdown)
+        return FIGURE_PATTERN.sub(lambda match: render_figure(match.group(1), lang), markdown)
 
     def _translation_banner(self, markdown: str, page, config) -> str:
         """'' when the page has no French source (a lab notebook) or translates it as it is now; a
-        warning banner when the source changed since; a build warning (fatal with --strict) when
-        the page does not say."""
+        warning banner when the source changed since; a PluginError when the page does not say."""
         source = Path(config.docs_dir).parent / REFERENCE_LANG / page.file.src_uri
         if not source.exists():
             return ""
         recorded = page.meta.get("translation_of")
         uri = f"docs/{self.config.lang}/{page.file.src_uri}"
         if recorded is None:
-            log.warning(f"{uri}: no 'translation_of' in its front matter; once it matches "
-                        f"docs/{REFERENCE_LANG}/{page.file.src_uri}, run `labkit translations --mark-fresh {uri}`")
-            return ""
+            raise PluginError(f"{uri}: no 'translation_of' in its front matter: once it matches "
+                              f"docs/{REFERENCE_LANG}/{page.file.src_uri}, run `labkit translations --mark-fresh {uri}`")
         if str(recorded) == digest(source.read_text(encoding="utf-8")):
             return ""
         text = label(self.config.lang, "translation.stale")

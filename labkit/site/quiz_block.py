@@ -20,18 +20,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as etree
 
-from pymdownx.blocks.block import Block, type_string
+from pymdownx.blocks.block import type_string
 
-from labkit.site.block_extension import LanguageBlockExtension
-from labkit.figures import FIGURES, format_number
+from labkit.figures import FIGURES
+from labkit.errors import LabkitError
 from labkit.quizzes import Choice, Numeric, answer_for
-from labkit.site.labels import label
+from labkit.report.labels import label
+from labkit.report.numbers import format_number
+from labkit.site.block_extension import BlockError, LanguageBlockExtension, PageBlock
 
 OPTION_PREFIX = re.compile(r"^\s*\(([a-z])\)\s+")
-
-
-class QuizError(ValueError):
-    """A quiz whose Markdown and answer key disagree."""
 
 
 def _option_label(item: etree.Element) -> str | None:
@@ -53,7 +51,7 @@ def _find_options(block: etree.Element) -> etree.Element | None:
     return None
 
 
-class QuizBlock(Block):
+class QuizBlock(PageBlock):
     NAME = "quiz"
     ARGUMENT = True
     OPTIONS = {"unit": ["", type_string]}
@@ -62,6 +60,14 @@ class QuizBlock(Block):
         return etree.SubElement(parent, "div", {"class": "quiz"})
 
     def on_end(self, block: etree.Element) -> None:
+        try:
+            self._render(block)
+        except BlockError:
+            raise
+        except LabkitError as exc:
+            raise self.fail(str(exc)) from None
+
+    def _render(self, block: etree.Element) -> None:
         lang = self.config["lang"]
         quiz_id = self.argument.strip()
         key = answer_for(quiz_id)
@@ -80,7 +86,7 @@ class QuizBlock(Block):
 
         explanation = list(block)[list(block).index(last_of_question) + 1 :]
         if not explanation:
-            raise QuizError(f"quiz '{quiz_id}': write an explanation after the question")
+            raise self.fail(f"quiz '{quiz_id}': write an explanation after the question")
         for child in explanation:
             block.remove(child)
         etree.SubElement(block, "div", {"class": "quiz-feedback", "aria-live": "polite"})
@@ -94,12 +100,12 @@ class QuizBlock(Block):
         """Turn the '(a) ...' list into answer buttons; return the list element."""
         options = _find_options(block)
         if options is None:
-            raise QuizError(f"quiz '{quiz_id}': a choice quiz needs a list of '(a) ...' options")
+            raise self.fail(f"quiz '{quiz_id}': a choice quiz needs a list of '(a) ...' options")
         letters = [_option_label(li) for li in options]
         if len(set(letters)) != len(letters):
-            raise QuizError(f"quiz '{quiz_id}': option letters repeat: {letters}")
+            raise self.fail(f"quiz '{quiz_id}': option letters repeat: {letters}")
         if key.answer not in letters:
-            raise QuizError(f"quiz '{quiz_id}': the key's answer ({key.answer}) is not among {letters}")
+            raise self.fail(f"quiz '{quiz_id}': the key's answer ({key.answer}) is not among {letters}")
         block.set("data-quiz-kind", "choice")
         block.set("data-answer", key.answer)
         options.set("class", "quiz-options")
@@ -115,10 +121,10 @@ class QuizBlock(Block):
     def _render_numeric(self, block: etree.Element, quiz_id: str, key: Numeric, lang: str) -> etree.Element:
         """Put an answer field after the question (the first paragraph); return the field's form."""
         if _find_options(block) is not None:
-            raise QuizError(f"quiz '{quiz_id}': the key expects a number, but the page lists options")
+            raise self.fail(f"quiz '{quiz_id}': the key expects a number, but the page lists options")
         unit = self.options["unit"]
         if not unit:
-            raise QuizError(f"quiz '{quiz_id}': a numeric quiz needs '    unit: ...' under its header")
+            raise self.fail(f"quiz '{quiz_id}': a numeric quiz needs '    unit: ...' under its header")
         block.set("data-quiz-kind", "numeric")
         block.set("data-answer", repr(key.expected))
         block.set("data-tolerance", repr(key.rel_tolerance))

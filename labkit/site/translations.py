@@ -15,8 +15,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from labkit.errors import LabkitError
+from labkit.project import Project
+from labkit.report.labels import LANGUAGES
 from labkit.site.inventory import REFERENCE_LANG, language_pages
-from labkit.site.labels import LANGUAGES
 
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 MARKER = re.compile(r"^translation_of:\s*\"?([0-9a-f]+)\"?\s*$", re.MULTILINE)
@@ -70,10 +72,31 @@ def statuses(docs_dir: Path) -> list[TranslationStatus]:
     return out
 
 
-def mark_fresh(page: Path, docs_dir: Path) -> str:
-    """Record in ``page`` the digest of its French source as it is now; returns the digest."""
-    rel = page.resolve().relative_to(docs_dir.resolve())
-    source = docs_dir / REFERENCE_LANG / Path(*rel.parts[1:])
+class TranslationError(LabkitError):
+    """A page that --mark-fresh cannot mark."""
+
+
+def mark_fresh(project: Project, page: str | Path) -> str:
+    """Record in ``page`` (a translated page, docs/<lang>/...) the digest of its French source as
+    it is now; returns the digest. Anything else is refused, and nothing is written."""
+    docs = project.docs_dir.resolve()
+    path = Path(page) if Path(page).is_absolute() else Path.cwd() / page
+    try:
+        rel = path.resolve().relative_to(docs)
+    except ValueError:
+        raise TranslationError(f"{page}: not a page of {project.relative(docs)}/: --mark-fresh takes a translated "
+                               f"page, e.g. docs/zh/index.md") from None
+    lang = rel.parts[0]
+    if lang == REFERENCE_LANG or lang not in LANGUAGES or len(rel.parts) < 2 or rel.suffix != ".md":
+        raise TranslationError(f"{page}: not a translated page: --mark-fresh takes a page of "
+                               f"{', '.join(f'docs/{code}/' for code in LANGUAGES if code != REFERENCE_LANG)} "
+                               f"(docs/{REFERENCE_LANG}/ holds the sources)")
+    if not path.is_file():
+        raise TranslationError(f"{page}: no such page")
+    source = docs / REFERENCE_LANG / Path(*rel.parts[1:])
+    if not source.is_file():
+        raise TranslationError(f"{page}: its source docs/{REFERENCE_LANG}/{Path(*rel.parts[1:]).as_posix()} does "
+                               "not exist")
     new_digest = digest(source.read_text(encoding="utf-8"))
-    page.write_text(with_digest(page.read_text(encoding="utf-8"), new_digest), encoding="utf-8")
+    path.write_text(with_digest(path.read_text(encoding="utf-8"), new_digest), encoding="utf-8")
     return new_digest

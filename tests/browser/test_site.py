@@ -4,7 +4,7 @@ import pytest
 
 from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
-from labkit.site.labels import LANGUAGES, label
+from labkit.report.labels import LANGUAGES, label
 
 pytestmark = pytest.mark.browser
 

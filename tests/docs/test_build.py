@@ -2,7 +2,7 @@
 
 from bs4 import BeautifulSoup
 
-from labkit.site.labels import LANGUAGES
+from labkit.report.labels import LANGUAGES
 
 
 def test_both_languages_build_strictly(built_site):

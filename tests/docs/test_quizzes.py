@@ -5,10 +5,11 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from labkit.figures import FIGURES, format_number, render_figure
+from labkit.figures import FIGURES, render_figure
+from labkit.report.numbers import format_number
 from labkit.quizzes import ANSWER_KEY, Choice, Numeric
 from labkit.site.inventory import BLOCK, language_pages
-from labkit.site.labels import LANGUAGES
+from labkit.report.labels import LANGUAGES
 from labkit.site.plugin import FIGURE_PATTERN
 from tests.conftest import DOCS
 

@@ -1,9 +1,10 @@
 """The timer's pure parts: no GPU needed (tests/gpu times real kernels)."""
 
 import pytest
+from pydantic import ValidationError
 
 from labkit import timing
-from labkit.device import NoGPUError
+from labkit.backend import NoGPUError
 from labkit.timing import Timing
 
 
@@ -29,22 +30,33 @@ def test_repetition_chunks(repeats, expected):
     assert timing.repetition_chunks(repeats, 50) == expected
 
 
-def _timing(median_seconds: float) -> Timing:
-    return Timing(median_seconds, median_seconds / 2, median_seconds * 2, 100, 10, True, 1980.0, 3201.0, True)
+def _timing(median_seconds: float, **changes) -> Timing:
+    fields = dict(median_seconds=median_seconds, min_seconds=median_seconds / 2, max_seconds=median_seconds * 2,
+                  repeats=100, warmup=10, l2_flushed=True, sm_clock_mhz=1980.0, mem_clock_mhz=3201.0,
+                  back_to_back=True)
+    return Timing(**{**fields, **changes})
 
 
 def test_bandwidth_is_bytes_over_the_median():
     assert _timing(1e-3).gbps(4e9) == pytest.approx(4000.0)
 
 
-def test_to_dict_keeps_every_field():
-    d = _timing(1e-3).to_dict()
-    assert d["median_seconds"] == 1e-3 and d["l2_flushed"] is True and d["sm_clock_mhz"] == 1980.0
-    assert set(d) == {f for f in Timing.__dataclass_fields__}
+@pytest.mark.parametrize("changes, message", [
+    ({"min_seconds": 2e-3}, "min 0.002 <= median 0.001 <= max 0.002 does not hold"),
+    ({"max_seconds": 5e-4}, "min 0.0005 <= median 0.001 <= max 0.0005 does not hold"),
+    ({"median_seconds": 0.0, "min_seconds": 0.0}, "greater than 0"),
+    ({"repeats": 0}, "greater than or equal to 1"),
+    ({"sm_clock_mhz": float("nan")}, "finite number"),
+])
+def test_an_impossible_timing_is_refused(changes, message):
+    with pytest.raises(ValidationError, match=message):
+        _timing(1e-3, **changes)
 
 
 def test_no_timing_in_the_simulator(monkeypatch):
-    monkeypatch.setattr(timing, "select_backend", lambda: "simulator")
+    import labkit.gpu
+
+    monkeypatch.setattr(labkit.gpu, "SIMULATED", True)
     with pytest.raises(NoGPUError, match="no timing in the Numba CUDA simulator"):
         timing.time_gpu(lambda: None)
 

@@ -5,24 +5,25 @@ from __future__ import annotations
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
-from numba import cuda
-from numba.core.errors import NumbaPerformanceWarning
 
+from labkit.gpu import NumbaPerformanceWarning, cuda
 from labkit.kernels import elementwise, reduction, transpose
-from labkit.labs.lab04 import (FAULT_PHASE, FAULTS, GPU_SIZES, PHASES, PROFILED_KERNELS, SIMULATOR_SIZES,
-                               Sizes)
-from labkit.profiling.timeline import EventTimeline, busy_fraction, idle_gaps
+from labkit.lab import Bench, Check, Program
+from labkit.labs.lab04.results import (FAULTS, L2_MEASUREMENTS, PHASES, PROFILED_KERNELS, AblationRow, L2Read,
+                                       Lab04Results, NcuProfiles, PhaseTimings, SassListing, Sizes, Timeline,
+                                       TimerChecks, TimerComparison, Totals, Unavailable, VersionTimeline)
+from labkit.profiling.event_timeline import EventTimeline
+from labkit.records import Spread
 
 #: Threads per block of the loss reduction: its shared-memory tree is sized for this at compile time.
 THREADS = reduction.THREADS
 LOSS_BLOCKS = 1024
 
-# The tiny grids are the fault this lab teaches (and the checks run at toy size): Numba's
-# warning about them would only repeat it.
+# The tiny grids are the fault this lab teaches (and the checks run at toy size): numba-cuda's
+# warning about them ("Grid size 2 will likely result in GPU under-utilization") would only repeat it.
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 
@@ -30,25 +31,22 @@ def _blocks(n: int, threads: int = THREADS) -> int:
     return (n + threads - 1) // threads
 
 
-def check_launches(sizes: Sizes) -> None:
-    """Refuse, before any launch, a configuration this GPU (or, in the simulator, any GPU) cannot run."""
-    from labkit.backend import is_simulator
+def check_launches(sizes: Sizes, facts=None) -> None:
+    """Refuse, before any launch, a configuration this GPU (``facts``; None: any GPU) cannot run."""
     from labkit.launch import check_launch
 
-    facts = None
-    if not is_simulator():
-        from labkit.device import read_device_facts
-
-        facts = read_device_facts()
     check_launch(sizes.threads_per_block, 0, facts)
     check_launch(transpose.TILE * transpose.ROWS_PER_PASS, transpose.TILE * transpose.TILE_PADDED * 4, facts)
     check_launch(THREADS, THREADS * 4, facts)
 
 
-class Program:
-    """The program, with any subset of the four faults. ``run()`` executes all its iterations."""
+class Pipeline:
+    """The program, with any subset of the four faults. ``run()`` executes all its iterations.
 
-    def __init__(self, sizes: Sizes, faults: frozenset[str] = frozenset(FAULTS), seed: int = 4):
+    ``seed`` None draws fresh random inputs (the checks); a number, the same ones each time.
+    """
+
+    def __init__(self, sizes: Sizes, faults: frozenset[str] = frozenset(FAULTS), seed: int | None = 4):
         unknown = set(faults) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown faults {sorted(unknown)}: choose among {FAULTS}")
@@ -146,26 +144,26 @@ def _phase(timeline, name, iteration, stream, stream_name="compute"):
 
 
 # ----- checks against NumPy (simulator and GPU alike) ------------------------------------------
-def check_against_numpy(sizes: Sizes) -> list[tuple[str, bool]]:
-    """Run both versions once and compare every phase's result with NumPy."""
+def check_against_numpy(sizes: Sizes) -> list[Check]:
+    """Run both versions once, on fresh random inputs, and compare every phase's result with NumPy."""
     check_launches(sizes)
     checks = []
     for label, faults in (("faulty", frozenset(FAULTS)), ("repaired", frozenset())):
-        program = Program(sizes, faults)
-        program.run()
-        expected_params = program.initial_params
+        pipeline = Pipeline(sizes, faults, seed=None)
+        pipeline.state_out.copy_to_device(np.full_like(pipeline.initial_state, np.nan))   # poisoned
+        pipeline.run()
+        expected_params = pipeline.initial_params
         for _ in range(sizes.iterations):
-            expected_params = elementwise.chain_reference(expected_params, program.coefficients)
-        checks.append((f"{label}: normalise (chain of {sizes.chain_steps} steps)",
-                       np.allclose(program.params.copy_to_host(), expected_params, rtol=1e-4, atol=1e-5)))
-        checks.append((f"{label}: layer (transpose)",
-                       np.array_equal(program.state_out.copy_to_host(),
-                                      transpose.transpose_reference(program.initial_state))))
-        expected_losses = [reduction.sum_squares_reference(program.host_batches[i % 2])
+            expected_params = elementwise.chain_reference(expected_params, pipeline.coefficients)
+        checks.append(Check(name=f"{label}: normalise (chain of {sizes.chain_steps} steps)", passed=bool(
+            np.allclose(pipeline.params.copy_to_host(), expected_params, rtol=1e-4, atol=1e-5))))
+        checks.append(Check(name=f"{label}: layer (transpose)", passed=bool(np.array_equal(
+            pipeline.state_out.copy_to_host(), transpose.transpose_reference(pipeline.initial_state)))))
+        expected_losses = [reduction.sum_squares_reference(pipeline.host_batches[i % 2])
                            for i in range(sizes.iterations)]
-        checks.append((f"{label}: loss (sum of squares)",
-                       np.allclose(program.host_losses, expected_losses, rtol=1e-4)))
-    checks.append(("timer check: the read kernel reads its working set", _read_kernel_reads()))
+        checks.append(Check(name=f"{label}: loss (sum of squares)",
+                            passed=bool(np.allclose(pipeline.host_losses, expected_losses, rtol=1e-4))))
+    checks.append(Check(name="timer check: the read kernel reads its working set", passed=_read_kernel_reads()))
     return checks
 
 
@@ -181,25 +179,26 @@ def _read_kernel_reads() -> bool:
 
 
 # ----- step 1: the chronometer -----------------------------------------------------------------
-def seconds_per_iteration(sizes: Sizes, faults: frozenset[str], repeats: int = 5) -> dict:
+def seconds_per_iteration(sizes: Sizes, faults: frozenset[str]) -> Spread:
     """Host wall clock of whole runs (synchronised), per iteration: median, min, max over repeats.
 
     A first run warms up (compilation, allocations, clocks) and is not counted.
     """
-    program = Program(sizes, faults)
-    program.run()
+    pipeline = Pipeline(sizes, faults)
+    pipeline.run()
     samples = []
+    repeats = sizes.chronometer_repeats
     for _ in range(repeats):
         start = time.perf_counter()
-        program.run()
+        pipeline.run()
         samples.append((time.perf_counter() - start) / sizes.iterations)
-    return {"median_seconds": float(np.median(samples)), "min_seconds": min(samples),
-            "max_seconds": max(samples), "repeats": repeats}
+    return Spread(median_seconds=float(np.median(samples)), min_seconds=min(samples), max_seconds=max(samples),
+                  repeats=repeats)
 
 
-def phase_timings(sizes: Sizes, time_gpu) -> list[dict]:
+def phase_timings(sizes: Sizes, time_gpu) -> list[PhaseTimings]:
     """Each phase's GPU time in isolation, both versions, with the chapter's timer."""
-    faulty, repaired = Program(sizes, frozenset(FAULTS)), Program(sizes, frozenset())
+    faulty, repaired = Pipeline(sizes, frozenset(FAULTS)), Pipeline(sizes, frozenset())
     rows = []
     work = {
         "transfer": (lambda: faulty.device_batches[0].copy_to_device(faulty.host_batches[0]),
@@ -212,52 +211,36 @@ def phase_timings(sizes: Sizes, time_gpu) -> list[dict]:
     for phase in PHASES:
         run_faulty, run_repaired, bytes_ = work[phase]
         flush = phase == "layer"
-        t_faulty = time_gpu(run_faulty, warmup=3, repeats=30, flush_l2=flush)
-        t_repaired = time_gpu(run_repaired, warmup=3, repeats=30, flush_l2=flush)
-        rows.append({"phase": phase, "bytes": bytes_, "faulty": t_faulty.to_dict(), "repaired": t_repaired.to_dict()})
+        rows.append(PhaseTimings(phase=phase, moved_bytes=bytes_,
+                                 faulty=time_gpu(run_faulty, warmup=3, repeats=30, flush_l2=flush),
+                                 repaired=time_gpu(run_repaired, warmup=3, repeats=30, flush_l2=flush)))
     return rows
 
 
-def ablation(sizes: Sizes, faulty_seconds: float) -> list[dict]:
-    """What each fault costs: the faulty program's time minus its time with only that fault repaired."""
-    rows = []
-    for fault in FAULTS:
-        without = seconds_per_iteration(sizes, frozenset(FAULTS) - {fault})["median_seconds"]
-        rows.append({"fault": fault, "phase": FAULT_PHASE[fault], "seconds_with_only_this_repaired": without,
-                     "saved_seconds": faulty_seconds - without,
-                     "saved_share": (faulty_seconds - without) / faulty_seconds})
-    return rows
+def ablation(sizes: Sizes) -> list[AblationRow]:
+    """The faulty program's time per iteration with only one fault repaired, for each fault."""
+    return [AblationRow(fault=fault, seconds_with_only_this_repaired=seconds_per_iteration(
+        sizes, frozenset(FAULTS) - {fault}).median_seconds) for fault in FAULTS]
 
 
 # ----- step 2: the timeline ----------------------------------------------------------------------
-def event_timeline(sizes: Sizes, iterations: int = 4) -> dict:
-    """Spans of the first iterations of both versions, and the GPU's idle gaps between them."""
+def event_timeline(sizes: Sizes, iterations: int = 4) -> dict[str, VersionTimeline]:
+    """Spans of the first iterations of both versions, on the GPU's clock."""
     out = {}
-    short = Sizes(**{**asdict(sizes), "iterations": iterations})
+    short = sizes.model_copy(update={"iterations": iterations})
     for label, faults in (("faulty", frozenset(FAULTS)), ("repaired", frozenset())):
-        program = Program(short, faults)
-        program.run()                      # warm-up
+        pipeline = Pipeline(short, faults)
+        pipeline.run()                      # warm-up
         timeline = EventTimeline()
-        program.run(timeline)
-        spans = timeline.spans()
-        gaps = idle_gaps(spans)
-        out[label] = {
-            "iterations": iterations,
-            "spans": [s.to_dict() for s in spans],
-            "phase_seconds": {phase: sum(s.seconds for s in spans if s.phase == phase) / iterations
-                              for phase in PHASES},
-            "idle_gaps": len(gaps),
-            "idle_seconds": sum(g.seconds for g in gaps),
-            "busy_fraction": busy_fraction(spans),
-            "wall_seconds": max(s.end_seconds for s in spans) - min(s.start_seconds for s in spans),
-        }
+        pipeline.run(timeline)
+        out[label] = VersionTimeline(iterations=iterations, spans=timeline.spans())
     return out
 
 
 # ----- step 3: Nsight Compute on the dominant kernels --------------------------------------------
-def profile_target(sizes: Sizes = GPU_SIZES) -> None:
+def profile_target(sizes: Sizes) -> None:
     """What ncu profiles: each profiled kernel launched once, at the lab's size."""
-    faulty, repaired = Program(sizes, frozenset(FAULTS)), Program(sizes, frozenset())
+    faulty, repaired = Pipeline(sizes, frozenset(FAULTS)), Pipeline(sizes, frozenset())
     faulty.layer()
     repaired.layer()
     repaired.loss(0)
@@ -267,15 +250,14 @@ def profile_target(sizes: Sizes = GPU_SIZES) -> None:
     cuda.synchronize()
 
 
-def nsight_compute(work_dir: Path) -> dict:
+def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
     """Profile the target under ncu (clocks left alone) and diagnose each kernel as the chapter does."""
     import sys
 
     from labkit.profiling import diagnosis, ncu
 
-    ncu_path = ncu.find_ncu()
-    if ncu_path is None:
-        return {"status": "unavailable", "reason": "ncu not found (install Nsight Compute)"}
+    if ncu.find_ncu() is None:
+        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)")
     report = work_dir / "lab04"
     try:
         ncu.profile_command([sys.executable, "-m", "labkit.labs.lab04.program", "profile-target"],
@@ -283,15 +265,15 @@ def nsight_compute(work_dir: Path) -> dict:
         raw = ncu.export_csv(report.with_suffix(".ncu-rep"), "raw")
         details = ncu.export_csv(report.with_suffix(".ncu-rep"), "details")
     except ncu.NcuError as exc:
-        return {"status": "unavailable", "reason": str(exc)}
+        return Unavailable(status="unavailable", reason=str(exc))
     (work_dir / "ncu_raw.csv").write_text(raw)
     (work_dir / "ncu_details.csv").write_text(details)
     profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
-    return {"status": "ok", "kernels": [diagnosis.diagnose(profile).to_dict() for profile in profiles]}
+    return NcuProfiles(status="ok", kernels=[diagnosis.diagnose(profile) for profile in profiles])
 
 
 # ----- step 4: the SASS --------------------------------------------------------------------------
-def sass_step(work_dir: Path) -> dict:
+def sass_step(work_dir: Path) -> SassListing:
     """Each profiled kernel's SASS, and the chapter's questions answered from it."""
     from labkit.profiling import sass
 
@@ -302,88 +284,21 @@ def sass_step(work_dir: Path) -> dict:
     for name, dispatcher in kernels.items():
         text = sass.dump_sass(dispatcher)
         (work_dir / f"sass_{name}.txt").write_text(text)
-        facts[name] = sass.read_sass(text).to_dict()
-    return facts
+        facts[name] = sass.read_sass(text)
+    return SassListing(status="ok", kernels=facts)
 
 
-# ----- the whole lab on a GPU --------------------------------------------------------------------
-def measure(progress, work_dir: Path, sizes: Sizes = GPU_SIZES) -> dict:
-    """The four steps at GPU size; ``progress(label)`` advances the progress bar one step."""
-    from labkit.device import read_device_facts
-    from labkit.profiling import nsys
-    from labkit.timing import time_gpu
-
-    check_launches(sizes)
-    progress("checks against NumPy")
-    checks = [{"name": name, "passed": ok} for name, ok in
-              check_against_numpy(replace(SIMULATOR_SIZES, threads_per_block=sizes.threads_per_block))]
-    progress("step 1: the timer against cupyx, and the L2 effect")
-    instrument = timer_checks(time_gpu, read_device_facts())
-    progress("step 1: chronometer, faulty and repaired")
-    faulty = seconds_per_iteration(sizes, frozenset(FAULTS))
-    repaired = seconds_per_iteration(sizes, frozenset())
-    progress("step 1: each phase with the timer")
-    phases = phase_timings(sizes, time_gpu)
-    progress("step 1: what each fault costs")
-    costs = ablation(sizes, faulty["median_seconds"])
-    progress("step 2: timeline")
-    timeline = {"source": "labkit-events", **event_timeline(sizes)}
-    if nsys.find_nsys():
-        timeline["nsys_kernels"] = nsys_kernel_summary(work_dir)
-        timeline["source"] = "nsys"
-    progress("step 3: Nsight Compute")
-    ncu_results = nsight_compute(work_dir)
-    progress("step 4: SASS")
-    sass_facts = sass_step(work_dir)
-    return {
-        "sizes": asdict(sizes),
-        "checks": checks,
-        "timer": instrument,
-        "totals": {"faulty": faulty, "repaired": repaired,
-                   "speedup": faulty["median_seconds"] / repaired["median_seconds"]},
-        "phases": phases,
-        "ablation": costs,
-        "timeline": timeline,
-        "ncu": ncu_results,
-        "sass": sass_facts,
-    }
-
-
-MEASURE_STEPS = 9
-
-
-def nsys_kernel_summary(work_dir: Path) -> list[dict]:
+def nsys_kernel_summary(work_dir: Path):
     """Where nsys exists: its cuda_gpu_kern_sum of the faulty program (the kernels that dominate)."""
     import sys
 
     from labkit.profiling import nsys
 
     text = nsys.profile_and_summarize([sys.executable, "-m", "labkit.labs.lab04.program", "faulty-program"], work_dir)
-    return [row.to_dict() for row in nsys.parse_kern_sum(text)]
-
-
-def main(argv: list[str]) -> int:
-    """Entry points for the profilers' child processes."""
-    if argv == ["profile-target"]:
-        profile_target()
-    elif argv == ["faulty-program"]:
-        Program(GPU_SIZES, frozenset(FAULTS)).run()
-    else:
-        raise SystemExit("usage: python -m labkit.labs.lab04.program profile-target|faulty-program")
-    return 0
-
-
-if __name__ == "__main__":
-    import sys
-
-    raise SystemExit(main(sys.argv[1:]))
-
-
+    return nsys.parse_kern_sum(text)
 
 
 # ----- step 1's instrument: the timer itself, checked ----------------------------------------------
-L2_WORKING_SET_BYTES = 20_000_000
-HBM_WORKING_SET_BYTES = 400_000_000
 READ_PASSES = 8
 CUPYX_COPY_BYTES = 1 << 30
 #: The compute-bound kernel timed by both timers: 2^23 elements x 4096 dependent FMAs.
@@ -391,42 +306,41 @@ CUPYX_FMA_ELEMENTS = 1 << 23
 CUPYX_FMA_PER_ELEMENT = 4096
 
 
-def timer_checks(time_gpu, facts) -> dict:
+def timer_checks(sizes: Sizes, time_gpu, facts) -> TimerChecks:
     """The chapter's timer against cupyx.profiler.benchmark, and rule 5's L2 effect.
 
     cupyx synchronises after every call, this timer runs the calls back to back: on a
     compute-bound kernel (FMA chains) the two must agree; on a 1 GiB copy, isolated calls are
     a few percent slower, and the table shows by how much.
 
-    L2: a 20 MB working set read once per launch, with and without an L2 flush between
-    repetitions; then read 8 times in one launch, against the same over 400 MB (bigger than L2).
+    L2: a working set that fits in L2 (``sizes.l2_set_bytes``, 20 MB) read once per launch, with
+    and without an L2 flush between repetitions; then read 8 times in one launch, against the same
+    over one that does not (``sizes.hbm_set_bytes``, 400 MB).
     Apparent bandwidth = bytes read / median time, compared with the theoretical HBM peak.
     """
     from labkit.kernels.stream import read_passes
 
     out = cuda.device_array(1, dtype=np.float32)
     grid = facts.sm_count * 8
-
-    def read(x, passes):
-        return lambda: read_passes[grid, THREADS](x, out, passes)
-
-    small = cuda.to_device(np.ones(L2_WORKING_SET_BYTES // 4, dtype=np.float32))
-    large = cuda.to_device(np.ones(HBM_WORKING_SET_BYTES // 4, dtype=np.float32))
+    small = cuda.to_device(np.ones(sizes.l2_set_bytes // 4, dtype=np.float32))
+    large = cuda.to_device(np.ones(sizes.hbm_set_bytes // 4, dtype=np.float32))
+    plan = {"l2_once_warm": (small, 1, False), "l2_once_flushed": (small, 1, True),
+            "l2_passes_warm": (small, READ_PASSES, False), "hbm_passes": (large, READ_PASSES, True)}
     rows = []
-    for name, x, passes, flush in (("l2_once_warm", small, 1, False), ("l2_once_flushed", small, 1, True),
-                                   ("l2_passes_warm", small, READ_PASSES, False),
-                                   ("hbm_passes", large, READ_PASSES, True)):
-        timing = time_gpu(read(x, passes), warmup=10, repeats=200, flush_l2=flush)
-        bytes_ = passes * x.size * 4
-        rows.append({"measurement": name, "bytes": bytes_, "timing": timing.to_dict(),
-                     "gbps": bytes_ / timing.median_seconds / 1e9,
-                     "of_hbm_peak": bytes_ / timing.median_seconds / 1e9 / facts.hbm_peak_gbps})
-    checks = {"hbm_peak_gbps": facts.hbm_peak_gbps, "l2": rows, "cupyx": None}
+    for name in L2_MEASUREMENTS:
+        x, passes, flush = plan[name]
+        timing = time_gpu(lambda: read_passes[grid, THREADS](x, out, passes), warmup=10, repeats=200, flush_l2=flush)
+        rows.append(L2Read(measurement=name, read_bytes=passes * x.size * 4, timing=timing))
+    return TimerChecks(l2=rows, cupyx=cupyx_comparisons(time_gpu))
+
+
+def cupyx_comparisons(time_gpu) -> list[TimerComparison] | None:
+    """Both timers on a compute-bound kernel and on a 1 GiB copy; None without CuPy."""
     try:
         import cupy
         from cupyx.profiler import benchmark
     except ImportError:
-        return checks
+        return None
     source = cupy.ones(CUPYX_COPY_BYTES // 4, dtype=cupy.float32)
     target = cupy.empty_like(source)
     # Launched by CuPy, whose launch costs microseconds: a Numba launch's tens of microseconds of
@@ -439,18 +353,71 @@ def timer_checks(time_gpu, facts) -> dict:
     def fma_chains():
         fma_loop(cupy.float32(0.999), cupy.float32(0.001), values)
 
-    checks["cupyx"] = []
+    comparisons = []
     for name, fn in (("fma_chains", fma_chains), ("copy_1gib", lambda: cupy.copyto(target, source))):
         ours = time_gpu(fn, warmup=10, repeats=100)
         theirs = float(np.median(benchmark(fn, (), n_warmup=10, n_repeat=100).gpu_times[0]))
-        checks["cupyx"].append({"kernel": name, "labkit_median_seconds": ours.median_seconds,
-                                "cupyx_median_seconds": theirs, "ratio": theirs / ours.median_seconds})
-    return checks
-    source = cupy.ones(CUPYX_COPY_BYTES // 4, dtype=cupy.float32)
-    target = cupy.empty_like(source)
-    ours = time_gpu(lambda: cupy.copyto(target, source), warmup=10, repeats=100)
-    theirs = benchmark(cupy.copyto, (target, source), n_warmup=10, n_repeat=100)
-    theirs_seconds = float(np.median(theirs.gpu_times[0]))
-    checks["cupyx"] = {"bytes": 2 * CUPYX_COPY_BYTES, "labkit_median_seconds": ours.median_seconds,
-                       "cupyx_median_seconds": theirs_seconds, "ratio": theirs_seconds / ours.median_seconds}
-    return checks
+        comparisons.append(TimerComparison(kernel=name, labkit_median_seconds=ours.median_seconds,
+                                           cupyx_median_seconds=theirs))
+    return comparisons
+
+
+# ----- the whole lab -----------------------------------------------------------------------------
+class Lab04Program(Program[Sizes, Lab04Results]):
+    steps = 8
+
+    def check(self, sizes: Sizes) -> list[Check]:
+        return check_against_numpy(sizes)
+
+    def measure(self, bench: Bench, sizes: Sizes) -> Lab04Results:
+        """The four steps at ``sizes``; profilers are skipped in the simulator."""
+        from labkit.labs.lab04 import LAB
+        from labkit.profiling import nsys
+
+        check_launches(sizes, None if bench.simulated else bench.facts)
+        bench.progress("checks against NumPy")
+        checks = check_against_numpy(LAB.simulator_sizes.model_copy(
+            update={"threads_per_block": sizes.threads_per_block}))
+        bench.progress("step 1: the timer against cupyx, and the L2 effect")
+        instrument = timer_checks(sizes, bench.time_gpu, bench.facts)
+        bench.progress("step 1: chronometer, faulty and repaired")
+        totals = Totals(faulty=seconds_per_iteration(sizes, frozenset(FAULTS)),
+                        repaired=seconds_per_iteration(sizes, frozenset()))
+        bench.progress("step 1: each phase with the timer")
+        phases = phase_timings(sizes, bench.time_gpu)
+        bench.progress("step 1: what each fault costs")
+        costs = ablation(sizes)
+        no_gpu = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
+        bench.progress("step 2: timeline")
+        if bench.simulated:
+            timeline = no_gpu
+        elif nsys.find_nsys():
+            timeline = Timeline(source="nsys", nsys_kernels=nsys_kernel_summary(bench.work_dir), **event_timeline(sizes))
+        else:
+            timeline = Timeline(source="labkit-events", **event_timeline(sizes))
+        bench.progress("step 3: Nsight Compute")
+        ncu_results = no_gpu if bench.simulated else nsight_compute(bench.work_dir)
+        bench.progress("step 4: SASS")
+        sass_facts = no_gpu if bench.simulated else sass_step(bench.work_dir)
+        return Lab04Results(sizes=sizes, checks=checks, hbm_peak_gbps=bench.facts.hbm_peak_gbps, timer=instrument,
+                            totals=totals, phases=phases, ablation=costs, timeline=timeline, ncu=ncu_results,
+                            sass=sass_facts)
+
+
+def main(argv: list[str]) -> int:
+    """Entry points for the profilers' child processes."""
+    from labkit.labs.lab04 import LAB
+
+    if argv == ["profile-target"]:
+        profile_target(LAB.gpu_sizes)
+    elif argv == ["faulty-program"]:
+        Pipeline(LAB.gpu_sizes, frozenset(FAULTS)).run()
+    else:
+        raise SystemExit("usage: python -m labkit.labs.lab04.program profile-target|faulty-program")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

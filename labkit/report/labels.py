@@ -235,4 +235,4 @@ def label(lang: str, key: str) -> str:
     try:
         return LABELS[lang][key]
     except KeyError:
-        raise KeyError(f"no '{key}' label for language '{lang}': add it to labkit/site/labels.py") from None
+        raise KeyError(f"no '{key}' label for language '{lang}': add it to labkit/report/labels.py") from None

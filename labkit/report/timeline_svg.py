@@ -22,7 +22,7 @@ def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str
     """rows: (row label, spans with phase/start_seconds/end_seconds); each row's length is written
     at its end by ``format_ms(seconds)``; ``title`` names the picture for screen readers."""
     height = LEGEND_HEIGHT + len(rows) * (ROW_HEIGHT + 8) + AXIS_HEIGHT // 2
-    longest = max(max(s["end_seconds"] for s in spans) - min(s["start_seconds"] for s in spans) for _, spans in rows)
+    longest = max(max(s.end_seconds for s in spans) - min(s.start_seconds for s in spans) for _, spans in rows)
     svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {height}",
                                 "class": "lab-timeline", "role": "img", "aria-label": title})
     x = LABEL_WIDTH
@@ -36,20 +36,20 @@ def timeline_svg(rows: list[tuple[str, list[dict]]], phase_labels: dict[str, str
         y = LEGEND_HEIGHT + index * (ROW_HEIGHT + 8)
         label = etree.SubElement(svg, "text", {"x": "0", "y": str(y + 15), "font-size": "12"})
         label.text = row_label
-        start = min(s["start_seconds"] for s in spans)
-        end = max(s["end_seconds"] for s in spans)
+        start = min(s.start_seconds for s in spans)
+        end = max(s.end_seconds for s in spans)
         scale = plot_width / longest if longest > 0 else 0.0
         etree.SubElement(svg, "rect", {"x": str(LABEL_WIDTH), "y": str(y), "width": f"{(end - start) * scale:.2f}",
                                        "height": str(ROW_HEIGHT), "fill": "#eeeeee"})
         for span in spans:
             bar = etree.SubElement(svg, "rect", {
-                "x": f"{LABEL_WIDTH + (span['start_seconds'] - start) * scale:.2f}", "y": str(y),
-                "width": f"{max((span['end_seconds'] - span['start_seconds']) * scale, 0.5):.2f}",
-                "height": str(ROW_HEIGHT), "fill": PHASE_COLOURS[span["phase"]],
+                "x": f"{LABEL_WIDTH + (span.start_seconds - start) * scale:.2f}", "y": str(y),
+                "width": f"{max((span.end_seconds - span.start_seconds) * scale, 0.5):.2f}",
+                "height": str(ROW_HEIGHT), "fill": PHASE_COLOURS[span.phase],
             })
             etree.SubElement(bar, "title").text = (
-                f"{phase_labels[span['phase']]} #{span['iteration']}: "
-                f"{format_ms(span['end_seconds'] - span['start_seconds'])}")
+                f"{phase_labels[span.phase]} #{span.iteration}: "
+                f"{format_ms(span.end_seconds - span.start_seconds)}")
         length = etree.SubElement(svg, "text", {"x": f"{LABEL_WIDTH + (end - start) * scale:.2f}",
                                                 "y": str(y + ROW_HEIGHT + 7), "font-size": "10", "text-anchor": "end"})
         length.text = format_ms(end - start)

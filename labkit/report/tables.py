@@ -2,14 +2,14 @@
 
 A lab turns its results into ``Table`` objects: ids for the title and columns, raw values in
 the cells. Whoever shows them (the terminal in English, a chapter in French or Chinese) looks
-the ids up in labkit.site.labels and formats each cell by its column's kind.
+the ids up in labkit.report.labels and formats each cell by its column's kind.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.figures import format_number, format_percent
+from labkit.report.numbers import format_number, format_percent
 
 #: Cell kinds: how a raw value is shown.
 KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool")

@@ -1,0 +1,23 @@
+"""``numba.cuda``, imported only once the backend is chosen: ``from labkit.gpu import cuda``.
+
+Numba reads NUMBA_ENABLE_CUDASIM when ``numba.cuda`` is first imported. Every labkit module that
+runs kernels imports ``cuda`` from here (a test checks that none imports it from numba
+directly), so importing any of them, in any order, picks the GPU when there is one and the
+simulator otherwise.
+"""
+
+from __future__ import annotations
+
+from labkit.backend import NO_GPU_NOTICE, NoGPUError, select_backend
+
+SIMULATED = select_backend() == "simulator"
+
+from numba import cuda  # noqa: E402  (after the choice, on purpose)
+from numba.cuda.core.errors import NumbaPerformanceWarning  # noqa: E402,F401  (numba-cuda's own class)
+
+
+def require_gpu(why: str = NO_GPU_NOTICE):
+    """``numba.cuda`` on a real GPU; NoGPUError(why) in the simulator."""
+    if SIMULATED:
+        raise NoGPUError(why)
+    return cuda

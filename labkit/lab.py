@@ -1,0 +1,157 @@
+"""The lab interface every lab implements, and the registry that finds the labs.
+
+A lab is one package ``labkit/labs/labNN/``. Its ``__init__`` defines ``LAB``, an instance of a
+:class:`Lab` subclass: the lab's id, its folder under ``labs/``, its chapter, its sizes and its
+results (typed records, defined once), and how its results become tables and figures. Importing
+it runs no GPU code, so the site and the command line can use it anywhere. Its ``program``
+module holds the kernels and the measurements (a :class:`Program`), imported only when asked for.
+
+Adding a lab is adding that package (and its chapter pages and notebook): :func:`labs` discovers
+it, and the tests check that the site, the notebooks and both navigations know it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from labkit.errors import LabkitError
+from labkit.records import Record, describe_validation_error
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as etree
+
+    from labkit.device import DeviceFacts
+    from labkit.project import Project
+    from labkit.report.tables import Table
+    from labkit.timing import Timing
+
+S = TypeVar("S", bound=Record)
+R = TypeVar("R", bound=Record)
+
+LAB_PACKAGE = re.compile(r"lab\d\d")
+
+
+class Check(Record):
+    """One comparison of a kernel's output with NumPy."""
+
+    name: str
+    passed: bool
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What a measurement is given: the device's facts, the timer, a folder for raw profiler
+    outputs, a progress callback (one call per step), and whether kernels run in the simulator
+    (then profilers are skipped and the timer is a stand-in that no record may come from)."""
+
+    facts: DeviceFacts
+    time_gpu: Callable[..., Timing]
+    work_dir: Path
+    progress: Callable[[str], None]
+    simulated: bool = False
+
+
+class Program(ABC, Generic[S, R]):
+    """A lab's kernels and measurements (importing it chooses the GPU or the simulator)."""
+
+    #: How many times ``measure`` calls ``bench.progress``.
+    steps: ClassVar[int]
+
+    @abstractmethod
+    def check(self, sizes: S) -> list[Check]:
+        """Every kernel at ``sizes`` (small) against NumPy, on fresh inputs."""
+
+    @abstractmethod
+    def measure(self, bench: Bench, sizes: S) -> R:
+        """The lab's measurements at ``sizes``; raw profiler outputs go to ``bench.work_dir``."""
+
+
+class Lab(ABC, Generic[S, R]):
+    """What a lab declares. Subclasses set the class attributes and implement the methods."""
+
+    id: ClassVar[str]                 # "lab-01"
+    folder: ClassVar[str]             # "01-roofline": labs/<folder>/ holds its notebook and results
+    chapter: ClassVar[str]            # its chapter page, relative to docs/<lang>/
+    results_type: ClassVar[type[Record]]
+    gpu_sizes: ClassVar[Record]
+    simulator_sizes: ClassVar[Record]
+    #: Sizes fields that `labkit run` lets a user change (a run that changes one is an experiment).
+    adjustable: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def program(self) -> Program[S, R]:
+        """The lab's program (imports its kernels)."""
+
+    @abstractmethod
+    def tables(self, results: R) -> list[Table]:
+        """The results as language-neutral tables (labkit.report.tables)."""
+
+    def figures(self, results: R, lang: str) -> list[etree.Element]:
+        """The results as figures in ``lang`` (inline SVG); none by default."""
+        return []
+
+    @property
+    def number(self) -> str:
+        return self.id.removeprefix("lab-")
+
+    @property
+    def notebook(self) -> str:
+        """The notebook's path in the project: ``labs/<folder>/labNN.py``."""
+        return f"labs/{self.folder}/lab{self.number}.py"
+
+    def lab_dir(self, project: Project) -> Path:
+        return project.lab_dir(self.folder)
+
+    def sizes_with(self, changes: dict, base: Record | None = None) -> Record:
+        """``base`` (the GPU sizes by default) with ``changes``; a change to a field that is not
+        adjustable, or to an impossible value, is refused in one line."""
+        fixed = sorted(set(changes) - set(self.adjustable))
+        if fixed:
+            raise UnknownLabError(f"{self.id} has no adjustable {', '.join(fixed)}"
+                                  + (f" (adjustable: {', '.join(self.adjustable)})" if self.adjustable else ""))
+        base = base or self.gpu_sizes
+        try:
+            return type(base).model_validate({**base.model_dump(), **changes})
+        except ValidationError as exc:
+            raise UnknownLabError(f"{self.id}: sizes {describe_validation_error(exc)}") from None
+
+
+class UnknownLabError(LabkitError, ValueError):
+    """A lab id or option that does not exist."""
+
+
+@functools.cache
+def labs() -> dict[str, Lab]:
+    """Every lab of labkit.labs, by id: each ``labkit/labs/labNN`` package's ``LAB``."""
+    import labkit.labs as package
+
+    found: dict[str, Lab] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if not LAB_PACKAGE.fullmatch(info.name):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        lab = getattr(module, "LAB", None)
+        if not isinstance(lab, Lab):
+            raise TypeError(f"{module.__name__} must define LAB, an instance of labkit.lab.Lab")
+        if lab.id != f"lab-{info.name.removeprefix('lab')}":
+            raise TypeError(f"{module.__name__}.LAB has id {lab.id!r}: a package labNN holds lab-NN")
+        found[lab.id] = lab
+    return dict(sorted(found.items()))
+
+
+def lab(lab_id: str) -> Lab:
+    """The lab with this id; UnknownLabError lists the labs that exist."""
+    known = labs()
+    if lab_id not in known:
+        raise UnknownLabError(f"unknown lab '{lab_id}': choose one of {', '.join(known)}")
+    return known[lab_id]

@@ -1,0 +1,215 @@
+"""What lab 01 records, typed once: the file's shape, its validation and its reading.
+
+Stored are the measurements (timings, FLOP and byte counts, clocks) and the recorded GPU's
+theoretical figures; every ratio, rate and verdict is derived here, from them. A file that
+validates is physically possible on its GPU: no bandwidth above its theoretical HBM peak, no
+FLOP rate above its FMA peak, no kernel faster than its t_min on those peaks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from labkit import roofline
+from labkit.device import fma_peak_gflops
+from labkit.lab import Check
+from labkit.records import Count, Positive, Record
+from labkit.timing import Timing
+
+#: FMAs per element of each sweep point (0: one add). I = 1/8 for the add, fmas / 4 otherwise.
+SWEEP_FMAS = (0, 1, 2, 4, 8, 16, 32, 48, 64, 128, 256, 512, 1024)
+SAMPLE_KERNELS = ("saxpy", "reduction", "gemm_tile32", "stencil_5pt")
+#: A sweep point counts as on the roof within this fraction of min(P, I x B), both measured.
+ROOF_TOLERANCE = 0.10
+
+SampleKernel = Literal["saxpy", "reduction", "gemm_tile32", "stencil_5pt"]
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+class Sizes(Record):
+    copy_bytes: PositiveInt
+    fma_blocks_per_sm: PositiveInt
+    fma_threads: PositiveInt
+    fma_trips: PositiveInt
+    sweep_elements: PositiveInt   # a multiple of SWEEP_THREADS x SWEEP_ELEMENTS_PER_THREAD (roofline_kernels)
+    vector_elements: PositiveInt  # SAXPY and the reduction
+    gemm_n: PositiveInt
+    stencil_n: PositiveInt
+    repeats: PositiveInt
+    sweep_fmas: tuple[Annotated[int, Field(ge=0)], ...] = SWEEP_FMAS   # the sweep's points
+
+
+class DevicePeaks(Record):
+    """The recorded GPU's theoretical figures: the ceilings no measurement can pass."""
+
+    sm_count: PositiveInt
+    max_sm_clock_mhz: Positive
+    hbm_peak_gbps: Positive
+    fp32_lanes_per_sm: PositiveInt
+    fp64_lanes_per_sm: PositiveInt
+
+    def lanes(self, precision: str) -> int:
+        return self.fp32_lanes_per_sm if precision == "fp32" else self.fp64_lanes_per_sm
+
+    def peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float:
+        """SMs x lanes x 2 x clock (the maximum clock unless one is given)."""
+        return fma_peak_gflops(self.sm_count, self.lanes(precision), sm_clock_mhz or self.max_sm_clock_mhz)
+
+
+class BandwidthCeiling(Record):
+    """labkit's copy (bytes read + written) against a reference: cupy.copyto, or the theoretical peak."""
+
+    copy_bytes: PositiveInt            # read + written
+    timing: Timing
+    reference_gbps: Positive
+    reference_is: Literal["cupy_copyto", "theoretical"]
+
+    @property
+    def gbps(self) -> float:
+        return self.timing.gbps(self.copy_bytes)
+
+
+class FmaCeiling(Record):
+    """FMA chains: FLOPs over the median time, against the peak at the SM clock read during the run."""
+
+    flops: Positive
+    timing: Timing
+    sm_clock_mhz: Positive
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.timing.median_seconds / 1e9
+
+
+class Ceilings(Record):
+    hbm: BandwidthCeiling
+    fp32: FmaCeiling
+    fp64: FmaCeiling
+
+
+class SweepPoint(Record):
+    """One point of the intensity sweep: the same kernel with ``fmas`` FMAs per element."""
+
+    fmas: Count
+    flops: Positive
+    moved_bytes: Positive
+    timing: Timing
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.moved_bytes
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.timing.median_seconds / 1e9
+
+
+class Placement(Record):
+    """One of chapter 1's kernels, measured: its work (labkit.workloads) and its time."""
+
+    kernel: SampleKernel
+    flops: Positive
+    moved_bytes: Positive
+    timing: Timing
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.moved_bytes
+
+    @property
+    def t_real_seconds(self) -> float:
+        return self.timing.median_seconds
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.t_real_seconds / 1e9
+
+
+class Lab01Results(Record):
+    sizes: Sizes
+    checks: list[Check]
+    device: DevicePeaks
+    ceilings: Ceilings
+    sweep: list[SweepPoint]
+    placement: list[Placement]
+
+    # ----- what is derived ---------------------------------------------------------------
+    @property
+    def peak_gflops(self) -> float:
+        """P, measured: the FP32 FMA ceiling."""
+        return self.ceilings.fp32.gflops
+
+    @property
+    def bandwidth_gbps(self) -> float:
+        """B, measured: the copy ceiling."""
+        return self.ceilings.hbm.gbps
+
+    def reference_gflops(self, precision: str) -> float:
+        """The FMA peak at the clock read while that ceiling was measured."""
+        return self.device.peak_gflops(precision, getattr(self.ceilings, precision).sm_clock_mhz)
+
+    def roof_gflops(self, intensity: float) -> float:
+        """The measured roof at ``intensity``: min(P, I x B)."""
+        return roofline.attainable_gflops(intensity, self.peak_gflops, self.bandwidth_gbps)
+
+    def of_roof(self, point: SweepPoint) -> float:
+        return point.gflops / self.roof_gflops(point.intensity)
+
+    def on_roof(self, point: SweepPoint) -> bool:
+        """Within ROOF_TOLERANCE of the measured roof."""
+        return self.of_roof(point) >= 1 - ROOF_TOLERANCE
+
+    def t_min_seconds(self, kernel: Placement) -> float:
+        """t_min on the measured ceilings."""
+        return roofline.t_min_seconds(kernel.flops, kernel.moved_bytes, self.peak_gflops, self.bandwidth_gbps)
+
+    def t_ratio(self, kernel: Placement) -> float:
+        return kernel.t_real_seconds / self.t_min_seconds(kernel)
+
+    def verdict(self, kernel: Placement) -> roofline.Verdict:
+        return roofline.verdict(kernel.t_real_seconds, self.t_min_seconds(kernel))
+
+    def bound(self, kernel: Placement) -> roofline.Bound:
+        return roofline.bound_class(kernel.flops, kernel.moved_bytes, self.peak_gflops, self.bandwidth_gbps)
+
+    # ----- what cannot be -----------------------------------------------------------------
+    @model_validator(mode="after")
+    def _complete(self) -> Lab01Results:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        if tuple(point.fmas for point in self.sweep) != self.sizes.sweep_fmas:
+            raise ValueError(f"sweep: FMAs per element {[p.fmas for p in self.sweep]}, expected "
+                             f"{list(self.sizes.sweep_fmas)} (sizes/sweep_fmas)")
+        if tuple(row.kernel for row in self.placement) != SAMPLE_KERNELS:
+            raise ValueError(f"placement: kernels {[r.kernel for r in self.placement]}, "
+                             f"expected {list(SAMPLE_KERNELS)}")
+        return self
+
+    @model_validator(mode="after")
+    def _physically_possible(self) -> Lab01Results:
+        """Nothing above the recorded GPU's theoretical peaks, nothing faster than t_min on them."""
+        hbm, device = self.ceilings.hbm, self.device
+        for what, gbps in (("ceilings/hbm", hbm.gbps), ("ceilings/hbm/reference_gbps", hbm.reference_gbps)):
+            if gbps > device.hbm_peak_gbps:
+                raise ValueError(f"{what}: {gbps:.0f} GB/s is above the GPU's theoretical HBM peak "
+                                 f"{device.hbm_peak_gbps:.0f} GB/s")
+        for precision in ("fp32", "fp64"):
+            ceiling, peak = getattr(self.ceilings, precision), self.reference_gflops(precision)
+            if ceiling.gflops > peak:
+                raise ValueError(f"ceilings/{precision}: {ceiling.gflops:.0f} GFLOP/s is above the FMA peak "
+                                 f"{peak:.0f} GFLOP/s at the {ceiling.sm_clock_mhz:g} MHz read")
+        peak = device.peak_gflops("fp32")
+        for point in self.sweep:
+            roof = roofline.attainable_gflops(point.intensity, peak, device.hbm_peak_gbps)
+            if point.gflops > roof:
+                raise ValueError(f"sweep point at I = {point.intensity:g}: {point.gflops:.0f} GFLOP/s is above the "
+                                 f"theoretical roof min(P, I x B) = {roof:.0f} GFLOP/s")
+        for kernel in self.placement:
+            floor = roofline.t_min_seconds(kernel.flops, kernel.moved_bytes, peak, device.hbm_peak_gbps)
+            if kernel.t_real_seconds < floor:
+                raise ValueError(f"placement {kernel.kernel}: t_real {kernel.t_real_seconds:.3g} s is below t_min "
+                                 f"{floor:.3g} s on the theoretical peaks")
+        return self

@@ -1,0 +1,63 @@
+"""The base of every typed record labkit writes to disk, and the value types they share.
+
+A record is a frozen pydantic model: unknown fields are refused, floats must be finite, and the
+constraints written in the types (``Seconds`` is > 0, ``Share`` is within [0, 1]) hold on every
+record that exists. The same class gives the JSON schema, the validation on write and on load,
+and typed attribute access in the renderers, so a file that validates can always be rendered.
+Derived figures (ratios, bandwidths) are properties, computed from the fields, never stored.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class Record(BaseModel):
+    """Frozen, closed (no unknown field), finite floats only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+#: A duration in seconds: measured, so strictly positive.
+Seconds = Annotated[float, Field(gt=0)]
+#: A count, a size, a rate: zero or more.
+NonNegative = Annotated[float, Field(ge=0)]
+#: Strictly positive (a bandwidth, a FLOP rate, an intensity).
+Positive = Annotated[float, Field(gt=0)]
+#: A fraction of a whole, 0 to 1.
+Share = Annotated[float, Field(ge=0, le=1)]
+#: A percentage as Nsight Compute prints it, 0 to 100 (a little above 100 is rounding).
+Percent = Annotated[float, Field(ge=0, le=101)]
+#: A whole number of things, zero or more.
+Count = Annotated[int, Field(ge=0)]
+
+
+class Spread(Record):
+    """Repeated measurements of one duration: their median, with min and max beside it."""
+
+    median_seconds: Seconds
+    min_seconds: Seconds
+    max_seconds: Seconds
+    repeats: Annotated[int, Field(ge=1)]
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Spread:
+        if not self.min_seconds <= self.median_seconds <= self.max_seconds:
+            raise ValueError(f"min {self.min_seconds:g} <= median {self.median_seconds:g} <= max "
+                             f"{self.max_seconds:g} does not hold")
+        return self
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """The first problem of a pydantic error as 'field a/b/0/c: what is wrong'."""
+    first = error.errors(include_url=False)[0]
+    where = "/".join(str(part) for part in first["loc"]) or "(top level)"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] in ("missing", "extra_forbidden"):
+        return f"field {where}: {message.lower()}"
+    value = first.get("input")
+    shown = "" if isinstance(value, (dict, list)) else f" (it holds {json.dumps(value)[:60]})"
+    return f"field {where}: {message}{shown}"
