@@ -7,7 +7,7 @@ from bs4 import BeautifulSoup
 
 from labkit.figures import FIGURES, render_figure
 from labkit.report.numbers import format_number
-from labkit.quizzes import ANSWER_KEY, Choice, Numeric
+from labkit.quizzes import ANSWER_KEY, Choice
 from labkit.site.inventory import BLOCK, language_pages
 from labkit.report.labels import LANGUAGES
 from labkit.site.plugin import FIGURE_PATTERN

@@ -71,7 +71,9 @@ def test_read_clocks_falls_back_to_nvidia_smi(monkeypatch):
 
 
 def test_device_facts_need_a_gpu(monkeypatch):
-    monkeypatch.setattr(device, "select_backend", lambda: "simulator")
+    import labkit.gpu
+
+    monkeypatch.setattr(labkit.gpu, "SIMULATED", True)
     with pytest.raises(NoGPUError, match="simulator"):
         device.read_device_facts()
 

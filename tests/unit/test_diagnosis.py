@@ -4,7 +4,6 @@ Expectations come from the files: the details page (what the ncu report shows a 
 ncu's own rule texts are the reference the raw-metric readings must agree with.
 """
 
-import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -74,7 +73,8 @@ def test_quadrant_agrees_with_ncu_own_bottleneck_rule(profiles, name, expected):
      (d.HIGH_PCT - 0.1, d.HIGH_PCT - 0.1, d.Quadrant.LATENCY_BOUND)],
 )
 def test_quadrant_table(compute, memory, expected):
-    sol = d.SpeedOfLight(compute, memory, memory, 0.0, 0.0, 1e-3)
+    sol = d.SpeedOfLight(compute_pct=compute, memory_pct=memory, dram_pct=memory, l1_pct=0.0, l2_pct=0.0,
+                         duration_seconds=1e-3)
     assert d.quadrant(sol) is expected
 
 
@@ -87,7 +87,7 @@ def test_sectors_per_request_show_coalescing(profiles):
 
 
 def test_sectors_per_request_without_global_loads():
-    workload = d.MemoryWorkload(*[0] * 11)
+    workload = d.MemoryWorkload(**{name: 0.0 for name in d.MemoryWorkload.model_fields})
     assert workload.sectors_per_request is None
     assert workload.store_sectors_per_request is None
 
@@ -227,8 +227,7 @@ def test_dram_throughput_under_either_name(profiles):
 @pytest.mark.parametrize("name", KERNELS)
 def test_diagnosis_round_trips_through_json(profiles, name):
     diagnosis = d.diagnose(profiles[name])
-    data = json.loads(json.dumps(diagnosis.to_dict()))
-    assert d.Diagnosis.from_dict(data) == diagnosis
+    assert d.Diagnosis.model_validate_json(diagnosis.model_dump_json(), strict=True) == diagnosis
     assert len(diagnosis.top_stalls) == d.TOP_STALLS
     assert diagnosis.kernel == name
 
@@ -239,12 +238,11 @@ def test_diagnosis_of_the_coalesced_copy(profiles):
     assert diagnosis.lever == d.LEVERS[d.Quadrant.LATENCY_BOUND]
     assert diagnosis.memory.sectors_per_request == 4.0
     assert [s.reason for s in diagnosis.top_stalls] == ["long_scoreboard", "wait", "short_scoreboard"]
-    assert diagnosis.to_dict()["quadrant"] == "latency-bound"
 
 
-def test_stored_diagnosis_carries_the_figures_a_page_shows(profiles):
-    data = d.diagnose(profiles["copy_strided"]).to_dict()
-    assert data["memory"]["sectors_per_request"] == 32.0
-    assert data["memory"]["spills"] is False
-    assert data["lever"] == d.LEVERS[d.Quadrant.MEMORY_BOUND]
-    assert data["top_stalls"][0]["remedy"]["id"] == "hide-memory-latency"
+def test_a_stored_diagnosis_gives_back_the_figures_a_page_shows(profiles):
+    stored = d.Diagnosis.model_validate_json(d.diagnose(profiles["copy_strided"]).model_dump_json(), strict=True)
+    assert stored.memory.sectors_per_request == 32.0
+    assert stored.memory.spills is False
+    assert stored.lever == d.LEVERS[d.Quadrant.MEMORY_BOUND]
+    assert stored.top_stalls[0].remedy.id == "hide-memory-latency"

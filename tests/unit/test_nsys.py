@@ -1,6 +1,5 @@
 """labkit.profiling.nsys on a cuda_gpu_kern_sum CSV sample (tests/fixtures/nsys: a format sample)."""
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -74,7 +73,7 @@ def test_malformed_summaries(text, message):
 
 def test_kernel_sum_round_trips_through_json():
     for kernel in nsys.parse_kern_sum(SAMPLE):
-        assert nsys.KernelSum.from_dict(json.loads(json.dumps(kernel.to_dict()))) == kernel
+        assert nsys.KernelSum.model_validate_json(kernel.model_dump_json(), strict=True) == kernel
 
 
 class FakeRun:

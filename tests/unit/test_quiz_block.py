@@ -4,7 +4,8 @@ import markdown
 import pytest
 
 from labkit.quizzes import ANSWER_KEY
-from labkit.site.quiz_block import QuizError, QuizExtension
+from labkit.site.block_extension import BlockError
+from labkit.site.quiz_block import QuizExtension
 
 CHOICE = "/// quiz | q04-low-low\nQuestion ?\n\n{options}\n\nParce que.\n///\n"
 OPTIONS = "- (a) un\n- (b) deux\n- (c) trois\n- (d) quatre"
@@ -40,10 +41,10 @@ def test_numeric_quiz_renders_field_and_expected_value():
     ],
 )
 def test_inconsistent_quizzes_fail_with_the_reason(text, message):
-    with pytest.raises(QuizError, match=message):
+    with pytest.raises(BlockError, match=message):
         render(text)
 
 
 def test_unknown_quiz_names_the_key_file():
-    with pytest.raises(KeyError, match="q-unknown.*labkit/quizzes.py"):
+    with pytest.raises(BlockError, match="q-unknown.*labkit/quizzes.py"):
         render("/// quiz | q-unknown\nQ?\n\n- (a) x\n\nE.\n///\n")

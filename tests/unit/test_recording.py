@@ -5,7 +5,6 @@ non-default sizes never replaces the course's record."""
 from __future__ import annotations
 
 import io
-import os
 import signal
 from pathlib import Path
 from typing import Annotated

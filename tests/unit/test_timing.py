@@ -44,7 +44,7 @@ def test_bandwidth_is_bytes_over_the_median():
 @pytest.mark.parametrize("changes, message", [
     ({"min_seconds": 2e-3}, "min 0.002 <= median 0.001 <= max 0.002 does not hold"),
     ({"max_seconds": 5e-4}, "min 0.0005 <= median 0.001 <= max 0.0005 does not hold"),
-    ({"median_seconds": 0.0, "min_seconds": 0.0}, "greater than 0"),
+    ({"min_seconds": 0.0}, "greater than 0"),
     ({"repeats": 0}, "greater than or equal to 1"),
     ({"sm_clock_mhz": float("nan")}, "finite number"),
 ])
