@@ -53,6 +53,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/mermaid/mermaid.min.js",
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
+    "assets/labkit/access_explorer.js",
 ]
 
 log = logging.getLogger("mkdocs.plugins.labkit")
