@@ -60,9 +60,9 @@ Shared memory (rule, source, confidence)
 DRAM
     :attr:`KernelCounts.dram_read_bytes` is 32 bytes per distinct sector that the kernel's
     global loads touch: every sector read from DRAM once (cold caches, no eviction). It is a
-    floor for ``dram__bytes_read.sum``: thrashing and the L2's fetch granularity (possibly 64
-    bytes on the H200: the stride-33 copy in tests/fixtures/h200-probe read 3x its sectors'
-    bytes) add to it.
+    floor for ``dram__bytes_read.sum``, which evictions, the L2's fetch granularity and partial
+    sector writes raise: the stride-33 copy of tests/fixtures/h200-probe touches 67 MB of
+    distinct sectors and read 1.61 GB from the H200's DRAM; its coalesced copy, 67.11 MB.
 """
 
 from __future__ import annotations
