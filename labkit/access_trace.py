@@ -7,7 +7,7 @@ load or store, global or shared. The log is then grouped into warp-level instruc
 becomes an :class:`labkit.access.WarpAccess` for the analyzer.
 
 Grouping rule. The simulator runs every thread as its own Python thread, so lanes of a warp are
-matched by program point: the call path of (function, bytecode offset) of the access, from the
+matched by program point: the call path of (function, instruction offset) of the access, from the
 device function that makes it up to the kernel. The n-th time a thread reaches a program point
 (same array half for complex numbers) belongs to the warp's n-th instruction at that point:
 ``(block, warp, point, n)``. Lanes that never reach the point are inactive.
@@ -26,9 +26,10 @@ Limits (what the trace cannot see, by design of the simulator):
   complex elements are recorded as two accesses of half their size (complex64 by analogy,
   unconfirmed). Wider vector loads (16 bytes per lane) are not expressible in a Numba kernel:
   the lab measures those with CUDA C kernels. Supported element sizes: 1, 2, 4, 8 bytes.
-- Divergence: lanes whose n-th visits of a point happen in different loop iterations (a
-  data-dependent ``continue`` or ``break`` before the access) are grouped as one instruction,
-  where a GPU would issue two. Loops whose lanes stop early are grouped right.
+- Divergence inside loops: a lane that skips the access in some iterations (a data-dependent
+  ``if`` or ``continue`` before it) has its later visits matched with the other lanes' earlier
+  ones, where a GPU matches iterations. Lanes that leave a loop early, or skip an access once
+  outside loops, are grouped right.
 - Not traced: dynamic shared memory (``cuda.shared.array(0, ...)``, refused), local arrays,
   atomics (ncu counts them as op_atom / op_red, not as loads and stores), slice assignment
   (refused).
