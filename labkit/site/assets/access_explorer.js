@@ -269,6 +269,7 @@
     const op = field(form, t.op, select([["load", t.load], ["store", t.store]], "load"));
     const figures = document.createElement("dl");
     figures.className = "access-explorer__figures";
+    figures.style.cssText = "display: grid; grid-template-columns: max-content max-content; gap: 0.1em 1em;";
     const picture = document.createElement("div");
     picture.className = "access-explorer__picture";
     root.append(form, figures, picture);
@@ -302,9 +303,12 @@
         term.textContent = name;
         const definition = document.createElement("dd");
         definition.textContent = value;
+        definition.style.cssText = "margin: 0; font-variant-numeric: tabular-nums;";
         figures.append(term, definition);
       }
-      const svg = svgElement("svg", { role: "img", "font-family": "sans-serif" });
+      const svg = svgElement("svg", {
+        role: "img", "font-family": "sans-serif", "aria-label": access.space === "global" ? t.linesCaption : t.banksCaption,
+      });
       const height = access.space === "global" ? drawGlobal(svg, access, t) : drawShared(svg, access, counts, t);
       svg.setAttribute("viewBox", `0 0 ${Math.max(WARP_LANES * 18, 64 + 4 * 128)} ${height}`);
       svg.setAttribute("width", "100%");
