@@ -55,6 +55,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/mermaid/mermaid.min.js",
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
+    "assets/labkit/access_explorer.js",
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')

@@ -1,0 +1,342 @@
+"""A kernel's memory accesses, recorded while it runs in Numba's CUDA simulator.
+
+:func:`trace_launch` runs a simulated kernel with its array arguments replaced by recording
+views of the same memory, and with ``cuda.shared.array`` patched to return recording arrays, so
+each element load and store of each thread is logged: block, warp, lane, byte address, width,
+load or store, global or shared. The log is then grouped into warp-level instructions and each
+becomes an :class:`labkit.access.WarpAccess` for the analyzer.
+
+Grouping rule. The simulator runs every thread as its own Python thread, so lanes of a warp are
+matched by program point: the call path of (function, instruction offset) of the access, from the
+device function that makes it up to the kernel. The n-th time a thread reaches a program point
+(same array half for complex numbers) belongs to the warp's n-th instruction at that point:
+``(block, warp, point, n)``. Lanes that never reach the point are inactive.
+
+Addresses. Each global array gets its own range, starting on a 4096-byte boundary (cudaMalloc
+aligns to at least 256: sectors and lines are the same); each shared array (one per
+``cuda.shared.array`` call site) starts on a 128-byte boundary of a per-launch shared space, in
+order of first use: banks depend on the address modulo 128 only. An element's address is its
+array's base plus its byte offset, views and negative indices included.
+
+Limits (what the trace cannot see, by design of the simulator):
+
+- It records what the Python source does, not the SASS. The GPU compiler may keep a repeated
+  load in a register, merge or split accesses: Numba compiles a complex128 element into two
+  8-byte accesses (``LDG.E.64`` at +0 and +8, tests/fixtures/h200-probe/sass_c128.txt), so
+  complex elements are recorded as two accesses of half their size (complex64 by analogy,
+  unconfirmed). Wider vector loads (16 bytes per lane) are not expressible in a Numba kernel:
+  the lab measures those with CUDA C kernels. Supported element sizes: 1, 2, 4, 8 bytes.
+- Divergence inside loops: a lane that skips the access in some iterations (a data-dependent
+  ``if`` or ``continue`` before it) has its later visits matched with the other lanes' earlier
+  ones, where a GPU matches iterations. Lanes that leave a loop early, or skip an access once
+  outside loops, are grouped right.
+- Not traced: dynamic shared memory (``cuda.shared.array(0, ...)``, refused), local arrays,
+  atomics (ncu counts them as op_atom / op_red, not as loads and stores), slice assignment
+  (refused).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dis
+import functools
+import linecache
+import os
+import re
+import sys
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from labkit.access import KernelCounts, Op, Space, Totals, WarpAccess, WIDTHS_BYTES, WARP_LANES, analyze, total
+from labkit.backend import select_backend
+
+select_backend()
+
+import numba.cuda.simulator as _simulator  # noqa: E402  (after the backend choice)
+from numba.core import types  # noqa: E402
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
+from numba.cuda.simulator.kernel import FakeCUDAKernel  # noqa: E402
+from numba.cuda.simulator.kernelapi import FakeCUDAShared  # noqa: E402
+from numba.np import numpy_support  # noqa: E402
+
+GLOBAL_ALIGNMENT_BYTES = 4096
+SHARED_ALIGNMENT_BYTES = 128
+
+_SIMULATOR_DIR = os.path.dirname(_simulator.__file__) + os.sep
+_ATOMICS_FILE = os.path.join(os.path.dirname(_simulator.__file__), "kernelapi.py")
+_SKIPPED_PREFIXES = (_SIMULATOR_DIR, os.path.dirname(np.__file__) + os.sep, __file__, threading.__file__)
+_ASSIGNED_NAME = re.compile(r"\s*(\w+)\s*=")
+
+
+@dataclass(frozen=True)
+class TracedInstruction:
+    """One warp-level access the trace saw: where it is in the source, and its 32 lanes."""
+
+    block: tuple[int, int, int]
+    warp: int
+    array: str
+    function: str
+    line: int
+    instance: int
+    access: WarpAccess
+
+
+@dataclass
+class KernelTrace:
+    """The instructions of one traced launch, in the order each warp first reached them."""
+
+    instructions: list[TracedInstruction] = field(default_factory=list)
+
+    def counts(self) -> KernelCounts:
+        """The analyzer's sums over every instruction: what ncu would count for the launch."""
+        return total(i.access for i in self.instructions)
+
+    def by_array(self) -> dict[tuple[str, Op], Totals]:
+        """Sums per (array, load or store): which access of the source costs what."""
+        sums: dict[tuple[str, Op], Totals] = {}
+        for instruction in self.instructions:
+            key = (instruction.array, instruction.access.op)
+            sums[key] = sums.get(key, Totals()).plus(analyze(instruction.access))
+        return sums
+
+
+def trace_launch(kernel, griddim, blockdim, *args) -> KernelTrace:
+    """Run ``kernel[griddim, blockdim](*args)`` in the simulator, recording every element access.
+
+    NumPy arrays (and simulator device arrays) among ``args`` are traced as global memory under
+    their parameter names and written in place; other arguments pass unchanged. Shared arrays
+    the kernel creates are traced under the name they are assigned to.
+    """
+    if not isinstance(kernel, FakeCUDAKernel):
+        raise ValueError(
+            "trace_launch needs a kernel compiled by Numba's CUDA simulator: set "
+            "NUMBA_ENABLE_CUDASIM=1 before numba.cuda is imported (a separate process on a GPU machine)"
+        )
+    recorder = _Recorder()
+    names = kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount]
+    traced_args = [
+        FakeCUDAArray(recorder.global_array(_host_array(arg), name)) if _host_array(arg) is not None else arg
+        for name, arg in zip(names, args)
+    ] + list(args[len(names):])
+    with _shared_arrays_recorded(recorder):
+        kernel[griddim, blockdim](*traced_args)
+    return KernelTrace(recorder.instructions())
+
+
+def _host_array(arg) -> np.ndarray | None:
+    if isinstance(arg, FakeCUDAArray):
+        arg = arg._ary
+    return arg if isinstance(arg, np.ndarray) and arg.ndim > 0 else None
+
+
+@dataclass(frozen=True)
+class _Array:
+    """A traced array: name, space, virtual base address, and the memory it covers."""
+
+    recorder: _Recorder
+    name: str
+    space: Space
+    base_address: int
+    root_pointer: int
+    root_bytes: int
+
+
+@dataclass(frozen=True)
+class _Event:
+    block: tuple[int, int, int]
+    warp: int
+    lane: int
+    point: tuple
+    instance: int
+    sequence: int
+    array: str
+    function: str
+    line: int
+    op: Op
+    space: Space
+    address: int
+    width_bytes: int
+
+
+class _Recorded(np.ndarray):
+    """A view of traced memory: element loads and stores by simulated threads are logged."""
+
+    _traced: _Array | None = None
+    _offset_bytes: int = 0
+
+    def __array_finalize__(self, parent) -> None:
+        traced = getattr(parent, "_traced", None)
+        self._traced = None
+        if traced is not None:
+            offset = self.__array_interface__["data"][0] - traced.root_pointer
+            if 0 <= offset < max(traced.root_bytes, 1):
+                self._traced, self._offset_bytes = traced, offset
+
+    def __getitem__(self, index):
+        value = super().__getitem__(index)
+        if self._traced is not None and not isinstance(value, np.ndarray):
+            self._traced.recorder.record(self, index, Op.LOAD)
+        return value
+
+    def __setitem__(self, index, value) -> None:
+        if self._traced is not None:
+            self._traced.recorder.record(self, index, Op.STORE)
+        super().__setitem__(index, value)
+
+
+class _Recorder:
+    """The log of one launch: arrays handed out, events, per-thread visit counts."""
+
+    def __init__(self) -> None:
+        self.events: list[_Event] = []
+        self._visits: dict[tuple, int] = {}
+        self._sequence: dict[tuple, int] = {}
+        self._next_global = GLOBAL_ALIGNMENT_BYTES
+        self._next_shared = 0
+        self.lock = threading.Lock()
+
+    def global_array(self, array: np.ndarray, name: str) -> _Recorded:
+        base, self._next_global = _place(self._next_global, array.nbytes, GLOBAL_ALIGNMENT_BYTES)
+        return self._recorded(array, name, Space.GLOBAL, base)
+
+    def shared_array(self, array: np.ndarray, name: str) -> _Recorded:
+        base, self._next_shared = _place(self._next_shared, array.nbytes, SHARED_ALIGNMENT_BYTES)
+        return self._recorded(array, name, Space.SHARED, base)
+
+    def _recorded(self, array: np.ndarray, name: str, space: Space, base: int) -> _Recorded:
+        view = array.view(_Recorded)
+        view._traced = _Array(self, name, space, base, view.__array_interface__["data"][0], array.nbytes)
+        return view
+
+    def record(self, view: _Recorded, index, op: Op) -> None:
+        """Log one element access if a simulated thread (not an atomic, not the host) made it."""
+        thread = threading.current_thread()
+        if not hasattr(thread, "thread_id"):
+            return
+        caller = sys._getframe(2)
+        point, function, line = _program_point(caller)
+        if point is None:
+            return
+        offset = view._offset_bytes + _element_offset(view, index)
+        traced = view._traced
+        block = tuple(thread.blockIdx)
+        warp, lane = divmod(thread.thread_id, WARP_LANES)
+        for part, (delta, width) in enumerate(_parts(view.dtype)):
+            key = (block, thread.thread_id, point, part)
+            instance = self._visits.get(key, 0)
+            self._visits[key] = instance + 1
+            thread_key = (block, thread.thread_id)
+            sequence = self._sequence.get(thread_key, 0)
+            self._sequence[thread_key] = sequence + 1
+            self.events.append(_Event(
+                block, warp, lane, point + (part,), instance, sequence, traced.name, function, line,
+                op, traced.space, traced.base_address + offset + delta, width,
+            ))
+
+    def instructions(self) -> list[TracedInstruction]:
+        """Events grouped by (block, warp, point, visit), ordered by the warp's first lane to get there."""
+        groups: dict[tuple, list[_Event]] = defaultdict(list)
+        for event in self.events:
+            groups[(event.block, event.warp, event.point, event.instance, event.space, event.op)].append(event)
+        ordered = sorted(groups.items(), key=lambda item: (item[0][0], item[0][1], min(e.sequence for e in item[1]), item[0][2]))
+        instructions = []
+        for (block, warp, _, instance, space, op), events in ordered:
+            addresses: list[int | None] = [None] * WARP_LANES
+            for event in events:
+                addresses[event.lane] = event.address
+            first = events[0]
+            instructions.append(TracedInstruction(
+                block=block, warp=warp, array=first.array, function=first.function, line=first.line,
+                instance=instance, access=WarpAccess(tuple(addresses), first.width_bytes, op, space),
+            ))
+        return instructions
+
+
+def _place(next_free: int, size_bytes: int, alignment: int) -> tuple[int, int]:
+    base = -(-next_free // alignment) * alignment
+    return base, base + max(size_bytes, 1)
+
+
+def _program_point(frame) -> tuple[tuple | None, str, int]:
+    """The call path of kernel code (file, first line, instruction offset) up to the kernel.
+
+    None for accesses made by the simulator's atomics. Also the innermost function and line.
+    """
+    path = []
+    function, line = "", 0
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename == _ATOMICS_FILE:
+            return None, "", 0
+        if not filename.startswith(_SKIPPED_PREFIXES):
+            if not path:
+                function, line = frame.f_code.co_name, frame.f_lineno
+            path.append((filename, frame.f_code.co_firstlineno, _instruction_offset(frame.f_code, frame.f_lasti)))
+        frame = frame.f_back
+    return tuple(path), function, line
+
+
+def _instruction_offset(code, lasti: int) -> int:
+    """The offset of the instruction ``lasti`` is in: a specialised subscript (CPython 3.11+)
+    reports an offset inside its inline cache, the plain one its own offset."""
+    offsets = _instruction_offsets(code)
+    return offsets[bisect.bisect_right(offsets, lasti) - 1]
+
+
+@functools.lru_cache(maxsize=None)
+def _instruction_offsets(code) -> list[int]:
+    return [instruction.offset for instruction in dis.get_instructions(code)]
+
+
+def _element_offset(view: np.ndarray, index) -> int:
+    """Byte offset of ``view[index]`` from the view's first element; refuses anything but one element."""
+    index = index if isinstance(index, tuple) else (index,)
+    if len(index) != view.ndim or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index):
+        raise ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
+    return sum((int(i) + n if i < 0 else int(i)) * stride for i, n, stride in zip(index, view.shape, view.strides))
+
+
+def _parts(dtype: np.dtype) -> list[tuple[int, int]]:
+    """(byte delta, width) of the accesses one element costs: complex numbers are two halves."""
+    if dtype.kind == "c":
+        half = dtype.itemsize // 2
+        return [(0, half), (half, half)]
+    if dtype.itemsize not in WIDTHS_BYTES or dtype.itemsize > 8:
+        raise ValueError(f"access trace: {dtype} elements of {dtype.itemsize} bytes are not a Numba load width (1, 2, 4, 8)")
+    return [(0, dtype.itemsize)]
+
+
+@contextmanager
+def _shared_arrays_recorded(recorder: _Recorder) -> Iterator[None]:
+    """Patch the simulator's ``cuda.shared.array`` to hand out recording arrays, one per call site."""
+    original = FakeCUDAShared.array
+
+    def array(shared, shape, dtype):
+        if shape == 0:
+            raise ValueError("access trace: dynamic shared memory (cuda.shared.array(0, ...)) is not supported")
+        caller = sys._getframe(1)
+        site = ("labkit.access_trace", caller.f_code.co_filename, caller.f_code.co_firstlineno, caller.f_lasti)
+        with recorder.lock:
+            if site not in shared._allocations:
+                if isinstance(dtype, types.Type):
+                    dtype = numpy_support.as_dtype(dtype)
+                name = _assigned_name(caller) or f"shared@{caller.f_code.co_name}:{caller.f_lineno}"
+                shared._allocations[site] = recorder.shared_array(np.zeros(shape, dtype), name)
+            return shared._allocations[site]
+
+    FakeCUDAShared.array = array
+    try:
+        yield
+    finally:
+        FakeCUDAShared.array = original
+
+
+def _assigned_name(frame) -> str | None:
+    """``tile`` for a source line ``tile = cuda.shared.array(...)``."""
+    match = _ASSIGNED_NAME.match(linecache.getline(frame.f_code.co_filename, frame.f_lineno))
+    return match.group(1) if match else None
