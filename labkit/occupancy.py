@@ -254,7 +254,8 @@ def _blocks_by_registers(warps_per_block: int, per_warp: int, arch: Architecture
     4 x floor((registers per SM / 4) / registers per warp) warps, and that many warps divided by
     the block's warps (rounded down) blocks. A block whose warps, rounded up to a multiple of 4
     (the hardware checks all sub-partitions at once), need more than the registers per block
-    cannot launch: 0. A kernel with no registers sets no limit (None)."""
+    cannot launch: 0 (with 64K registers per block and per SM, as on every capability tabled
+    here, the per-SM limit is then 0 too). A kernel with no registers sets no limit (None)."""
     if per_warp == 0:
         return None
     if per_warp * round_up(warps_per_block, arch.sm_sub_partitions) > arch.max_registers_per_block:

@@ -133,6 +133,15 @@ def test_a_block_too_big_for_the_register_file_gets_zero_blocks_limited_by_regis
     assert result.registers_per_block == 4096 * 32
 
 
+def test_the_per_block_register_check_counts_warps_in_fours():
+    # Every tabled capability has as many registers per block as per SM, so this Header check
+    # never binds before the per-SM limit; on a made-up SM with half as many per block it does:
+    # 13 warps of 65 registers take 29952 registers, but the hardware counts 16 warps (36864).
+    half = dataclasses.replace(SM90, max_registers_per_block=32768)
+    assert blocks(416, 65) == 2 and blocks(416, 65, arch=half) == 0
+    assert blocks(480, 64, arch=half) == 2  # 16 warps x 2048 = 32768: fits
+
+
 def test_zero_registers_set_no_limit():
     assert calculate(KernelLaunch(32, 0)).limits.registers is None
 
