@@ -247,12 +247,14 @@
   };
   const SVG_NS = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
   const STYLE = `
-.occupancy-calculator form { display: grid; grid-template-columns: max-content 9em; gap: 0.3em 0.8em; align-items: center; }
+.occupancy-calculator form { display: grid; grid-template-columns: max-content minmax(9em, max-content); gap: 0.3em 0.8em; align-items: center; }
 .occupancy-calculator input, .occupancy-calculator select { font: inherit; padding: 0.1em 0.3em; }
 .occupancy-calculator .occ-result { margin: 0.8em 0; }
 .occupancy-calculator .occ-error { color: #c62828; font-weight: 700; }
 .occupancy-calculator .occ-charts { display: flex; flex-wrap: wrap; gap: 0.8em; }
-.occupancy-calculator svg { width: 320px; max-width: 100%; height: auto; font-size: 11px; }
+.occupancy-calculator figure { margin: 0; width: 320px; max-width: 100%; }
+.occupancy-calculator figcaption { font-size: 0.85em; }
+.occupancy-calculator svg { width: 100%; height: auto; font-size: 11px; }
 .occupancy-calculator .occ-axis { stroke: currentColor; stroke-opacity: 0.5; fill: none; }
 .occupancy-calculator .occ-line { stroke: #1565c0; stroke-width: 2; fill: none; }
 .occupancy-calculator .occ-current { fill: #c62828; }
@@ -277,16 +279,15 @@
     return lang === "fr" ? `${number}\u202f%` : `${number}%`;
   }
 
-  // A step chart of occupancy (0 to 100 %) against x, the current point marked.
+  // A step chart of occupancy (0 to 100 %) against x, the current point marked, under its title.
   function drawChart(data, title, words, lang, scale) {
-    const width = 320, height = 190, left = 40, right = 12, top = 22, bottom = 28;
+    const width = 320, height = 170, left = 40, right = 14, top = 8, bottom = 28;
     const xs = data.points.map((p) => p[0]);
     const xMin = Math.min(...xs, data.current[0]), xMax = Math.max(...xs, data.current[0]);
     const px = (x) => left + ((x - xMin) / (xMax - xMin || 1)) * (width - left - right);
     const py = (y) => height - bottom - y * (height - top - bottom);
     const svg = svgElement("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "data-x": data.x_name });
     svg.appendChild(svgElement("title", {}, title));
-    svg.appendChild(svgElement("text", { x: left, y: 14 }, title));
     svg.appendChild(svgElement("path", { class: "occ-axis", d: `M${left},${top} V${py(0)} H${width - right}` }));
     for (const y of [0, 0.5, 1]) {
       svg.appendChild(svgElement("text", { x: left - 4, y: py(y) + 4, "text-anchor": "end" }, percent(y, lang)));
@@ -301,12 +302,15 @@
     const marker = svgElement("circle", { class: "occ-current", cx: px(cx), cy: py(cy), r: 4.5 });
     marker.appendChild(svgElement("title", {}, `${words.current}: ${scale(cx)} → ${percent(cy, lang)}`));
     svg.appendChild(marker);
-    return svg;
+    const figure = element("figure", { class: "occ-chart" });
+    figure.append(element("figcaption", {}, title), svg);
+    return figure;
   }
 
   function mount(container) {
     const lang = WORDS[container.dataset.lang] ? container.dataset.lang : "fr";
     const words = WORDS[lang];
+    const colon = lang === "fr" ? "\u00a0: " : "：";
     if (!document.getElementById("occupancy-calculator-style")) {
       document.head.appendChild(element("style", { id: "occupancy-calculator-style" }, STYLE));
     }
@@ -331,7 +335,6 @@
     container.append(form, result, charts);
 
     function refuse(reason) {
-      const colon = lang === "fr" ? "\u00a0: " : "：";
       result.replaceChildren(element("p", { class: "occ-error", role: "alert" }, `${words.impossible}${colon}${reason}`));
       charts.replaceChildren();
     }
@@ -361,7 +364,7 @@
       row("occupancy", words.occupancy, percent(answer.occupancy, lang));
       row("limiters", words.limiter, answer.limiters.map((name) => words[`${name}_limit`]).join(", "));
       row("limits", words.limit, LIMITERS.map((name) =>
-        `${words[`${name}_limit`]} ${answer.limits[name] === null ? words.none : answer.limits[name]}`).join(" · "));
+        `${words[`${name}_limit`]}${colon}${answer.limits[name] === null ? words.none : answer.limits[name]}`).join(" · "));
       result.replaceChildren(table);
       charts.replaceChildren(
         drawChart(blockSizeChart(input), words.chart_threads, words, lang, (x) => x),
