@@ -5,8 +5,10 @@ Pure arithmetic, no GPU needed. :func:`calculate` answers what the CUDA driver's
 thread and static shared memory as the compiler reports them) launched with a block size and
 a dynamic shared-memory size. The rules are those of ``cuda_occupancy.h``, the reference
 implementation NVIDIA ships with the toolkit ("CUDA Occupancy Calculator", CUDA 12.6,
-``cudaOccMaxActiveBlocksPerMultiprocessor``), which also underlies NVIDIA's retired occupancy
-spreadsheet; ``labkit.probes.occupancy_probe`` holds them to the driver on a real GPU.
+``cudaOccMaxActiveBlocksPerMultiprocessor``); NVIDIA's retired occupancy spreadsheet used the
+same parameters (register allocation unit and granularity, warp allocation granularity,
+shared-memory allocation unit, runtime shared memory per block). ``labkit.probes.occupancy_probe``
+holds these rules to the driver on a real GPU.
 
 Sources, cited below by short name:
 
@@ -204,8 +206,9 @@ def check(launch: KernelLaunch, arch: Architecture = SM90) -> None:
     allocates at most 255); negative shared memory; more than 48 KiB of static shared memory
     (ptxas's limit: more needs dynamic memory); static + dynamic over the opt-in limit, or a
     ``max_dynamic_shared_bytes`` attribute over opt-in minus static (cuFuncSetAttribute refuses
-    it); a carve-out outside 0..100 %. (The driver's occupancy query itself answers 0 for a block
-    over 1024 threads, as the Header's cudaOccMaxBlocksPerSMWarpsLimit does: labkit refuses it.)
+    it); a carve-out outside 0..100 %. (The Header answers 0 for a block over the device's
+    maximum, in cudaOccMaxBlocksPerSMWarpsLimit, and an error for a block of 0 threads; the probe
+    records what the driver does with both. labkit refuses both.)
     """
     cc = arch.label
     threads = launch.threads_per_block
