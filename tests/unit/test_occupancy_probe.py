@@ -1,6 +1,7 @@
 """The occupancy probe's plan and record, on the CPU: a fake driver stands in for CuPy and the GPU."""
 
 import dataclasses
+import re
 
 import pytest
 
@@ -243,3 +244,33 @@ def test_without_cupy_or_a_gpu_main_says_so_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("occupancy probe: ") and err.count("\n") == 1
     assert not (tmp_path / probe.RESULTS_FILE).exists()
+
+
+class FakeCupy(FakeDriver):
+    """CupyDriver's whole surface, for a dry run of main() on the CPU."""
+
+    def device_properties(self):
+        return H200_PROPERTIES
+
+    def versions(self):
+        return {"cupy": "14.2.0", "cuda_runtime": "13.0", "cuda_driver": "13.0", "nvrtc": "13.0"}
+
+
+def test_a_dry_run_of_main_writes_a_valid_file_and_says_what_it_found(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(probe, "CupyDriver", FakeCupy)
+    assert probe.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("NVIDIA H200 (CC 9.0, 132 SMs): ")
+    assert "configurations equal to the driver, edge cases 8 agree, 0 differ, 1 not modelled" in out
+    results = load_results(tmp_path / probe.RESULTS_FILE, probe.LAB, probe.CALIBRATION_SCHEMA)["results"]
+    assert results["summary"]["equal"] == results["summary"]["configurations"] >= 1500
+    assert results["device_mismatches"] == [] and results["probe_seconds"] < 60
+
+
+def test_main_exits_1_when_the_driver_disagrees(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(probe, "CupyDriver", lambda: FakeCupy(lie_at=3))
+    assert probe.main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    equal, total = map(int, re.search(r"(\d+)/(\d+) configurations equal to the driver", out).groups())
+    assert equal == total - 1
+    assert "first mismatch: {'kernel': 0, 'threads_per_block': 32," in out and "'driver_blocks': 33, 'calculator_blocks': 32}" in out
