@@ -1,1 +1,4 @@
-"""GPU calibration probes: each measures on a GPU what one of labkit's models predicts without one."""
+"""GPU calibration probes: each holds one of labkit's models (the memory-access analyzer, the
+occupancy calculator) to what a real GPU and its profiler report. The work is planned in pure,
+CPU-tested functions; only the launch and the profiler touch the GPU.
+"""
