@@ -119,9 +119,9 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
         console.print(f"labkit: interrupted during '{step}': nothing was recorded, {unchanged}.")
         return EXIT_INTERRUPTED
     kind = "the course's record" if place.canonical else "an experiment (sizes differ from the lab's; the course's record is untouched)"
-    console.print(f"Recorded {project.relative(path)} as {kind}; raw profiler outputs: "
-                  f"{len(raw)} file(s) in {project.relative(place.raw_dir) if raw else 'none'}. "
-                  "See it on the site: make serve.")
+    raw_note = f"with {len(raw)} raw profiler output(s) in {project.relative(place.raw_dir)}" if raw else \
+        "with no raw profiler output (no profiler ran)"
+    console.print(f"Recorded {project.relative(path)} as {kind}, {raw_note}. See it on the site: make serve.")
     return 0
 
 

@@ -346,7 +346,8 @@ def run(outdir: Path) -> Path:
     """Profile the whole plan in one ncu process; write the calibration, and beside it a folder of
     the same name with the plan, the device, ncu's CSV and its log (as lab 04 keeps its raw files)."""
     from labkit.profiling import ncu
-    from labkit.results import provenance, write_results
+    from labkit.probes import write_calibration
+    from labkit.results import provenance
 
     ncu_path = ncu.find_ncu()
     if ncu_path is None:
@@ -378,8 +379,9 @@ def run(outdir: Path) -> Path:
         "summary": summary(rows),
         "ncu": {"version": version[-1] if version else "unknown", "command": command, "seconds": round(seconds, 1)},
     }
-    prov = provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None)
-    return write_results(outdir / CALIBRATION_FILE, "lab-02", prov, results, CALIBRATION_SCHEMA)
+    prov = provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None,
+                      Path(repo))
+    return write_calibration(outdir / CALIBRATION_FILE, "lab-02", prov, results)
 
 
 def main(argv: list[str] | None = None) -> int:

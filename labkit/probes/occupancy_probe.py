@@ -36,7 +36,8 @@ from labkit import occupancy
 from labkit.device import read_driver_release
 from labkit.launch import LaunchConfigError
 from labkit.occupancy import Architecture, KernelLaunch
-from labkit.results import provenance, write_results
+from labkit.probes import write_calibration
+from labkit.results import provenance
 
 LAB = "lab-03"
 RESULTS_FILE = "occupancy_calibration.json"
@@ -512,8 +513,9 @@ def run(outdir: Path) -> int:
                "device_mismatches": device_mismatches(device, arch), **calibrate(driver, arch)}
     results["probe_seconds"] = round(time.perf_counter() - started, 3)
     prov = provenance(device["name"], arch.compute_capability,
-                      read_driver_release() or f"CUDA {results['versions']['cuda_driver']}", None, None)
-    path = write_results(outdir / RESULTS_FILE, LAB, prov, results, CALIBRATION_SCHEMA)
+                      read_driver_release() or f"CUDA {results['versions']['cuda_driver']}", None, None,
+                      Path(__file__).resolve().parents[2])
+    path = write_calibration(outdir / RESULTS_FILE, LAB, prov, results)
     summary = results["summary"]
     edges = [edge_agrees(edge) for edge in results["edges"]]
     print(f"{device['name']} (CC {device['compute_capability']}, {device['sm_count']} SMs): "

@@ -89,7 +89,7 @@ def test_cupyx_benchmark_reads_slightly_longer(record):
     ours = time_gpu(fn, warmup=10, repeats=50)
     theirs = cupyx_median_seconds(fn, 50)
     ratio = theirs / ours.median_seconds
-    record("timer_vs_cupyx", {"kernel": "cupy.copyto 1 GiB float32", "bytes": bytes_, "ours": ours.to_dict(),
+    record("timer_vs_cupyx", {"kernel": "cupy.copyto 1 GiB float32", "bytes": bytes_, "ours": ours.model_dump(),
                               "ours_gbps": ours.gbps(bytes_), "cupyx_median_seconds": theirs,
                               "cupyx_gbps": bytes_ / theirs / 1e9, "cupyx_over_ours": ratio})
     assert ours.back_to_back
@@ -104,7 +104,7 @@ def test_median_agrees_with_one_pair_around_many_calls(record):
     fn, bytes_ = numba_copy(2 * GIB_OF_FLOAT32)
     ours = time_gpu(fn, warmup=10, repeats=50)
     reference = seconds_per_call_in_one_pair(fn, 50)
-    figures = {"kernel": "Numba copy 2 GiB float32", "bytes": bytes_, "ours": ours.to_dict(),
+    figures = {"kernel": "Numba copy 2 GiB float32", "bytes": bytes_, "ours": ours.model_dump(),
                "ours_gbps": ours.gbps(bytes_), "one_pair_seconds_per_call": reference,
                "ratio": ours.median_seconds / reference}
     if importlib.util.find_spec("cupy"):
@@ -127,8 +127,8 @@ def test_l2_effect_is_visible_and_the_flush_removes_it(record):
         fn, bytes_ = numba_copy(n_floats)
         warm, cold = time_gpu(fn, repeats=100), time_gpu(fn, repeats=100, flush_l2=True)
         figures[label] = {"working_set_bytes": bytes_, "without_flush_gbps": warm.gbps(bytes_),
-                          "with_flush_gbps": cold.gbps(bytes_), "without_flush": warm.to_dict(),
-                          "with_flush": cold.to_dict()}
+                          "with_flush_gbps": cold.gbps(bytes_), "without_flush": warm.model_dump(),
+                          "with_flush": cold.model_dump()}
     record("l2_effect", figures)
     fits, exceeds = figures["fits_l2"], figures["exceeds_l2"]
     assert fits["without_flush_gbps"] > 1.1 * fits["with_flush_gbps"]
@@ -139,7 +139,7 @@ def test_l2_effect_is_visible_and_the_flush_removes_it(record):
 def test_timing_reports_spread_and_clocks(record):
     fn, bytes_ = numba_copy(1 << 26)  # 256 MiB -> 256 MiB
     timing = time_gpu(fn, warmup=5, repeats=120)
-    record("timing_fields", {"bytes": bytes_, "timing": timing.to_dict(), "gbps": timing.gbps(bytes_)})
+    record("timing_fields", {"bytes": bytes_, "timing": timing.model_dump(), "gbps": timing.gbps(bytes_)})
     assert timing.repeats == 120 and timing.warmup == 5 and not timing.l2_flushed
     assert 0 < timing.min_seconds <= timing.median_seconds <= timing.max_seconds
     assert timing.sm_clock_mhz is not None and timing.sm_clock_mhz > 0
@@ -159,7 +159,7 @@ def test_a_function_that_waits_is_timed_one_call_at_a_time(record):
 
     waiting = time_gpu(launch_and_wait, warmup=2, repeats=60)
     enqueuing = time_gpu(kernel_fn, warmup=2, repeats=60)
-    record("waiting_fn", {"waiting": waiting.to_dict(), "enqueuing": enqueuing.to_dict()})
+    record("waiting_fn", {"waiting": waiting.model_dump(), "enqueuing": enqueuing.model_dump()})
     assert not waiting.back_to_back and enqueuing.back_to_back
     assert waiting.median_seconds > enqueuing.median_seconds
 

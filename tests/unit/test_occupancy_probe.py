@@ -1,6 +1,7 @@
 """The occupancy probe's plan and record, on the CPU: a fake driver stands in for CuPy and the GPU."""
 
 import dataclasses
+import json
 import re
 
 import pytest
@@ -8,7 +9,8 @@ import pytest
 from labkit import occupancy
 from labkit.occupancy import SM90, KernelLaunch
 from labkit.probes import occupancy_probe as probe
-from labkit.results import load_results, provenance, write_results
+from labkit.probes import write_calibration
+from labkit.results import provenance
 
 H200_PROPERTIES = {
     "name": b"NVIDIA H200", "major": 9, "minor": 0, "multiProcessorCount": 132, "warpSize": 32,
@@ -232,9 +234,9 @@ def test_the_results_file_validates_and_reads_back(tmp_path, calibration):
     results = {"device": device, "versions": {"cupy": "14.2.0", "cuda_runtime": "13.0", "cuda_driver": "13.0",
                                               "nvrtc": "13.0"},
                "architecture": dataclasses.asdict(SM90), "device_mismatches": [], **calibration, "probe_seconds": 1.5}
-    path = write_results(tmp_path / probe.RESULTS_FILE, probe.LAB,
-                         provenance("NVIDIA H200", (9, 0), "580.159.04", None, None), results, probe.CALIBRATION_SCHEMA)
-    loaded = load_results(path, probe.LAB, probe.CALIBRATION_SCHEMA)["results"]
+    path = write_calibration(tmp_path / probe.RESULTS_FILE, probe.LAB,
+                             provenance("NVIDIA H200", (9, 0), "580.159.04", None, None, tmp_path), results)
+    loaded = json.loads(path.read_text())["results"]
     assert probe.rows_of(loaded) == probe.rows_of(calibration)
     assert occupancy.calculate(probe.launch_of(probe.rows_of(loaded)[0])).blocks_per_sm == loaded["rows"][0][-1]
 
@@ -262,7 +264,7 @@ def test_a_dry_run_of_main_writes_a_valid_file_and_says_what_it_found(tmp_path, 
     out = capsys.readouterr().out
     assert out.startswith("NVIDIA H200 (CC 9.0, 132 SMs): ")
     assert "configurations equal to the driver, edge cases 8 agree, 0 differ, 1 not modelled" in out
-    results = load_results(tmp_path / probe.RESULTS_FILE, probe.LAB, probe.CALIBRATION_SCHEMA)["results"]
+    results = json.loads((tmp_path / probe.RESULTS_FILE).read_text())["results"]
     assert results["summary"]["equal"] == results["summary"]["configurations"] >= 1500
     assert results["device_mismatches"] == [] and results["probe_seconds"] < 60
 
