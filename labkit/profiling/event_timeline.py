@@ -37,13 +37,15 @@ class EventTimeline:
         self._marks.append((name, iteration, stream_name, start, end))
 
     def spans(self) -> list[Span]:
+        """Every phase as a span, in seconds from the earliest start (a copy stream's phase may
+        start before the first event recorded on the compute stream)."""
         if self._origin is None:
             return []
         self._marks[-1][4].synchronize()
         cuda.synchronize()
-        return sorted(
-            (Span(phase=name, iteration=it, stream=stream_name,
-                  start_seconds=self._origin.elapsed_time(s) / 1e3, end_seconds=self._origin.elapsed_time(e) / 1e3)
-             for name, it, stream_name, s, e in self._marks),
-            key=lambda span: span.start_seconds,
-        )
+        times = [(name, it, stream_name, self._origin.elapsed_time(s) / 1e3, self._origin.elapsed_time(e) / 1e3)
+                 for name, it, stream_name, s, e in self._marks]
+        first = min(start for *_, start, _ in times)
+        return sorted((Span(phase=name, iteration=it, stream=stream_name, start_seconds=start - first,
+                            end_seconds=end - first) for name, it, stream_name, start, end in times),
+                      key=lambda span: span.start_seconds)
