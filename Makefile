@@ -9,11 +9,19 @@ export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: serve build test clean env doctor
 
-# Python environment: created if missing, refreshed when pyproject.toml changes.
-$(ENV): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+# A .venv whose Python no longer runs (moved, or its interpreter removed) is rebuilt.
+ifneq ($(shell $(BIN)/python -c 'print(1)' 2>/dev/null),1)
+$(shell rm -f $(ENV))
+endif
+
+# Python environment: created if missing, rebuilt if broken (its Python does not run, or pip
+# finds its packages inconsistent), refreshed when pyproject.toml or the lock changes. Every
+# version, transitive ones included, comes from constraints.txt (pip-compile, see its header).
+$(ENV): pyproject.toml constraints.txt
+	@$(BIN)/python -c '' 2>/dev/null && $(BIN)/python -m pip check >/dev/null 2>&1 \
+		|| { echo "(re)creating $(VENV)"; rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[docs,test]'
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[docs,test]'
 	@touch $@
 
 # KaTeX and Mermaid, from the npm registry (versions locked in package-lock.json).
@@ -34,7 +42,7 @@ test: env
 	$(BIN)/python -m pytest -n auto
 
 # Labs and doctor run in .venv, or with PY=python3 in an interpreter that already holds the GPU
-# stack (numba-cuda, numpy<2.5, nvtx, jsonschema, rich): no environment is made then.
+# stack (numba-cuda, numpy<2.5, nvtx, pydantic, rich): no environment is made then.
 ifeq ($(PY),)
 LAB_PY   := $(BIN)/python
 LAB_DEPS := $(ENV)
@@ -43,8 +51,9 @@ LAB_PY   := $(PY)
 LAB_DEPS :=
 endif
 
-# On a GPU: the lab's measurements, recorded with provenance into labs/NN-*/results/.
-# ARGS passes options to `labkit run`, e.g. make lab-04 ARGS="--threads 512".
+# On a GPU: the lab's measurements, recorded with provenance into labs/NN-*/results/, all or
+# nothing. ARGS passes options to `labkit run`, e.g. make lab-04 ARGS="--threads 512", which
+# records as an experiment in labs/NN-*/experiments/, never over the course's record.
 # Without one: the kernels in the Numba CUDA simulator, then the recorded results.
 lab-%: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli run lab-$* --record $(ARGS)

@@ -21,7 +21,7 @@ DEBUG_ENV = "LABKIT_DEBUG"
 def _doctor(args, console) -> int:
     from labkit.doctor import doctor_report, format_report
 
-    console.print(format_report(doctor_report()), markup=False, highlight=False)
+    console.print(format_report(doctor_report()), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
@@ -50,7 +50,7 @@ def _results(args, console) -> int:
         try:
             paths = recorded_paths(lab_dir, project.relative)
         except ResultsError as exc:
-            console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False)
+            console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
             status = EXIT_ERROR
             continue
         if not paths:
@@ -59,11 +59,11 @@ def _results(args, console) -> int:
             try:
                 prov = read_results(path, lab.results_type, lab_id, source=project.relative(path)).provenance
             except ResultsError as exc:
-                console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False)
+                console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
                 status = EXIT_ERROR
                 continue
             console.print(f"{lab_id}: {project.relative(path)} — {prov.gpu}, {prov.utc_time.isoformat()}, "
-                          f"commit {prov.git_commit[:12]}", markup=False, highlight=False)
+                          f"commit {prov.git_commit[:12]}", markup=False, highlight=False, soft_wrap=True)
     return status
 
 
@@ -73,13 +73,13 @@ def _translations(args, console) -> int:
 
     project = find_project()
     for page in args.mark_fresh:
-        console.print(f"{page}: translation_of {mark_fresh(project, page)}", markup=False, highlight=False)
+        console.print(f"{page}: translation_of {mark_fresh(project, page)}", markup=False, highlight=False, soft_wrap=True)
     behind = 0
     for status in statuses(project.docs_dir):
         if status.state != "fresh":
             behind += 1
             console.print(f"{status.state}: {project.relative(status.page)} (source {project.relative(status.source)})",
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
     console.print("all translations are up to date" if not behind else f"{behind} translation(s) to look at")
     return 0
 

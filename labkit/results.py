@@ -134,18 +134,24 @@ def to_json(document: ResultsFile) -> str:
     return document.model_dump_json(by_alias=True, indent=1) + "\n"
 
 
-def parse(text: str, results_type: type[R], source: str) -> ResultsFile[R]:
-    """Validate a results file's text against ``results_type``; ResultsError names ``source``."""
+def fix_for(lab_id: str) -> str:
+    """What to do about a results file that cannot be trusted."""
+    return f"restore it from git, or re-record it on a GPU with `make {lab_id}`"
+
+
+def parse(text: str, results_type: type[R], source: str, lab_id: str) -> ResultsFile[R]:
+    """Validate a results file's text against ``results_type``; ResultsError names ``source`` and the fix."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ResultsError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise ResultsError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                           f"{fix_for(lab_id)}") from None
     if not isinstance(data, dict):
-        raise ResultsError(f"{source}: holds a JSON {type(data).__name__}, not a results object")
+        raise ResultsError(f"{source}: holds a JSON {type(data).__name__}, not a results object; {fix_for(lab_id)}")
     try:
         return ResultsFile[results_type].model_validate_json(text, strict=True)
     except ValidationError as exc:
-        raise ResultsError(f"{source}: {describe_validation_error(exc)}") from None
+        raise ResultsError(f"{source}: {describe_validation_error(exc)}; {fix_for(lab_id)}") from None
 
 
 def raw_folder(path: Path) -> Path:
@@ -159,8 +165,8 @@ def check_raw_files(path: Path, document: ResultsFile, source: str) -> None:
     present = {p.name: p for p in folder.iterdir()} if folder.is_dir() else {}
     listed = document.raw_files
     for name in sorted(listed.keys() - present.keys()):
-        raise ResultsError(f"{source}: raw file {folder.name}/{name} is listed but missing: re-record, "
-                           "or restore the folder from git")
+        raise ResultsError(f"{source}: raw file {folder.name}/{name} is listed but missing: restore the folder "
+                           "from git, or re-record")
     for name in sorted(present.keys() - listed.keys()):
         raise ResultsError(f"{source}: {folder.name}/{name} is not one of this record's raw files: remove it")
     for name, digest in sorted(listed.items()):
@@ -184,11 +190,12 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ResultsError(f"{source}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}): "
-                           "restore it from git, or re-record") from None
-    document = parse(text, results_type, source)
+        raise ResultsError(f"{source}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+                           f"{fix_for(lab_id)}") from None
+    document = parse(text, results_type, source, lab_id)
     if document.lab != lab_id:
-        raise ResultsError(f"{source}: field lab: holds {document.lab!r}, expected {lab_id!r} (a file of another lab)")
+        raise ResultsError(f"{source}: field lab: holds {document.lab!r}, expected {lab_id!r}: a file of another lab "
+                           f"does not belong in this folder")
     if document.provenance.simulated and not allow_simulated:
         raise ResultsError(f"{source}: field provenance/simulated: a simulator run is not a GPU record: delete it")
     expected_name = f"{document.provenance.gpu_slug}.json"

@@ -289,29 +289,6 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-CALIBRATION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["patterns", "summary", "ncu"],
-    "properties": {
-        "patterns": {"type": "array", "minItems": 1, "items": {
-            "type": "object",
-            "required": ["name", "family", "space", "op", "width_bytes", "offsets", "predicted", "measured",
-                         "mismatches"],
-            "properties": {
-                "space": {"enum": [s.value for s in Space]},
-                "op": {"enum": [o.value for o in Op]},
-                "width_bytes": {"enum": list(WIDTHS_BYTES)},
-                "offsets": {"type": "array", "minItems": WARP_LANES, "maxItems": WARP_LANES,
-                            "items": {"type": "integer", "minimum": INACTIVE}},
-                "measured": {"type": "object", "required": list(METRICS)},
-            },
-        }},
-        "summary": {"type": "object", "required": ["patterns", "mismatched"]},
-        "ncu": {"type": "object", "required": ["version", "command", "seconds"]},
-    },
-}
-
-
 # GPU side: the child that launches the plan, and the parent that runs it under ncu.
 
 def launch_plan(plan_path: Path, device_path: Path) -> None:

@@ -398,39 +398,6 @@ def calibrate(driver: Driver, arch: Architecture) -> dict[str, Any]:
     }
 
 
-_COUNT = {"type": "integer", "minimum": 0}
-_ANSWER = {"type": ["integer", "string"]}
-
-#: The results part of the file (labkit.results checks the provenance envelope).
-CALIBRATION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["device", "versions", "architecture", "device_mismatches", "kernels", "errors",
-                 "columns", "rows", "edges", "summary", "probe_seconds"],
-    "properties": {
-        "device": {"type": "object", "required": ["name", "compute_capability", "sm_count", *DEVICE_PROPERTIES]},
-        "versions": {"type": "object", "required": ["cupy", "cuda_runtime", "cuda_driver", "nvrtc"],
-                     "additionalProperties": {"type": "string"}},
-        "architecture": {"type": "object", "required": [f.name for f in dataclasses.fields(Architecture)]},
-        "device_mismatches": {"type": "array", "items": {"type": "string"}},
-        "kernels": {"type": "array", "items": {"type": "object", "required": ["name", "registers_per_thread",
-                                                                              "static_shared_bytes"]}},
-        "errors": {"type": "array", "items": {"type": "string"}},
-        "columns": {"const": list(COLUMNS)},
-        "rows": {"type": "array", "items": {
-            "type": "array", "minItems": len(COLUMNS), "maxItems": len(COLUMNS),
-            "prefixItems": [_COUNT, _COUNT, _COUNT, _COUNT, _COUNT, _COUNT,
-                            {"type": ["integer", "null"]}, _ANSWER, _ANSWER]}},
-        "edges": {"type": "array", "items": {"type": "object", "required": [
-            "case", "kernel", "threads_per_block", "registers_per_thread", "static_shared_bytes",
-            "dynamic_shared_bytes", "max_dynamic_shared_bytes", "carveout_percent", "driver_set_error",
-            "driver_blocks", "calculator_blocks"]}},
-        "summary": {"type": "object", "required": ["configurations", "equal", "first_mismatch"],
-                    "properties": {"configurations": _COUNT, "equal": _COUNT}},
-        "probe_seconds": {"type": "number", "minimum": 0},
-    },
-}
-
-
 class CupyDriver:
     """The GPU side, through CuPy: NVRTC modules (``cupy.RawModule``), kernel attributes
     (``RawKernel.attributes`` and its setters) and ``cuOccupancyMaxActiveBlocksPerMultiprocessor``

@@ -24,14 +24,14 @@ class PageBlock(Block):
 
 class LanguageBlockExtension(BlocksExtension):
     """Registers ``BLOCK``; its ``lang`` option picks the words and the number format, ``project``
-    is the course's folder (None: found from the working directory), ``context`` a dict the
+    is the course's folder (empty: found from the working directory), ``context`` a dict the
     plugin updates with the page being rendered."""
 
     BLOCK: type[PageBlock]
 
     def __init__(self, *args, **kwargs):
         self.config = {"lang": ["fr", "language of the page: fr or zh"],
-                       "project": [None, "the course's folder (None: found from the working directory)"],
+                       "project": ["", "the course's folder (empty: found from the working directory)"],
                        "context": [{}, "what the plugin says of the page being rendered"]}
         super().__init__(*args, **kwargs)
 

@@ -1,29 +1,30 @@
 """The access analyzer against Nsight Compute on the H200, pattern by pattern.
 
-Reads the calibration recorded by ``python -m labkit.probes.access_probe labs/02-coalescing/results``
+Reads the calibration recorded on the H200 by ``python -m labkit.probes.access_probe OUTDIR``
+(kept in labs/02-coalescing/calibration/)
 and recomputes every prediction with the analyzer as it is now: a rule changed since the
 recording is judged against the hardware, not against its old self.
 """
 
+import json
 from pathlib import Path
 
 import pytest
 
 from labkit.access import DRAM_READ_METRIC
-from labkit.probes.access_probe import CALIBRATION_FILE, CALIBRATION_SCHEMA, COUNTER_METRICS, Pattern, patterns, predict
-from labkit.results import load_results
+from labkit.probes.access_probe import CALIBRATION_FILE, COUNTER_METRICS, Pattern, patterns, predict
 
-RECORDED = Path(__file__).resolve().parents[2] / "labs" / "02-coalescing" / "results" / CALIBRATION_FILE
+RECORDED = Path(__file__).resolve().parents[2] / "labs" / "02-coalescing" / "calibration" / CALIBRATION_FILE
 
 pytestmark = pytest.mark.skipif(
     not RECORDED.exists(),
-    reason="no H200 calibration recorded yet: run `python -m labkit.probes.access_probe labs/02-coalescing/results` on the GPU",
+    reason="no H200 calibration recorded yet: run `python -m labkit.probes.access_probe OUTDIR` on the GPU",
 )
 
 
 @pytest.fixture(scope="module")
 def calibration():
-    return load_results(RECORDED, "lab-02", CALIBRATION_SCHEMA)
+    return json.loads(RECORDED.read_text())
 
 
 def test_recorded_on_the_h200(calibration):

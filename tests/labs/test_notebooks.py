@@ -1,4 +1,4 @@
-"""The lab notebooks: thin jupytext scripts with no outputs, that run in the simulator."""
+"""The lab notebooks: thin jupytext scripts that run in the simulator."""
 
 import os
 
@@ -6,17 +6,20 @@ import jupytext
 import nbclient
 import pytest
 
-from labkit.site.plugin import NOTEBOOKS
+from labkit.lab import labs
 from tests.conftest import REPO_ROOT
+
+NOTEBOOKS = [lab.notebook for lab in labs().values()]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_notebook_is_a_percent_script_without_outputs(notebook):
+def test_notebook_is_a_thin_walk_through_its_lab(notebook):
     path = REPO_ROOT / notebook
-    assert path.suffix == ".py"
     nb = jupytext.read(path)
     assert nb.metadata["jupytext"]["formats"] == "py:percent"
-    assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
+    lab_id = "lab-" + path.stem.removeprefix("lab")
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert f'LabSession("{lab_id}")' in code
     assert not list(path.parent.glob("*.ipynb")), f"commit the .py only, not an .ipynb, in {path.parent}"
 
 

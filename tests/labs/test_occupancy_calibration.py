@@ -1,17 +1,17 @@
 """labkit.occupancy against the CUDA driver, as recorded on the H200 by
-``python -m labkit.probes.occupancy_probe`` (labs/03-occupancy/results/occupancy_calibration.json):
+``python -m labkit.probes.occupancy_probe`` (labs/03-occupancy/calibration/occupancy_calibration.json):
 at least 1000 configurations, and today's calculator equal to the driver on every one."""
 
 import dataclasses
+import json
 
 import pytest
 
 from labkit import occupancy
 from labkit.probes import occupancy_probe as probe
-from labkit.results import load_results
 from tests.conftest import REPO_ROOT
 
-RESULTS = REPO_ROOT / "labs" / "03-occupancy" / "results" / probe.RESULTS_FILE
+RESULTS = REPO_ROOT / "labs" / "03-occupancy" / "calibration" / probe.RESULTS_FILE
 
 pytestmark = pytest.mark.skipif(
     not RESULTS.exists(),
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def recorded():
-    return load_results(RESULTS, probe.LAB, probe.CALIBRATION_SCHEMA)
+    return json.loads(RESULTS.read_text())
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from collections import Counter
 
 import pytest

@@ -1,33 +1,26 @@
-"""The lab block on its own: rendering recorded results, and refusing a corrupt file by name."""
+"""The lab block on its own: rendering recorded results, telling how to make them, naming mistakes."""
 
 import markdown
 import pytest
 
-from labkit.labs import load_lab
-from labkit.results import ResultsError
+from labkit.site.block_extension import BlockError
 from labkit.site.lab_block import LabExtension
+from tests.conftest import REPO_ROOT
 
 
-def render(text, lang="fr"):
-    return markdown.markdown(text, extensions=[LabExtension(lang=lang)])
+def render(text, lang="fr", project=REPO_ROOT):
+    return markdown.markdown(text, extensions=[LabExtension(lang=lang, project=str(project))])
 
 
-def test_no_results_tells_how_to_make_them(tmp_path, monkeypatch):
-    monkeypatch.setattr(load_lab("lab-04"), "LAB_DIR", tmp_path)
-    html = render("/// lab | lab-04\nIntro.\n///\n")
+def test_no_results_tells_how_to_make_them(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
+    (tmp_path / "labs").mkdir()
+    html = render("/// lab | lab-04\nIntro.\n///\n", project=tmp_path)
     assert "make lab-04" in html and "Intro." in html
 
 
-def test_a_corrupt_results_file_names_file_and_field(tmp_path, monkeypatch):
-    monkeypatch.setattr(load_lab("lab-04"), "LAB_DIR", tmp_path)
-    (tmp_path / "results").mkdir()
-    (tmp_path / "results" / "nvidia-h200.json").write_text('{"schema": 1, "lab": "lab-04"}')
-    with pytest.raises(ResultsError, match=r"nvidia-h200.json: field \(top level\): 'provenance' is a required"):
-        render("/// lab | lab-04\n///\n")
-
-
 def test_unknown_lab_is_named():
-    with pytest.raises(ValueError, match="unknown lab 'lab-77'"):
+    with pytest.raises(BlockError, match="lab block 'lab-77': unknown lab 'lab-77': choose one of lab-01"):
         render("/// lab | lab-77\n///\n")
 
 

@@ -1,0 +1,176 @@
+"""A recorded results file changed in one place: `labkit results` and the site's lab block each say
+what is wrong in one line naming the file and the field, exit with an error, and change nothing.
+
+Each case takes the real H200 record of a lab, in a throwaway copy of the course's labs/, and
+breaks one thing: a field removed, an unknown value, a wrong type, a number that cannot be true
+(NaN, infinity, zero time, faster than the theoretical peaks), a missing or doubled phase, raw
+files that no longer match, bytes that are not UTF-8, JSON that is not an object, a stray file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import markdown
+import pytest
+
+from labkit.cli import main
+from labkit.site.block_extension import BlockError
+from labkit.site.lab_block import LabExtension
+from tests.conftest import REPO_ROOT
+
+FILES = {"lab-01": "labs/01-roofline/results/nvidia-h200.json", "lab-04": "labs/04-profiling/results/nvidia-h200.json"}
+
+
+def edit(change):
+    """A corruption that loads the JSON, applies ``change(document)`` and writes it back."""
+    def apply(path: Path) -> None:
+        document = json.loads(path.read_text())
+        change(document)
+        path.write_text(json.dumps(document, indent=1))
+    return apply
+
+
+def replace_text(old: str, new: str, count: int = 1):
+    def apply(path: Path) -> None:
+        text = path.read_text()
+        assert old in text, old
+        path.write_text(text.replace(old, new, count))
+    return apply
+
+
+def scale(pointer: str, factor: float):
+    """Multiply the number at a /-separated pointer under 'results'."""
+    def change(document):
+        *parents, last = pointer.split("/")
+        node = document["results"]
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        key = int(last) if isinstance(node, list) else last
+        node[key] = node[key] * factor
+    return edit(change)
+
+
+def lab01(change):
+    return ("lab-01", change)
+
+
+def lab04(change):
+    return ("lab-04", change)
+
+
+def _faster(row_pointer: str, factor: float):
+    """Divide a timing's median and min by ``factor`` (the run looks that much faster)."""
+    def change(document):
+        node = document["results"]
+        for part in row_pointer.split("/"):
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node["median_seconds"] /= factor
+        node["min_seconds"] /= factor
+    return edit(change)
+
+
+CASES = {
+    "reference_is removed": (*lab01(edit(lambda d: d["results"]["ceilings"]["hbm"].pop("reference_is"))),
+                             "field results/ceilings/hbm/reference_is: field required"),
+    "reference_is unknown": (*lab01(edit(lambda d: d["results"]["ceilings"]["hbm"].update(reference_is="guess"))),
+                             "field results/ceilings/hbm/reference_is: Input should be 'cupy_copyto' or 'theoretical'"),
+    "a number as text": (*lab01(edit(lambda d: d["results"]["placement"][0].update(flops="low"))),
+                         "field results/placement/0/flops: Input should be a valid number"),
+    "zero FLOPs": (*lab01(edit(lambda d: d["results"]["ceilings"]["fp32"].update(flops=0))),
+                   "field results/ceilings/fp32/flops: Input should be greater than 0"),
+    "infinite peak": (*lab01(replace_text('"hbm_peak_gbps": 4814.304', '"hbm_peak_gbps": Infinity')),
+                      "field results/device/hbm_peak_gbps: Input should be a finite number"),
+    "NaN": (*lab01(replace_text('"flops": 268435456.0', '"flops": NaN')),
+            "Input should be a finite number"),
+    "sweep x10": (*lab01(scale("sweep/5/flops", 10)), "is above the theoretical roof min(P, I x B)"),
+    "copy faster than HBM": (*lab01(scale("ceilings/hbm/copy_bytes", 2)),
+                             "is above the GPU's theoretical HBM peak"),
+    "FMA above its peak": (*lab01(scale("ceilings/fp32/flops", 1.2)), "is above the FMA peak"),
+    "faster than t_min": (*lab01(_faster("placement/1/timing", 100)), "placement reduction: t_real"),
+    "failed check": (*lab01(edit(lambda d: d["results"]["checks"][0].update(passed=False))),
+                     "checks against NumPy failed: copy"),
+    "missing sweep point": (*lab01(edit(lambda d: d["results"]["sweep"].pop(3))), "sweep: FMAs per element"),
+    "unknown field": (*lab01(edit(lambda d: d.update(extra=1))), "field extra: extra inputs are not permitted"),
+    "old schema": (*lab01(edit(lambda d: d.update(schema=1))), "field schema: Input should be 2"),
+    "another lab's file": (*lab01(edit(lambda d: d.update(lab="lab-04"))), "expected 'lab-01'"),
+    "zero time": (*lab04(edit(lambda d: d["results"]["totals"]["repaired"].update(median_seconds=0))),
+                  "field results/totals/repaired/median_seconds: Input should be greater than 0"),
+    "ncu ok without kernels": (*lab04(edit(lambda d: d["results"]["ncu"].pop("kernels"))),
+                               "field results/ncu/ok/kernels: field required"),
+    "phase missing": (*lab04(edit(lambda d: d["results"]["phases"].pop(1))), "phases: holds ['transfer', 'layer'"),
+    "phase doubled": (*lab04(edit(lambda d: d["results"]["phases"].__setitem__(1, d["results"]["phases"][0]))),
+                      "phases: holds ['transfer', 'transfer'"),
+    "sass without status": (*lab04(edit(lambda d: d["results"].update(sass={"x": {}}))),
+                            "field results/sass: Unable to extract tag using discriminator 'status'"),
+    "L2 read faster than HBM": (*lab04(_faster("timer/l2/3/timing", 10)),
+                                "timer/l2 hbm_passes"),
+    "raw file edited": (*lab04(lambda path: (path.with_suffix("") / "ncu_raw.csv").write_text("edited\n")),
+                        "raw file nvidia-h200/ncu_raw.csv differs from the one recorded with it"),
+    "raw file missing": (*lab04(lambda path: (path.with_suffix("") / "sass_scale_add.txt").unlink()),
+                         "raw file nvidia-h200/sass_scale_add.txt is listed but missing"),
+    "not UTF-8": (*lab01(lambda path: path.write_bytes(path.read_bytes().replace(b"NVIDIA H200", b"NVIDIA \xff200", 1))),
+                  "not UTF-8 text (byte 0xff"),
+    "not an object": (*lab01(lambda path: path.write_text("[1, 2]")), "holds a JSON list, not a results object"),
+    "cut short": (*lab01(lambda path: path.write_text(path.read_text()[:200])), "not valid JSON (line"),
+}
+
+STRAY = {
+    "stray JSON": (lambda results: (results / "notes.json").write_text("{}"),
+                   "labs/01-roofline/results/notes.json: field schema: field required"),
+    "stray file": (lambda results: (results / "README.txt").write_text("notes"),
+                   "labs/01-roofline/results/README.txt: a file that is not a record of this lab"),
+    "misnamed record": (lambda results: shutil.copy(results / "nvidia-h200.json", results / "nvidia-a100.json"),
+                        "nvidia-a100.json: holds results of 'NVIDIA H200', whose file is nvidia-h200.json"),
+}
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    """A throwaway copy of the course's mkdocs.yml and labs/, as the working directory."""
+    shutil.copy(REPO_ROOT / "mkdocs.yml", tmp_path)
+    shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LABKIT_PROJECT", raising=False)
+    return tmp_path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def check_one_line(course: Path, capsys, lab_id: str, message: str) -> None:
+    before = snapshot(course)
+    assert main(["results"]) == 1
+    out = capsys.readouterr().out
+    invalid = [line for line in out.splitlines() if "INVALID" in line]
+    assert len(invalid) == 1, out
+    assert invalid[0].startswith(f"{lab_id}: INVALID labs/") and message in invalid[0], invalid[0]
+    assert "Traceback" not in out
+    with pytest.raises(BlockError) as raised:
+        markdown.markdown(f"/// lab | {lab_id}\n///\n", extensions=[LabExtension(lang="fr", project=str(course))])
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert snapshot(course) == before
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_broken_results_file_is_one_line_and_nothing_changes(course, capsys, case):
+    lab_id, corrupt, message = CASES[case]
+    corrupt(course / FILES[lab_id])
+    check_one_line(course, capsys, lab_id, message)
+
+
+@pytest.mark.parametrize("case", STRAY)
+def test_anything_but_records_in_results_is_one_line(course, capsys, case):
+    place, message = STRAY[case]
+    place(course / "labs/01-roofline/results")
+    check_one_line(course, capsys, "lab-01", message)
+
+
+def test_the_course_records_are_valid(course, capsys):
+    assert main(["results"]) == 0
+    out = capsys.readouterr().out
+    assert "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out
+    assert "lab-04: labs/04-profiling/results/nvidia-h200.json — NVIDIA H200" in out
