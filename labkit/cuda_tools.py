@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 #: Where the CUDA toolkit installs its tools when they are not on PATH.
@@ -16,3 +17,15 @@ def find_tool(name: str, cuda_bin: Path | None = None) -> str | None:
         return found
     candidate = (CUDA_BIN if cuda_bin is None else cuda_bin) / name
     return str(candidate) if candidate.is_file() else None
+
+
+def run_tool(command: list[str], timeout_seconds: float, error: type[Exception]) -> subprocess.CompletedProcess:
+    """Run a CUDA tool, its output captured; ``error`` (one line) if it cannot start or does not
+    finish within ``timeout_seconds``. The caller reads the output for the tool's own errors."""
+    what = " ".join([Path(command[0]).name, *command[1:2]])
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout_seconds)
+    except subprocess.TimeoutExpired:
+        raise error(f"{what} did not finish within {timeout_seconds:g} s") from None
+    except OSError as exc:
+        raise error(f"{what} could not start: {exc.strerror}") from None

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.cuda_tools import find_tool
+from labkit.cuda_tools import find_tool, run_tool
 from labkit.errors import LabkitError
 from labkit.records import Record
 
@@ -312,10 +311,7 @@ def _require_ncu() -> str:
 
 
 def _run(command: list[str], timeout_seconds: float) -> str:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_seconds)
-    except subprocess.TimeoutExpired:
-        raise NcuError(f"ncu did not finish within {timeout_seconds:g} s") from None
+    done = run_tool(command, timeout_seconds, NcuError)
     check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
     return done.stdout
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import csv
 import re
-import subprocess
 from collections.abc import Sequence
 from itertools import takewhile
 from pathlib import Path
 
-from labkit.cuda_tools import find_tool
+from labkit.cuda_tools import find_tool, run_tool
 from labkit.errors import LabkitError
 from labkit.profiling.ncu import short_kernel_name
 from labkit.records import Count, NonNegative, Percent, Record
@@ -119,10 +118,7 @@ def parse_kern_sum(text: str) -> list[KernelSum]:
 
 
 def _run(command: list[str], timeout_seconds: float) -> str:
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_seconds)
-    except subprocess.TimeoutExpired:
-        raise NsysError(f"nsys {command[1]} did not finish within {timeout_seconds:g} s") from None
+    done = run_tool(command, timeout_seconds, NsysError)
     if done.returncode != 0:
         lines = [line for line in (done.stderr + "\n" + done.stdout).splitlines() if line.strip()]
         raise NsysError(f"nsys {command[1]} exited with status {done.returncode}: "

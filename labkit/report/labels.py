@@ -128,7 +128,6 @@ _COLUMNS = {
     "column.vs_repaired": ("× repaired", "× réparé", "× 修复后"),
     "column.span_ms": ("phase span (ms / iteration)", "durée de la phase (ms / itération)", "阶段跨度（毫秒 / 迭代）"),
     "column.work_ms": ("GPU work alone (ms)", "travail GPU seul (ms)", "单独的 GPU 工作（毫秒）"),
-    "column.dram_mb": ("DRAM (MB)", "DRAM (Mo)", "DRAM（MB）"),
     "column.top_stall": ("main stall", "blocage principal", "主要 stall"),
     "column.remedy": ("remedy (decision tree)", "remède (arbre de décision)", "对策（决策树）"),
     "column.top_rule": ("top rule", "règle en tête", "首要规则"),
@@ -142,7 +141,6 @@ _COLUMNS = {
 _VALUES = {
     "value.faulty": ("faulty", "fautif", "有缺陷"),
     "value.repaired": ("repaired", "réparé", "修复后"),
-    "value.speedup": ("speed-up (faulty / repaired)", "accélération (fautif / réparé)", "加速比（有缺陷 / 修复后）"),
     "value.transfer": ("transfer", "transfert", "传输"),
     "value.normalise": ("normalise", "normalisation", "归一化"),
     "value.layer": ("layer (transpose)", "couche (transposée)", "层（转置）"),

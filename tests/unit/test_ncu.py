@@ -220,7 +220,7 @@ def fake_ncu(monkeypatch):
 
     def install(**kwargs):
         fake = FakeRun(**kwargs)
-        monkeypatch.setattr(ncu.subprocess, "run", fake)
+        monkeypatch.setattr(cuda_tools.subprocess, "run", fake)
         return fake
 
     return install

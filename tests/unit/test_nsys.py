@@ -91,7 +91,7 @@ class FakeRun:
 def test_profile_and_summarize_runs_profile_then_stats(monkeypatch, tmp_path):
     fake = FakeRun(["Collecting data...\n", SAMPLE])
     monkeypatch.setattr(nsys, "find_nsys", lambda: "/opt/nsys")
-    monkeypatch.setattr(nsys.subprocess, "run", fake)
+    monkeypatch.setattr(cuda_tools.subprocess, "run", fake)
     out = tmp_path / "lab04"
     assert nsys.profile_and_summarize(["python3", "lab.py"], out) == SAMPLE
     assert fake.commands == [
@@ -105,10 +105,10 @@ def test_profile_and_summarize_runs_profile_then_stats(monkeypatch, tmp_path):
 
 def test_profile_failures_are_one_line(monkeypatch, tmp_path):
     monkeypatch.setattr(nsys, "find_nsys", lambda: "/opt/nsys")
-    monkeypatch.setattr(nsys.subprocess, "run", FakeRun(["\n"], returncode=1))
+    monkeypatch.setattr(cuda_tools.subprocess, "run", FakeRun(["\n"], returncode=1))
     with pytest.raises(nsys.NsysError, match="^nsys profile exited with status 1: boom: no such file$"):
         nsys.profile_and_summarize(["./app"], tmp_path)
-    monkeypatch.setattr(nsys.subprocess, "run", FakeRun([], timeout=True))
+    monkeypatch.setattr(cuda_tools.subprocess, "run", FakeRun([], timeout=True))
     with pytest.raises(nsys.NsysError, match="nsys profile did not finish within 7 s"):
         nsys.profile_and_summarize(["./app"], tmp_path, timeout_seconds=7)
 
