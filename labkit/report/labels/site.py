@@ -1,0 +1,23 @@
+"""The site's own widgets: quizzes, translation banner, the lab block's frame. (en, fr, zh)"""
+
+WORDS = {
+    'quiz': ('Self-check', 'Auto-évaluation', '自测'),
+    'answer': ('Answer and explanation', 'Réponse et explication', '答案与解析'),
+    'right_option': ('Right answer', 'Bonne réponse', '正确答案'),
+    'expected': ('Expected value', 'Valeur attendue', '期望值'),
+    'right': ('Right!', 'Juste !', '答对了！'),
+    'wrong': ('Not quite: read the explanation.', "Pas tout à fait : relisez l'explication.", '不对，请看解析。'),
+    'check': ('Check', 'Vérifier', '检查'),
+    'translation.stale_title': ('Translation behind its source', 'Traduction en retard sur sa source', '译文落后于原文'),
+    'translation.stale': (
+        'The French page changed after this translation was made: parts of it may be missing or out of date here.',
+        'La page française a changé depuis cette traduction : certains passages peuvent manquer ou être dépassés ici.',
+        '这篇译文完成之后，法文原文又有过修改：这里可能缺少部分内容，或有内容已经过时。',
+    ),
+    'lab.recorded_on': ('Recorded on', 'Mesuré sur', '测量于'),
+    'lab.no_results': (
+        'No results recorded yet: run',
+        "Aucun résultat enregistré pour l'instant : lancez",
+        '尚无记录的结果：请运行',
+    ),
+}
