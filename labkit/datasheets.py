@@ -16,6 +16,8 @@ class Datasheet:
     fp32_gflops: float       # plain FP32 (non-tensor) peak
     fp64_gflops: float       # plain FP64 (non-tensor) peak
     l2_megabytes: float      # L2 capacity, 10^6 bytes as the vendor states it
+    sm_count: int
+    boost_clock_mhz: float   # the maximum SM clock the FP32 and FP64 peaks assume
     source: str
 
 
@@ -25,6 +27,8 @@ H100_SXM = Datasheet(
     fp32_gflops=67_000.0,
     fp64_gflops=34_000.0,
     l2_megabytes=50.0,
+    sm_count=132,
+    boost_clock_mhz=1980.0,
     source="NVIDIA H100 Tensor Core GPU datasheet",
 )
 
@@ -34,5 +38,7 @@ H200_SXM = Datasheet(
     fp32_gflops=67_000.0,
     fp64_gflops=34_000.0,
     l2_megabytes=50.0,
+    sm_count=132,
+    boost_clock_mhz=1980.0,
     source="NVIDIA H200 Tensor Core GPU datasheet",
 )

@@ -7,11 +7,14 @@ can be computed is typed into a chapter by hand, and tests check the rendered va
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 from labkit import roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
+from labkit.device import fp32_peak_gflops
+from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.report.numbers import format_number
 
@@ -53,6 +56,8 @@ SAXPY_N = 1 << 28
 REDUCTION_N = 1 << 28
 GEMM_N = 8192
 GEMM_TILES = (32, 64, 128)
+#: Register blocks of C per thread (r x r) for the shared-memory roof: 1 is the lab's kernel.
+GEMM_REGISTER_BLOCKS = (1, 2, 4, 8)
 STENCIL_N = 16384
 VERDICT_EXAMPLE_RATIO = 1.5
 
@@ -97,6 +102,18 @@ def _chapter1_figures() -> dict[str, Figure]:
                 lambda s=sheet, t=tile: _t_min_us(workloads.gemm_tiled(GEMM_N, t), s) / 1000, 1)
     for tile in GEMM_TILES:
         out[f"ch01.gemm.intensity.tile{tile}"] = Figure(lambda t=tile: workloads.gemm_tiled(GEMM_N, t).intensity, 1)
+    # The shared-memory roof of a tiled GEMM: FLOP per wavefront, and the FLOP rate it allows on
+    # an H200 (132 SMs at 1980 MHz), for one output per thread and for register blocks of C.
+    for block in GEMM_REGISTER_BLOCKS:
+        per_wavefront = workloads.gemm_flops_per_wavefront(block, block)
+        out[f"ch01.gemm.flops_per_wavefront.r{block}"] = Figure(lambda f=per_wavefront: f)
+        out[f"ch01.gemm.shared_roof_tflops.r{block}.h200"] = Figure(
+            lambda f=per_wavefront: roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz) / 1e3, 1)
+        out[f"ch01.gemm.shared_roof_pct_of_fp32.r{block}.h200"] = Figure(
+            lambda f=per_wavefront: 100 * roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz)
+            / fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), 1)
+    out["ch01.gemm.max_tile_one_output_per_thread"] = Figure(
+        lambda: math.isqrt(PORTABLE_MAX_THREADS_PER_BLOCK))
     return out
 
 

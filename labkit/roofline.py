@@ -27,6 +27,7 @@ def ridge_point(peak_gflops: float, peak_gbps: float) -> float:
 class Bound(str, Enum):
     MEMORY = "memory"
     COMPUTE = "compute"
+    SHARED = "shared"      # shared memory's wavefronts (a hierarchical roofline's inner roof)
 
 
 def bound_class(flops: float, bytes_: float, peak_gflops: float, peak_gbps: float) -> Bound:
@@ -39,6 +40,22 @@ def bound_class(flops: float, bytes_: float, peak_gflops: float, peak_gbps: floa
 def t_min_seconds(flops: float, bytes_: float, peak_gflops: float, peak_gbps: float) -> float:
     """t_min = max(bytes / B, ops / P): the time no kernel doing this work can beat."""
     return max(bytes_ / (peak_gbps * 1e9), flops / (peak_gflops * 1e9))
+
+
+#: Shared memory serves one wavefront per SM per clock: 32 banks x 4 bytes = 128 bytes (the
+#: 33 TB/s of the H100 SXM's L1/shared memory = 132 SMs x 128 B x 1.98 GHz, NVIDIA's Hopper
+#: whitepaper).
+SHARED_BYTES_PER_WAVEFRONT = 128
+
+
+def shared_seconds(wavefronts: float, sm_count: int, sm_clock_mhz: float) -> float:
+    """The time shared memory needs to serve ``wavefronts``: one per SM per clock, all SMs busy."""
+    return wavefronts / (sm_count * sm_clock_mhz * 1e6)
+
+
+def shared_roof_gflops(flops_per_wavefront: float, sm_count: int, sm_clock_mhz: float) -> float:
+    """The FLOP rate shared memory allows a kernel doing ``flops_per_wavefront``: SMs x f x that."""
+    return sm_count * sm_clock_mhz * 1e6 * flops_per_wavefront / 1e9
 
 
 def attainable_gflops(intensity: float, peak_gflops: float, peak_gbps: float) -> float:
@@ -55,11 +72,14 @@ class Verdict(str, Enum):
 #: The verdict bands of the method: below 1.2 stop, 1.2 to 2 fine tuning, above 2 structural.
 STOP_BELOW = 1.2
 STRUCTURAL_ABOVE = 2.0
+#: Decimals of t_real / t_min as shown, and as judged: a verdict never contradicts its number.
+RATIO_DECIMALS = 2
 
 
 def verdict(t_real_seconds: float, t_min_seconds_: float) -> Verdict:
-    """t_real / t_min < 1.2: stop; 1.2-2: fine tuning; > 2: a structural problem."""
-    ratio = t_real_seconds / t_min_seconds_
+    """r = t_real / t_min, to RATIO_DECIMALS decimals: r < 1.2 stop; 1.2 <= r <= 2 fine tuning;
+    r > 2 a structural problem."""
+    ratio = round(t_real_seconds / t_min_seconds_, RATIO_DECIMALS)
     if ratio < STOP_BELOW:
         return Verdict.STOP
     if ratio <= STRUCTURAL_ABOVE:

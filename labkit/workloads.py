@@ -17,6 +17,8 @@ class Workload:
     name: str
     flops: float
     bytes_: float
+    #: Shared-memory wavefronts (one per SM per clock at best), for kernels that stage data there.
+    shared_wavefronts: float = 0.0
 
     @property
     def intensity(self) -> float:
@@ -34,14 +36,33 @@ def reduction(n: int) -> Workload:
     return Workload("reduction", 1.0 * n, 1.0 * FLOAT32_BYTES * n)
 
 
+#: Lanes of a warp: a warp-wide FFMA is 32 FMAs, 64 FLOP.
+WARP_LANES = 32
+
+
+def gemm_flops_per_wavefront(rows_per_thread: int = 1, cols_per_thread: int = 1) -> float:
+    """FLOP a tiled GEMM does per shared-memory wavefront, each thread computing a
+    rows x cols block of C from registers.
+
+    Per step k, a warp issues rows + cols conflict-free 4-byte shared loads (A's elements are a
+    broadcast, B's a row of consecutive words: one wavefront each) and rows x cols warp-wide
+    FFMAs of 64 FLOP: 64 rows cols / (rows + cols). One output per thread gives 32 FLOP per
+    wavefront, 1/8 of what an SM's 128 FP32 lanes (256 FLOP per clock) could do.
+    """
+    return 2 * WARP_LANES * rows_per_thread * cols_per_thread / (rows_per_thread + cols_per_thread)
+
+
 def gemm_tiled(n: int, tile: int) -> Workload:
-    """C = A B (n x n), shared-memory tiles of tile x tile: 2 n^3 FLOP.
+    """C = A B (n x n), shared-memory tiles of tile x tile, one output per thread: 2 n^3 FLOP.
 
     Each block computes one tile of C and streams n/tile tiles of A and of B: every element of
     A and B is read n/tile times, C written once: bytes = (2 n^3 / tile + n^2) x 4, so
-    I ~ tile / 4 FLOP/byte for large n.
+    I ~ tile / 4 FLOP/byte for large n. Shared memory: 2 n^3 FLOP / gemm_flops_per_wavefront().
+    One output per thread needs tile^2 threads per block: tile <= 32 (1024 threads at most).
     """
-    return Workload(f"gemm_tile{tile}", 2.0 * n**3, (2.0 * n**3 / tile + n * n) * FLOAT32_BYTES)
+    flops = 2.0 * n**3
+    return Workload(f"gemm_tile{tile}", flops, (2.0 * n**3 / tile + n * n) * FLOAT32_BYTES,
+                    shared_wavefronts=flops / gemm_flops_per_wavefront())
 
 
 #: FLOPs per point of the 5-point stencil out = c0 * centre + c1 * (north + south + east + west).

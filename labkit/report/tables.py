@@ -10,9 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labkit.report.numbers import format_number, format_percent
+from labkit.roofline import RATIO_DECIMALS
 
 #: Cell kinds: how a raw value is shown.
-KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool")
+KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "verdict_ratio", "intensity", "share", "pct", "gbps",
+         "count", "bool")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ def format_cell(value, kind: str, lang: str, label) -> str:
         return format_number(value, 3 if value < 1 else 1, lang)
     if kind == "ratio_plain":
         return format_number(value, 1, lang)
+    if kind == "verdict_ratio":  # t_real / t_min, as the verdict judges it
+        return format_number(value, RATIO_DECIMALS, lang)
     if kind == "pct":
         return format_percent(value, 1, lang)
     if kind == "gbps":

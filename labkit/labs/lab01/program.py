@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit import workloads
 from labkit.device import fp32_lanes_per_sm, fp64_lanes_per_sm
 from labkit.gpu import cuda
 from labkit.kernels import reduction, samples
 from labkit.kernels import roofline_kernels as rk
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab01.results import (SAMPLE_KERNELS, BandwidthCeiling, Ceilings, DevicePeaks,
-                                       FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint)
+                                       FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint,
+                                       sample_workload)
 
 COPY_THREADS = 256
 SAXPY_A = np.float32(2.0)
@@ -26,7 +26,7 @@ def _blocks(n: int, threads: int) -> int:
 
 # ----- the sample kernels, launched the same way for checks and for timing --------------------------
 def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator):
-    """name -> (workload, launch(), flush L2?) for chapter 1's sample kernels at ``sizes``, on
+    """name -> (launch(), flush L2?) for chapter 1's sample kernels at ``sizes``, on
     random inputs from ``rng``; the outputs that are only written start as NaN."""
     n = sizes.vector_elements
     x = cuda.to_device(rng.random(n, dtype=np.float32))
@@ -42,13 +42,11 @@ def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator
     stencil_grid = (_blocks(s, STENCIL_BLOCK[0]), _blocks(s, STENCIL_BLOCK[1]))
     tile = samples.GEMM_TILE
     launchers = {
-        "saxpy": (workloads.saxpy(n), lambda: samples.saxpy[_blocks(n, 256), 256](SAXPY_A, x, y), True),
-        "reduction": (workloads.reduction(n), lambda: reduction.block_sum[blocks_for_sum, reduction.THREADS](x, total),
-                      True),
-        "gemm_tile32": (workloads.gemm_tiled(g, tile), lambda: samples.gemm_tiled[(g // tile, g // tile), (tile, tile)](a, b, c),
-                        False),
-        "stencil_5pt": (workloads.stencil_5pt(s), lambda: samples.stencil_5pt[stencil_grid, STENCIL_BLOCK](
-            grid, out, STENCIL_C0, STENCIL_C1), True),
+        "saxpy": (lambda: samples.saxpy[_blocks(n, 256), 256](SAXPY_A, x, y), True),
+        "reduction": (lambda: reduction.block_sum[blocks_for_sum, reduction.THREADS](x, total), True),
+        "gemm_tile32": (lambda: samples.gemm_tiled[(g // tile, g // tile), (tile, tile)](a, b, c), False),
+        "stencil_5pt": (lambda: samples.stencil_5pt[stencil_grid, STENCIL_BLOCK](grid, out, STENCIL_C0, STENCIL_C1),
+                        True),
     }
     buffers = {"x": x, "y": y, "total": total, "a": a, "b": b, "c": c, "grid": grid, "out": out}
     return launchers, buffers
@@ -86,7 +84,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     launchers, buffers = sample_launchers(sizes, blocks_for_sum=4, rng=rng)
     x, y = buffers["x"].copy_to_host(), buffers["y"].copy_to_host()
     for name in SAMPLE_KERNELS:
-        launchers[name][1]()
+        launchers[name][0]()
     expected = {
         "saxpy": (buffers["y"], SAXPY_A * x + y, 1e-6),
         "gemm_tile32": (buffers["c"], buffers["a"].copy_to_host() @ buffers["b"].copy_to_host(), 1e-4),
@@ -158,7 +156,8 @@ def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
     launchers, _ = sample_launchers(sizes, blocks_for_sum=bench.facts.sm_count * 8, rng=np.random.default_rng(1))
     rows = []
     for name in SAMPLE_KERNELS:
-        work, launch, flush = launchers[name]
+        launch, flush = launchers[name]
+        work = sample_workload(name, sizes)
         timing = bench.time_gpu(launch, warmup=2, repeats=max(3, sizes.repeats // 2), flush_l2=flush)
         rows.append(Placement(kernel=name, flops=work.flops, moved_bytes=work.bytes_, timing=timing))
     return rows

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit import roofline
+from labkit import roofline, workloads
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
 from labkit.records import Count, Positive, Record
@@ -127,6 +127,14 @@ class Placement(Record):
         return self.flops / self.t_real_seconds / 1e9
 
 
+def sample_workload(kernel: str, sizes: Sizes) -> workloads.Workload:
+    """Chapter 1's sample kernel ``kernel`` at ``sizes``, as labkit.workloads counts it."""
+    return {"saxpy": lambda: workloads.saxpy(sizes.vector_elements),
+            "reduction": lambda: workloads.reduction(sizes.vector_elements),
+            "gemm_tile32": lambda: workloads.gemm_tiled(sizes.gemm_n, 32),
+            "stencil_5pt": lambda: workloads.stencil_5pt(sizes.stencil_n)}[kernel]()
+
+
 class Lab01Results(Record):
     sizes: Sizes
     checks: list[Check]
@@ -161,9 +169,18 @@ class Lab01Results(Record):
         """Within ROOF_TOLERANCE of the measured roof."""
         return self.of_roof(point) >= 1 - ROOF_TOLERANCE
 
+    def ceiling_seconds(self, kernel: Placement) -> dict[roofline.Bound, float]:
+        """The time each ceiling alone allows: DRAM bytes / B and FLOPs / P (both measured), and
+        shared-memory wavefronts at one per SM per clock (at the SM clock read while it ran)."""
+        clock = kernel.timing.sm_clock_mhz or self.device.max_sm_clock_mhz
+        return {roofline.Bound.MEMORY: kernel.moved_bytes / (self.bandwidth_gbps * 1e9),
+                roofline.Bound.COMPUTE: kernel.flops / (self.peak_gflops * 1e9),
+                roofline.Bound.SHARED: roofline.shared_seconds(
+                    sample_workload(kernel.kernel, self.sizes).shared_wavefronts, self.device.sm_count, clock)}
+
     def t_min_seconds(self, kernel: Placement) -> float:
-        """t_min on the measured ceilings."""
-        return roofline.t_min_seconds(kernel.flops, kernel.moved_bytes, self.peak_gflops, self.bandwidth_gbps)
+        """t_min: the slowest of the ceilings (a hierarchical roofline)."""
+        return max(self.ceiling_seconds(kernel).values())
 
     def t_ratio(self, kernel: Placement) -> float:
         return kernel.t_real_seconds / self.t_min_seconds(kernel)
@@ -172,7 +189,9 @@ class Lab01Results(Record):
         return roofline.verdict(kernel.t_real_seconds, self.t_min_seconds(kernel))
 
     def bound(self, kernel: Placement) -> roofline.Bound:
-        return roofline.bound_class(kernel.flops, kernel.moved_bytes, self.peak_gflops, self.bandwidth_gbps)
+        """The ceiling that binds: the one whose time is t_min."""
+        times = self.ceiling_seconds(kernel)
+        return max(times, key=times.get)
 
     # ----- what cannot be -----------------------------------------------------------------
     @model_validator(mode="after")
@@ -208,7 +227,9 @@ class Lab01Results(Record):
                 raise ValueError(f"sweep point at I = {point.intensity:g}: {point.gflops:.0f} GFLOP/s is above the "
                                  f"theoretical roof min(P, I x B) = {roof:.0f} GFLOP/s")
         for kernel in self.placement:
-            floor = roofline.t_min_seconds(kernel.flops, kernel.moved_bytes, peak, device.hbm_peak_gbps)
+            floor = max(roofline.t_min_seconds(kernel.flops, kernel.moved_bytes, peak, device.hbm_peak_gbps),
+                        roofline.shared_seconds(sample_workload(kernel.kernel, self.sizes).shared_wavefronts,
+                                                device.sm_count, device.max_sm_clock_mhz))
             if kernel.t_real_seconds < floor:
                 raise ValueError(f"placement {kernel.kernel}: t_real {kernel.t_real_seconds:.3g} s is below t_min "
                                  f"{floor:.3g} s on the theoretical peaks")

@@ -41,6 +41,7 @@ WORDS = {
         'SM 数 × 通道数 × 2 × 测量时读取的 SM 时钟',
     ),
     'value.memory': ('memory', 'la mémoire', '访存'),
+    'value.shared': ('shared memory', 'la mémoire partagée', 'shared memory'),
     'value.compute': ('compute', 'le calcul', '计算'),
     'value.stop': ('stop: at the roof', 'arrêter : au toit', '停止：已到屋顶'),
     'value.fine-tuning': ('fine tuning', 'optimisations fines', '精细调优'),
