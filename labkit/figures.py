@@ -106,12 +106,12 @@ def _chapter1_figures() -> dict[str, Figure]:
     # an H200 (132 SMs at 1980 MHz), for one output per thread and for register blocks of C.
     for block in GEMM_REGISTER_BLOCKS:
         per_wavefront = workloads.gemm_flops_per_wavefront(block, block)
-        out[f"ch01.gemm.flops_per_wavefront.r{block}"] = Figure(lambda f=per_wavefront: f)
         out[f"ch01.gemm.shared_roof_tflops.r{block}.h200"] = Figure(
             lambda f=per_wavefront: roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz) / 1e3, 1)
         out[f"ch01.gemm.shared_roof_pct_of_fp32.r{block}.h200"] = Figure(
             lambda f=per_wavefront: 100 * roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz)
             / fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), 1)
+    out["ch01.gemm.flops_per_wavefront.r1"] = Figure(lambda: workloads.gemm_flops_per_wavefront(1, 1))
     out["ch01.gemm.max_tile_one_output_per_thread"] = Figure(
         lambda: math.isqrt(PORTABLE_MAX_THREADS_PER_BLOCK))
     return out
