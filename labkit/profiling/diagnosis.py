@@ -1,19 +1,27 @@
 """Chapter 4's reading of an Nsight Compute report, as pure functions.
 
-Speed of Light places the kernel in a quadrant (compute vs memory throughput); Memory Workload
-Analysis says what crossed each level (bytes, sectors per request, hit rates, local memory);
-Warp State Statistics says why warps waited, and the chapter's decision tree maps each stall
-reason to a remedy; the rules are read by decreasing Est. Speedup.
+Speed of Light places the kernel in a quadrant (compute vs memory throughput); since both of its
+figures are maxima, the breakdown (labkit.profiling.units) says which unit is busiest. Launch
+Statistics says whether the grid can fill the GPU at all. The decision tree's finding comes from
+these, in that order (:func:`finding`). Memory Workload Analysis says what crossed each level
+(bytes, sectors per request, hit rates, local memory); Warp State Statistics says why warps
+waited, each stall reason with its remedy; the rules are read by decreasing Est. Speedup, those
+that do not concern the kernel last.
 
 Units are in the names: ``_pct`` (0-100), ``_bytes``, ``_seconds``, ``cycles_per_issue``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from enum import Enum
+from typing import Annotated, ClassVar
 
-from labkit.profiling.ncu import KernelProfile, NcuError, Rule
+from pydantic import Field
+
+from labkit.profiling.ncu import KernelProfile, Metric, NcuError, Rule
+from labkit.profiling.units import UNIT_METRICS, UnitLoad, unit_loads
 from labkit.records import NonNegative, Percent, Record, Seconds
 from labkit.roofline import Traffic
 
@@ -44,16 +52,6 @@ class Quadrant(str, Enum):
     COMPUTE_BOUND = "compute-bound"
     LATENCY_BOUND = "latency-bound"
     BALANCED = "balanced"
-
-
-#: The chapter's lever for each quadrant (the last column of its Speed of Light table).
-LEVERS = {
-    Quadrant.MEMORY_BOUND: "reduce the traffic, fuse kernels",
-    Quadrant.COMPUTE_BOUND: "lower precision, tensor cores",
-    Quadrant.LATENCY_BOUND: (
-        "expose more parallelism: check the duration, the blocks per SM, then the stall reasons"),
-    Quadrant.BALANCED: "the kernel is close to its optimum",
-}
 
 
 class SpeedOfLight(Record):
@@ -117,6 +115,14 @@ class MemoryWorkload(Record):
     local_store_bytes: NonNegative
     shared_bank_conflicts: NonNegative
 
+    #: The raw metrics it is read from.
+    METRICS: ClassVar[frozenset[str]] = frozenset({
+        "dram__bytes_read.sum", "dram__bytes_write.sum",
+        *(f"l1tex__t_{what}_pipe_lsu_mem_global_op_{op}.sum" for what in ("sectors", "requests") for op in ("ld", "st")),
+        "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"})
+
     @classmethod
     def from_profile(cls, profile: KernelProfile) -> MemoryWorkload:
         """From raw metrics: dram__bytes_{read,write}.sum,
@@ -179,42 +185,25 @@ def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
     return Traffic(moved_bytes=dram_bytes, useful_bytes=useful_bytes)
 
 
-class Remedy(Record):
-    """The decision tree's answer to a stall reason: a stable id (for translations), a sentence."""
-
-    id: str
-    text: str
-
-
-_QUEUES_FULL = Remedy(id="fewer-wider-accesses",
-                      text="The memory instruction queues are full: issue fewer, wider accesses; "
-                           "fix shared-memory bank conflicts.")
-
-#: The chapter's stall tree as data: stall reason -> remedy. Drain is not in the chapter's
-#: table; it is here because it is the strided copy's second stall on the H200.
+#: The chapter's stall tree as data: stall reason -> remedy id (the words, in each language, are
+#: labkit/report/labels/diagnosis.py's ``value.<id>``). Drain is not in the chapter's table; it
+#: is here because it is the strided copy's second stall on the H200.
 REMEDIES = {
-    "long_scoreboard": Remedy(id="hide-memory-latency",
-                              text="Exposed global or local memory latency: raise occupancy, coalesce the "
-                                   "accesses, make fewer of them."),
-    "mio_throttle": _QUEUES_FULL,
-    "lg_throttle": _QUEUES_FULL,
-    "barrier": Remedy(id="fewer-syncs-balance-work",
-                      text="Warps wait at __syncthreads(): synchronise less often or spread the work evenly "
-                           "across the block."),
-    "math_pipe_throttle": Remedy(id="compute-bound-good",
-                                 text="An arithmetic pipe is saturated: the kernel is compute-bound, which is "
-                                      "good news."),
-    "not_selected": Remedy(id="enough-warps",
-                           text="Warps were ready but another was picked: parallelism is plentiful, nothing to fix."),
-    "short_scoreboard": Remedy(id="shared-mufu-latency",
-                               text="Waiting on shared memory or special-function (MUFU) results: fix bank "
-                                    "conflicts, call fewer transcendental functions."),
-    "wait": Remedy(id="more-ilp",
-                   text="Fixed-latency dependencies between consecutive instructions: give each thread "
-                        "independent work (ILP)."),
-    "drain": Remedy(id="coalesce-stores",
-                    text="Warps wait after EXIT for their stores to drain: make the final stores coalesced, "
-                         "or write less."),
+    # waiting on an L1TEX result (global, local, texture memory)
+    "long_scoreboard": "hide-memory-latency",
+    # waiting on an MIO result: shared memory, special functions (MUFU), shuffles
+    "short_scoreboard": "mio-results",
+    # the MIO instruction queue is full: shared memory, special functions, other MIO instructions
+    "mio_throttle": "mio-queue",
+    # the local/global (LG) memory instruction queue is full
+    "lg_throttle": "lg-queue",
+    "barrier": "fewer-syncs-balance-work",
+    # one execution pipe is saturated: which one, and by whose instructions, decides
+    "math_pipe_throttle": "busiest-pipe",
+    # eligible but another warp was picked: enough warps, possibly more than needed
+    "not_selected": "enough-warps",
+    "wait": "more-ilp",
+    "drain": "coalesce-stores",
 }
 
 #: ncu's labels for the stall reasons; a reason not listed gets its id in title case.
@@ -240,7 +229,7 @@ class Stall(Record):
     name: str
     cycles_per_issue: NonNegative
     pct: Percent
-    remedy: Remedy | None
+    remedy: str | None     # an id of REMEDIES
 
 
 def stall_reasons(profile: KernelProfile) -> list[Stall]:
@@ -274,47 +263,131 @@ def stall_reasons(profile: KernelProfile) -> list[Stall]:
     return sorted(stalls, key=lambda stall: stall.cycles_per_issue, reverse=True)
 
 
+#: Rules whose Est. Speedup does not concern the kernel's code: L2 compression applies to memory
+#: allocated as compressible (cuMemCreate with a compression flag), which ordinary allocations
+#: (cudaMalloc, Numba, CuPy) are not. They are listed, but never lead.
+ADVISORY_RULES = frozenset({"MemoryL2Compression"})
+
+
 def rules_by_speedup(profile: KernelProfile) -> list[Rule]:
-    """The rules with an Est. Speedup, largest first, then the others in ncu's order.
+    """The rules with an Est. Speedup, largest first, then the others in ncu's order, the advisory
+    rules (ADVISORY_RULES) last.
 
     A "global" speedup estimates the whole kernel's gain, a "local" one the gain of one unit's
     work; so the global estimates rank first, each group by decreasing speedup.
     """
-    with_speedup = [rule for rule in profile.rules if rule.speedup_pct is not None]
-    others = [rule for rule in profile.rules if rule.speedup_pct is None]
-    return sorted(with_speedup, key=lambda rule: (rule.speedup_type != "global", -rule.speedup_pct)) + others
+    own = [rule for rule in profile.rules if rule.name not in ADVISORY_RULES]
+    advisory = [rule for rule in profile.rules if rule.name in ADVISORY_RULES]
+    with_speedup = [rule for rule in own if rule.speedup_pct is not None]
+    others = [rule for rule in own if rule.speedup_pct is None]
+    return sorted(with_speedup, key=lambda rule: (rule.speedup_type != "global", -rule.speedup_pct)) + others + advisory
+
+
+class Finding(str, Enum):
+    """The decision tree's verdict, in the order it is tried."""
+
+    GRID_TOO_SMALL = "grid-too-small"          # fewer blocks than SMs: part of the GPU has nothing to do
+    LAUNCH_BOUND = "launch-bound"              # a few microseconds: launching costs as much as running
+    DRAM_BOUND = "dram-bound"                  # Memory Throughput high, and it is DRAM's: the memory roof
+    ONCHIP_BOUND = "onchip-bound"              # Memory Throughput high from L1/L2, or the load/store path busiest
+    ISSUE_BOUND = "issue-bound"                # instruction issue or integer/control pipes busiest
+    ARITHMETIC_BOUND = "arithmetic-bound"      # an arithmetic pipe busiest
+    LATENCY_BOUND = "latency-bound"            # neither side high: warps wait (see the stall reasons)
+
+
+#: Below this duration a kernel costs about what its launch costs (a few microseconds on Hopper).
+LAUNCH_BOUND_SECONDS = 10e-6
+#: Memory Throughput is DRAM's when DRAM Throughput is within this many points of it.
+DRAM_SETS_MEMORY_PCT = 1.0
+_BY_KIND = {"onchip": Finding.ONCHIP_BOUND, "issue": Finding.ISSUE_BOUND, "arithmetic": Finding.ARITHMETIC_BOUND}
+_SM_COUNT = "device__attribute_multiprocessor_count"
+
+
+def finding(sol: SpeedOfLight, units: list[UnitLoad], grid_blocks: int, sm_count: int) -> Finding:
+    """The decision tree, in order: a grid smaller than the SM count; a duration under
+    LAUNCH_BOUND_SECONDS; neither Speed of Light figure at HIGH_PCT % (latency-bound); else the
+    higher side: memory is DRAM-bound when DRAM sets Memory Throughput, on-chip otherwise; compute
+    is what its busiest unit (Compute Workload Analysis) is."""
+    if grid_blocks < sm_count:
+        return Finding.GRID_TOO_SMALL
+    if sol.duration_seconds < LAUNCH_BOUND_SECONDS:
+        return Finding.LAUNCH_BOUND
+    if max(sol.compute_pct, sol.memory_pct) < HIGH_PCT:
+        return Finding.LATENCY_BOUND
+    if sol.memory_pct >= sol.compute_pct:
+        return Finding.DRAM_BOUND if sol.dram_pct >= sol.memory_pct - DRAM_SETS_MEMORY_PCT else Finding.ONCHIP_BOUND
+    return _BY_KIND[units[0].kind] if units else Finding.ISSUE_BOUND
 
 
 class Diagnosis(Record):
-    """Chapter 4's reading of a kernel: where it sits, what it moved, why it waited, what to fix.
-
-    The tree sends a latency-bound kernel to the stall reasons; they are reported for every
-    quadrant, since they also say why a memory-bound kernel is not at its roof.
-    """
+    """Chapter 4's reading of a kernel: where it sits, what binds it, what it moved, why it waited,
+    what to fix. Stalls are reported for every finding: they also say why a bound kernel is not
+    at its roof."""
 
     kernel: str
     speed_of_light: SpeedOfLight
     quadrant: Quadrant
+    units: list[UnitLoad]
+    grid_blocks: Annotated[int, Field(ge=1)]
+    sm_count: Annotated[int, Field(ge=1)]
+    finding: Finding
     memory: MemoryWorkload
     top_stalls: list[Stall]
     rules: list[Rule]
 
     @property
-    def lever(self) -> str:
-        return LEVERS[self.quadrant]
+    def busiest(self) -> UnitLoad | None:
+        """The unit to look at: on the memory side (Memory Throughput the higher of Speed of
+        Light's figures) DRAM, L2 or L1 as Speed of Light reads them; otherwise the SM's busiest
+        unit (Compute Workload Analysis)."""
+        sol = self.speed_of_light
+        if sol.memory_pct >= sol.compute_pct:
+            side = {"dram": sol.dram_pct, "l2": sol.l2_pct, "l1": sol.l1_pct}
+            unit = "dram" if sol.dram_pct >= sol.memory_pct - DRAM_SETS_MEMORY_PCT else max(
+                ("l2", "l1"), key=side.get)
+            return UnitLoad(unit=unit, kind="onchip" if unit != "dram" else "dram", pct=side[unit])
+        return self.units[0] if self.units else None
+
+    @property
+    def remedy(self) -> str:
+        """The lever to read first: the finding's, or for a latency-bound kernel its first stall's."""
+        if self.finding is Finding.LATENCY_BOUND and self.top_stalls and self.top_stalls[0].remedy:
+            return self.top_stalls[0].remedy
+        return self.finding.value
+
+    @property
+    def leading_rule(self) -> Rule | None:
+        """The first rule with an Est. Speedup that concerns the kernel."""
+        return next((r for r in self.rules if r.speedup_pct is not None and r.name not in ADVISORY_RULES), None)
 
 
 def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
-    """Speed of Light and its quadrant, memory workload, ``top_n`` stalls, rules by Est. Speedup."""
+    """Speed of Light and its quadrant, the busiest units, the finding, memory workload, ``top_n``
+    stalls, rules by Est. Speedup."""
     sol = SpeedOfLight.from_profile(profile)
+    units = unit_loads(profile)
+    grid_blocks = math.prod(profile.grid_size)
+    sm_count = int(profile.value(_SM_COUNT))
     return Diagnosis(
         kernel=profile.name,
         speed_of_light=sol,
         quadrant=quadrant(sol),
+        units=units,
+        grid_blocks=grid_blocks,
+        sm_count=sm_count,
+        finding=finding(sol, units, grid_blocks, sm_count),
         memory=MemoryWorkload.from_profile(profile),
         top_stalls=stall_reasons(profile)[:top_n],
         rules=rules_by_speedup(profile),
     )
+
+
+def diagnosis_metrics(profile: KernelProfile) -> set[str]:
+    """The raw metrics :func:`diagnose` reads in ``profile``: a profile kept with only these (and its
+    rules) gives the same diagnosis, so a results file stores the measurement, not the verdict."""
+    fixed = {_COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, *UNIT_METRICS,
+             *MemoryWorkload.METRICS}
+    return {name for name in profile.metrics if name in fixed or _STALL.fullmatch(name)}
 
 
 def _first_present(profile: KernelProfile, names: tuple[str, ...]) -> str:
@@ -322,3 +395,28 @@ def _first_present(profile: KernelProfile, names: tuple[str, ...]) -> str:
         if name in profile.metrics:
             return name
     raise NcuError(f"kernel {profile.name}: none of {', '.join(names)} is in the ncu report")
+
+
+class StoredProfile(Record):
+    """What a results file keeps of a profiled launch: the raw metrics the diagnosis reads, and
+    ncu's rules. The diagnosis is derived on reading, so a better diagnosis needs no new run."""
+
+    name: str
+    block_size: tuple[int, ...]
+    grid_size: tuple[int, ...]
+    metrics: dict[str, Metric]
+    rules: list[Rule]
+
+    @classmethod
+    def of(cls, profile: KernelProfile) -> StoredProfile:
+        keep = diagnosis_metrics(profile)
+        return cls(name=profile.name, block_size=profile.block_size, grid_size=profile.grid_size,
+                   metrics={name: metric for name, metric in profile.metrics.items() if name in keep},
+                   rules=profile.rules)
+
+    def profile(self) -> KernelProfile:
+        return KernelProfile(id=0, name=self.name, full_name=self.name, block_size=self.block_size,
+                             grid_size=self.grid_size, metrics=dict(self.metrics), rules=list(self.rules))
+
+    def diagnosis(self) -> Diagnosis:
+        return diagnose(self.profile())

@@ -63,8 +63,7 @@ class NcuPermissionError(NcuError):
         super().__init__(PERMISSION_FIX + "; the lab continues with CUDA-event timing")
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(Record):
     """One value as ncu printed it: a number (separators removed) or a string, with its unit."""
 
     unit: str
@@ -227,7 +226,7 @@ def parse_raw_csv(text: str) -> list[KernelProfile]:
             full_name=row[col["Kernel Name"]],
             block_size=_dims(row[col["Block Size"]]),
             grid_size=_dims(row[col["Grid Size"]]),
-            metrics={name: Metric(units[i], _number_or_text(row[i])) for i, name in metric_columns},
+            metrics={name: Metric(unit=units[i], value=_number_or_text(row[i])) for i, name in metric_columns},
         )
         for row in launches
     ]
@@ -259,8 +258,7 @@ def parse_details_csv(text: str) -> list[KernelProfile]:
         section = row[col["Section Name"]]
         if row[col["Metric Name"]]:
             kernel.sections.setdefault(section, {})[row[col["Metric Name"]]] = Metric(
-                row[col["Metric Unit"]], _number_or_text(row[col["Metric Value"]])
-            )
+                unit=row[col["Metric Unit"]], value=_number_or_text(row[col["Metric Value"]]))
         elif row[col["Rule Name"]]:
             speedup = _number_or_text(row[col["Estimated Speedup"]])
             kernel.rules.append(Rule(

@@ -18,6 +18,15 @@ KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "verdict_ratio", "
 
 
 @dataclass(frozen=True)
+class Labelled:
+    """A 'label' cell whose words take numbers: ``label(key)`` formatted with ``values``, each
+    number written in the reader's language (no decimals)."""
+
+    key: str
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
 class Column:
     id: str
     kind: str = "text"
@@ -35,6 +44,9 @@ def format_cell(value, kind: str, lang: str, label) -> str:
     if value is None:
         return "—"
     if kind == "label":
+        if isinstance(value, Labelled):
+            return label(f"value.{value.key}").format(
+                **{name: format_number(number, 0, lang) for name, number in value.values.items()})
         return label(f"value.{value}")
     if kind == "bool":
         return label("value.yes" if value else "value.no")

@@ -51,7 +51,7 @@ def test_numbers_lose_their_thousands_separators_and_text_stays_text(raw):
 
 def test_units_come_from_the_second_row_and_convert(raw):
     kernel = raw["copy_coalesced"]
-    assert kernel.metrics["gpu__time_duration.sum"] == ncu.Metric("us", 48.544)
+    assert kernel.metrics["gpu__time_duration.sum"] == ncu.Metric(unit="us", value=48.544)
     assert kernel.seconds("gpu__time_duration.sum") == pytest.approx(48.544e-6)
     assert kernel.metrics["dram__bytes_read.sum"].unit == "Gbyte"
     assert kernel.bytes_("dram__bytes_read.sum") == pytest.approx(0.067114e9)
@@ -92,7 +92,7 @@ def test_short_kernel_name(name, short):
 def test_details_page_has_sections_and_rules(details):
     strided = details["copy_strided"]
     sol = strided.sections["GPU Speed Of Light Throughput"]
-    assert sol["Duration"] == ncu.Metric("us", 816.99)
+    assert sol["Duration"] == ncu.Metric(unit="us", value=816.99)
     assert sol["Elapsed Cycles"].value == 1616752.0
     assert strided.sections["Memory Workload Analysis"]["Memory Throughput"].unit == "Tbyte/s"
     uncoalesced = [r for r in strided.rules if r.name == "UncoalescedGlobalAccess"]

@@ -23,7 +23,7 @@ from labkit.labs.lab04.results import PHASES, Lab04Results, NcuProfiles, SassLis
 from labkit.profiling.diagnosis import Diagnosis
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.report.tables import Column, Table
+from labkit.report.tables import Column, Labelled, Table
 from labkit.report.timeline_svg import timeline_svg
 
 VERSIONS = ("faulty", "repaired")
@@ -37,7 +37,7 @@ class Lab04(Lab[Sizes, Lab04Results]):
     gpu_sizes = Sizes(batch_rows=2048, batch_cols=2048, state_side=8192, chain_elements=4096, chain_steps=64,
                       iterations=20)
     simulator_sizes = Sizes(batch_rows=16, batch_cols=24, state_side=40, chain_elements=300, chain_steps=3,
-                            iterations=2, chronometer_repeats=1, l2_set_bytes=4096, hbm_set_bytes=16384)
+                            iterations=2, chronometer_rounds=1, l2_set_bytes=4096, hbm_set_bytes=16384)
     adjustable = ("threads_per_block",)
 
     def program(self) -> Program[Sizes, Lab04Results]:
@@ -47,8 +47,8 @@ class Lab04(Lab[Sizes, Lab04Results]):
 
     def tables(self, results: Lab04Results) -> list[Table]:
         timer, totals = results.timer, results.totals
-        instrument_rows = [(row.measurement, row.timing.median_seconds, row.gbps, row.gbps / results.hbm_peak_gbps)
-                           for row in timer.l2]
+        instrument_rows = [(Labelled(row.measurement, {"mb": row.read_bytes / row.passes / 1e6, "passes": row.passes}),
+                            row.timing.median_seconds, row.gbps, row.gbps / results.hbm_peak_gbps) for row in timer.l2]
         for comparison in timer.cupyx or ():
             instrument_rows += [(f"labkit_{comparison.kernel}", comparison.labkit_median_seconds, None, None),
                                 (f"cupyx_{comparison.kernel}", comparison.cupyx_median_seconds, None, None)]
@@ -74,9 +74,13 @@ class Lab04(Lab[Sizes, Lab04Results]):
                          tuple(phase_rows)))
         faulty_seconds = totals.faulty.median_seconds
         out.append(Table("lab04.ablation", (Column("fault", "label"), Column("phase", "label"),
-                                            Column("saved_ms", "ms"), Column("saved_share", "share")),
+                                            Column("saved_ms", "ms"), Column("saved_share", "share"),
+                                            Column("alone_min", "ms"), Column("alone_max", "ms"),
+                                            Column("saving_bound_ms", "ms")),
                          tuple((row.fault, row.phase, results.saved_seconds(row),
-                                results.saved_seconds(row) / faulty_seconds)
+                                results.saved_seconds(row) / faulty_seconds,
+                                row.with_only_this_repaired.min_seconds, row.with_only_this_repaired.max_seconds,
+                                results.saving_bound_seconds(row))
                                for row in sorted(results.ablation, key=lambda r: -results.saved_seconds(r)))))
         if isinstance(results.timeline, Timeline):
             out.append(_timeline_table(results, results.timeline))
@@ -87,11 +91,12 @@ class Lab04(Lab[Sizes, Lab04Results]):
                                        for k in results.timeline.nsys_kernels)))
         if isinstance(results.ncu, NcuProfiles):
             out.append(Table("lab04.ncu", (
-                Column("kernel"), Column("duration_us", "us"), Column("compute_pct", "pct"),
-                Column("memory_pct", "pct"), Column("quadrant", "label"), Column("sectors_ld", "ratio_plain"),
+                Column("kernel"), Column("duration_us", "us"), Column("grid_blocks", "count"),
+                Column("compute_pct", "pct"), Column("memory_pct", "pct"), Column("quadrant", "label"),
+                Column("busiest", "label"), Column("busiest_pct", "pct"), Column("sectors_ld", "ratio_plain"),
                 Column("sectors_st", "ratio_plain"), Column("top_stall"), Column("remedy", "label"),
                 Column("top_rule"), Column("speedup_pct", "pct")),
-                tuple(_ncu_row(kernel) for kernel in results.ncu.kernels)))
+                tuple(_ncu_row(kernel.diagnosis()) for kernel in results.ncu.kernels)))
         if isinstance(results.sass, SassListing):
             out.append(Table("lab04.sass", (Column("kernel"), Column("global_loads"), Column("wide_loads", "bool"),
                                             Column("spills", "bool"), Column("ffma", "count")),
@@ -122,28 +127,33 @@ class Lab04(Lab[Sizes, Lab04Results]):
 
 
 def _timeline_table(results: Lab04Results, timeline: Timeline) -> Table:
-    """Each phase's span on the GPU clock against its GPU work measured alone, and the idle time."""
+    """Each phase's span on the GPU clock against its GPU work measured alone, and the idle time.
+
+    work / span is not capped: above 100 %, the work measured alone took longer than the phase's
+    span in the program (the faulty loss alone includes the host's round trip of ``.item()``,
+    which its span on the GPU clock does not)."""
     rows = []
     for version in VERSIONS:
         spans = getattr(timeline, version)
         for phase in PHASES:
             span = spans.phase_seconds(phase)
             work = getattr(results.phase(phase), version).median_seconds
-            rows.append((version, phase, span, work, min(1.0, work / span) if span > 0 else None))
+            rows.append((version, phase, span, work, work / span if span > 0 else None))
         rows.append((version, "idle", spans.idle_seconds / spans.iterations, 0.0, 0.0))
     return Table("lab04.timeline", (Column("version", "label"), Column("phase", "label"), Column("span_ms", "ms"),
-                                    Column("work_ms", "ms"), Column("busy", "share")), tuple(rows))
+                                    Column("work_ms", "ms"), Column("work_over_span", "share")), tuple(rows))
 
 
 def _ncu_row(kernel: Diagnosis) -> tuple:
-    """One kernel's diagnosis: Speed of Light, quadrant, coalescing, first stall and first rule."""
-    sol, memory = kernel.speed_of_light, kernel.memory
+    """One kernel's diagnosis: Speed of Light, the busiest unit, coalescing, the first stall, the
+    lever the decision tree points to, and the first rule that concerns the kernel."""
+    sol, memory, busiest = kernel.speed_of_light, kernel.memory, kernel.busiest
     stall = kernel.top_stalls[0] if kernel.top_stalls else None
-    rule = next((r for r in kernel.rules if r.speedup_pct is not None), None)
-    return (kernel.kernel, sol.duration_seconds, sol.compute_pct, sol.memory_pct, kernel.quadrant.value,
+    rule = kernel.leading_rule
+    return (kernel.kernel, sol.duration_seconds, kernel.grid_blocks, sol.compute_pct, sol.memory_pct,
+            kernel.quadrant.value, f"unit.{busiest.unit}" if busiest else None, busiest.pct if busiest else None,
             memory.sectors_per_request, memory.store_sectors_per_request, stall.name if stall else None,
-            stall.remedy.id if stall and stall.remedy else None, rule.name if rule else None,
-            rule.speedup_pct if rule else None)
+            kernel.remedy, rule.name if rule else None, rule.speedup_pct if rule else None)
 
 
 def _load_widths(by_bits: dict[int, int]) -> str:

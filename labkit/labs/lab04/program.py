@@ -179,21 +179,35 @@ def _read_kernel_reads() -> bool:
 
 
 # ----- step 1: the chronometer -----------------------------------------------------------------
-def seconds_per_iteration(sizes: Sizes, faults: frozenset[str]) -> Spread:
-    """Host wall clock of whole runs (synchronised), per iteration: median, min, max over repeats.
+def chronometer(sizes: Sizes, seed: int = 4) -> tuple[Totals, list[AblationRow]]:
+    """Host wall clock of whole runs (synchronised), per iteration, of six configurations: faulty,
+    repaired, and the faulty program with each fault repaired alone.
 
-    A first run warms up (compilation, allocations, clocks) and is not counted.
+    Interleaved rounds: every configuration runs once per round, in a fresh random order each
+    round, so that drift (clocks, the host's page cache, other processes) weighs on all of them
+    alike rather than on whichever ran last; median, min and max over the rounds. Each
+    configuration first runs once to warm up (compilation, allocations) and is not counted.
     """
-    pipeline = Pipeline(sizes, faults)
-    pipeline.run()
-    samples = []
-    repeats = sizes.chronometer_repeats
-    for _ in range(repeats):
-        start = time.perf_counter()
+    configurations = {"faulty": frozenset(FAULTS), "repaired": frozenset(),
+                      **{fault: frozenset(FAULTS) - {fault} for fault in FAULTS}}
+    pipelines = {name: Pipeline(sizes, faults) for name, faults in configurations.items()}
+    for pipeline in pipelines.values():
         pipeline.run()
-        samples.append((time.perf_counter() - start) / sizes.iterations)
-    return Spread(median_seconds=float(np.median(samples)), min_seconds=min(samples), max_seconds=max(samples),
-                  repeats=repeats)
+    samples: dict[str, list[float]] = {name: [] for name in configurations}
+    order = np.random.default_rng(seed)
+    for _ in range(sizes.chronometer_rounds):
+        for name in order.permutation(list(configurations)):
+            start = time.perf_counter()
+            pipelines[name].run()
+            samples[name].append((time.perf_counter() - start) / sizes.iterations)
+
+    def spread(name: str) -> Spread:
+        values = samples[name]
+        return Spread(median_seconds=float(np.median(values)), min_seconds=min(values), max_seconds=max(values),
+                      repeats=len(values))
+
+    totals = Totals(faulty=spread("faulty"), repaired=spread("repaired"))
+    return totals, [AblationRow(fault=fault, with_only_this_repaired=spread(fault)) for fault in FAULTS]
 
 
 def phase_timings(sizes: Sizes, time_gpu) -> list[PhaseTimings]:
@@ -215,12 +229,6 @@ def phase_timings(sizes: Sizes, time_gpu) -> list[PhaseTimings]:
                                  faulty=time_gpu(run_faulty, warmup=3, repeats=30, flush_l2=flush),
                                  repaired=time_gpu(run_repaired, warmup=3, repeats=30, flush_l2=flush)))
     return rows
-
-
-def ablation(sizes: Sizes) -> list[AblationRow]:
-    """The faulty program's time per iteration with only one fault repaired, for each fault."""
-    return [AblationRow(fault=fault, seconds_with_only_this_repaired=seconds_per_iteration(
-        sizes, frozenset(FAULTS) - {fault}).median_seconds) for fault in FAULTS]
 
 
 # ----- step 2: the timeline ----------------------------------------------------------------------
@@ -269,7 +277,7 @@ def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
     (work_dir / "ncu_raw.csv").write_text(raw)
     (work_dir / "ncu_details.csv").write_text(details)
     profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
-    return NcuProfiles(status="ok", kernels=[diagnosis.diagnose(profile) for profile in profiles])
+    return NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(profile) for profile in profiles])
 
 
 # ----- step 4: the SASS --------------------------------------------------------------------------
@@ -330,7 +338,7 @@ def timer_checks(sizes: Sizes, time_gpu, facts) -> TimerChecks:
     for name in L2_MEASUREMENTS:
         x, passes, flush = plan[name]
         timing = time_gpu(lambda: read_passes[grid, THREADS](x, out, passes), warmup=10, repeats=200, flush_l2=flush)
-        rows.append(L2Read(measurement=name, read_bytes=passes * x.size * 4, timing=timing))
+        rows.append(L2Read(measurement=name, read_bytes=passes * x.size * 4, passes=passes, timing=timing))
     return TimerChecks(l2=rows, cupyx=cupyx_comparisons(time_gpu))
 
 
@@ -364,7 +372,7 @@ def cupyx_comparisons(time_gpu) -> list[TimerComparison] | None:
 
 # ----- the whole lab -----------------------------------------------------------------------------
 class Lab04Program(Program[Sizes, Lab04Results]):
-    steps = 8
+    steps = 7
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
@@ -380,13 +388,10 @@ class Lab04Program(Program[Sizes, Lab04Results]):
             update={"threads_per_block": sizes.threads_per_block}))
         bench.progress("step 1: the timer against cupyx, and the L2 effect")
         instrument = timer_checks(sizes, bench.time_gpu, bench.facts)
-        bench.progress("step 1: chronometer, faulty and repaired")
-        totals = Totals(faulty=seconds_per_iteration(sizes, frozenset(FAULTS)),
-                        repaired=seconds_per_iteration(sizes, frozenset()))
+        bench.progress("step 1: chronometer, six configurations in interleaved rounds")
+        totals, costs = chronometer(sizes)
         bench.progress("step 1: each phase with the timer")
         phases = phase_timings(sizes, bench.time_gpu)
-        bench.progress("step 1: what each fault costs")
-        costs = ablation(sizes)
         no_gpu = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
         bench.progress("step 2: timeline")
         if bench.simulated:

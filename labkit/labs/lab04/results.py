@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from labkit.lab import Check
 from labkit.profiling import timeline as tl
-from labkit.profiling.diagnosis import Diagnosis
+from labkit.profiling.diagnosis import StoredProfile
 from labkit.profiling.nsys import KernelSum
 from labkit.profiling.sass import SassFacts
 from labkit.records import Positive, Record, Seconds, Spread
@@ -49,7 +49,7 @@ class Sizes(Record):
     chain_steps: PositiveInt
     iterations: PositiveInt
     threads_per_block: PositiveInt = 256   # of the normalise kernels (``labkit run lab-04 --threads N``)
-    chronometer_repeats: PositiveInt = 5   # whole-program runs timed by the host clock, per version
+    chronometer_rounds: PositiveInt = 15   # rounds of whole-program runs, every configuration once per round
     l2_set_bytes: PositiveInt = 20_000_000    # the timer check's working set that fits in L2 (60 MiB on an H200)
     hbm_set_bytes: PositiveInt = 400_000_000  # and the one that does not
 
@@ -67,7 +67,8 @@ class L2Read(Record):
     """A read kernel over a working set, with or without L2 flushed between repetitions."""
 
     measurement: Literal["l2_once_warm", "l2_once_flushed", "l2_passes_warm", "hbm_passes"]
-    read_bytes: PositiveInt
+    read_bytes: PositiveInt            # passes x the working set
+    passes: PositiveInt                # reads of the working set in one launch
     timing: Timing
 
     @property
@@ -114,10 +115,11 @@ class PhaseTimings(Record):
 
 
 class AblationRow(Record):
-    """The faulty program with only this fault repaired, per iteration (host clock, median)."""
+    """The faulty program with only this fault repaired, per iteration (host clock), timed in the
+    same interleaved rounds as the totals."""
 
     fault: Fault
-    seconds_with_only_this_repaired: Seconds
+    with_only_this_repaired: Spread
 
     @property
     def phase(self) -> str:
@@ -159,8 +161,10 @@ class Unavailable(Record):
 
 
 class NcuProfiles(Record):
+    """Each profiled kernel's metrics that the diagnosis reads (diagnosed on reading)."""
+
     status: Literal["ok"]
-    kernels: Annotated[list[Diagnosis], Field(min_length=1)]
+    kernels: Annotated[list[StoredProfile], Field(min_length=1)]
 
 
 class SassListing(Record):
@@ -182,8 +186,19 @@ class Lab04Results(Record):
 
     # ----- what is derived ---------------------------------------------------------------
     def saved_seconds(self, row: AblationRow) -> float:
-        """What repairing this fault alone saves per iteration."""
-        return self.totals.faulty.median_seconds - row.seconds_with_only_this_repaired
+        """What repairing this fault alone saves per iteration (medians)."""
+        return self.totals.faulty.median_seconds - row.with_only_this_repaired.median_seconds
+
+    def saving_bound_seconds(self, row: AblationRow) -> float | None:
+        """The most a repair can save per iteration: its phase's span in the faulty timeline, plus the
+        GPU's idle time there (what removing a wait can unblock), plus the run-to-run spread of the
+        two medians compared. None without a timeline."""
+        if not isinstance(self.timeline, Timeline):
+            return None
+        faulty = self.timeline.faulty
+        spread = (self.totals.faulty.max_seconds - self.totals.faulty.min_seconds
+                  + row.with_only_this_repaired.max_seconds - row.with_only_this_repaired.min_seconds)
+        return faulty.phase_seconds(row.phase) + faulty.idle_seconds / faulty.iterations + spread
 
     def phase(self, name: str) -> PhaseTimings:
         return next(row for row in self.phases if row.phase == name)
@@ -206,7 +221,7 @@ class Lab04Results(Record):
                     raise ValueError(f"timeline/{version}: span of phase {span.phase!r} on stream {span.stream!r}: "
                                      f"phases are {list(PHASES)}, streams {list(STREAMS)}")
         if isinstance(self.ncu, NcuProfiles):
-            names = sorted(kernel.kernel for kernel in self.ncu.kernels)
+            names = sorted(kernel.name for kernel in self.ncu.kernels)
             if names != sorted(PROFILED_KERNELS):
                 raise ValueError(f"ncu/kernels: profiles {names}, expected {sorted(PROFILED_KERNELS)}")
         if isinstance(self.sass, SassListing) and sorted(self.sass.kernels) != sorted(PROFILED_KERNELS):

@@ -1,6 +1,12 @@
 """Lab 04: the profiling workflow on a program with four faults. (en, fr, zh)"""
 
 WORDS = {
+    'column.alone_min': ('repaired alone: min (ms)', 'réparé seul : min (ms)', '只修复它：最小（毫秒）'),
+    'column.alone_max': ('max (ms)', 'max (ms)', '最大（毫秒）'),
+    'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
+    'column.grid_blocks': ('blocks', 'blocs', '线程块数'),
+    'column.busiest': ('busiest unit', 'unité la plus occupée', '最忙的单元'),
+    'column.busiest_pct': ('its load', 'sa charge', '其负载'),
     'lab04.timeline_source.labkit-events': (
         "Timeline source: labkit's CUDA events around the NVTX phases (Nsight Systems was not installed on the measuring machine).",
         "Source de la chronologie : les événements CUDA de labkit autour des plages NVTX (Nsight Systems n'était pas installé sur la machine de mesure).",
@@ -69,14 +75,14 @@ WORDS = {
     'column.fault': ('fault', 'défaut', '缺陷'),
     'column.saved_ms': ('saved (ms / iteration)', 'gagné (ms / itération)', '节省（毫秒 / 迭代）'),
     'column.saved_share': ('share of the faulty time', 'part du temps fautif', '占有缺陷版本时间的比例'),
-    'column.busy': ('GPU busy', 'GPU occupé', 'GPU 忙碌'),
+    'column.work_over_span': ('work alone ÷ span', 'travail seul ÷ durée', '单独工作 ÷ 跨度'),
     'column.time_pct': ('Time (%)', 'Temps (%)', '时间（%）'),
     'column.instances': ('instances', 'instances', '调用次数'),
     'column.avg_us': ('average (µs)', 'moyenne (µs)', '平均（微秒）'),
     'column.duration_us': ('duration (µs)', 'durée (µs)', '时长（微秒）'),
     'column.compute_pct': ('Compute (SM)', 'Compute (SM)', 'Compute (SM)'),
     'column.memory_pct': ('Memory', 'Memory', 'Memory'),
-    'column.quadrant': ('diagnosis', 'diagnostic', '诊断'),
+    'column.quadrant': ('Speed of Light quadrant', 'quadrant Speed of Light', 'Speed of Light 象限'),
     'column.sectors_ld': ('sectors / load request', 'secteurs / requête de lecture', 'sector / 读请求'),
     'column.sectors_st': ('sectors / store request', "secteurs / requête d'écriture", 'sector / 写请求'),
     'column.measurement': ('measurement', 'mesure', '测量'),
@@ -113,18 +119,16 @@ WORDS = {
         'synchro hôte à chaque itération (.item())',
         '每次迭代都同步主机（.item()）',
     ),
-    'value.l2_once_warm': ('20 MB read once, L2 not flushed', '20 Mo lus une fois, L2 non vidé', '20 MB 读一遍，不清空 L2'),
-    'value.l2_once_flushed': ('20 MB read once, L2 flushed', '20 Mo lus une fois, L2 vidé', '20 MB 读一遍，清空 L2'),
-    'value.l2_passes_warm': (
-        '20 MB read 8 times in one launch',
-        '20 Mo lus 8 fois dans un lancement',
-        '一次启动内把 20 MB 读 8 遍',
-    ),
-    'value.hbm_passes': (
-        '400 MB read 8 times in one launch (bigger than L2)',
-        '400 Mo lus 8 fois dans un lancement (plus grand que le L2)',
-        '一次启动内把 400 MB 读 8 遍（大于 L2）',
-    ),
+    # the timer checks: {mb} is the working set in MB, {passes} the reads of it in one launch
+    'value.l2_once_warm': ('{mb} MB read once, L2 not flushed', '{mb} Mo lus une fois, L2 non vidé',
+                           '{mb} MB 读一遍，不清空 L2'),
+    'value.l2_once_flushed': ('{mb} MB read once, L2 flushed', '{mb} Mo lus une fois, L2 vidé',
+                              '{mb} MB 读一遍，清空 L2'),
+    'value.l2_passes_warm': ('{mb} MB read {passes} times in one launch', '{mb} Mo lus {passes} fois dans un lancement',
+                             '一次启动内把 {mb} MB 读 {passes} 遍'),
+    'value.hbm_passes': ('{mb} MB read {passes} times in one launch (bigger than L2)',
+                         '{mb} Mo lus {passes} fois dans un lancement (plus grand que le L2)',
+                         '一次启动内把 {mb} MB 读 {passes} 遍（大于 L2）'),
     'value.labkit_fma_chains': (
         "FMA loop kernel (compute-bound, launched by CuPy), labkit's timer",
         'boucle de FMA (limitée par le calcul, lancée par CuPy), chronomètre labkit',
