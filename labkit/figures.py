@@ -14,6 +14,7 @@ from typing import Callable
 from labkit import roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_peak_gflops
+from labkit.labs.lab04.results import RANK_TIE_SHARE
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.report.numbers import format_number
@@ -130,6 +131,7 @@ FIGURES: dict[str, Figure] = {
     "ch04.traffic.excess_factor": Figure(lambda: _traffic().excess_factor, 1),
     "ch04.traffic.time_ratio": Figure(lambda: TRAFFIC_REAL_SECONDS / _traffic_t_min_seconds(), 1),
     "ch04.l2demo.working_set_mb": Figure(lambda: L2_DEMO_WORKING_SET_BYTES / 1e6),
+    "lab04.rank_tie_pct": Figure(lambda: 100 * RANK_TIE_SHARE),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
     **_chapter1_figures(),

@@ -1,6 +1,7 @@
 """Lab 04: the profiling workflow on a program with four faults. (en, fr, zh)"""
 
 WORDS = {
+    'column.rank': ('rank (ties within noise)', 'rang (ex aequo dans le bruit)', '名次（噪声以内算并列）'),
     'column.alone_min': ('repaired alone: min (ms)', 'réparé seul : min (ms)', '只修复它：最小（毫秒）'),
     'column.alone_max': ('max (ms)', 'max (ms)', '最大（毫秒）'),
     'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
