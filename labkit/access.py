@@ -330,22 +330,33 @@ def translates_union(blocks: Iterable[int], shift: int, count: int) -> int:
     """How many distinct integers ``{b + k * shift : b in blocks, 0 <= k < count}`` holds.
 
     A launch whose thread blocks touch the same memory blocks as the first one, moved by
-    ``shift`` per block, touches this many over ``count`` blocks. Once ``k`` passes the depth
-    ``d = span // shift + 1`` at which translates can overlap, each new one adds the same number
-    of new integers, so only ``d + 2`` translates are ever built (exact; unit-tested against
-    brute force).
+    ``shift`` per block, touches this many over ``count`` blocks. Members of ``blocks`` further
+    apart than the translates reach (``count x shift``) never meet: each such cluster is counted
+    apart. Within a cluster, once ``k`` passes the depth ``d = span // shift + 1`` at which
+    translates can overlap, each new one adds the same number of new integers, so only ``d + 2``
+    translates are ever built (exact; unit-tested against brute force).
     """
-    first = set(blocks)
-    if count <= 0 or not first:
+    ordered = sorted(set(blocks))
+    if count <= 0 or not ordered:
         return 0
     if shift <= 0:
         raise ValueError(f"shift must be positive, got {shift}")
-    depth = (max(first) - min(first)) // shift + 1
+    clusters: list[list[int]] = [[ordered[0]]]
+    for b in ordered[1:]:
+        if b - clusters[-1][-1] >= count * shift:
+            clusters.append([b])
+        else:
+            clusters[-1].append(b)
+    return sum(_cluster_union(cluster, shift, count) for cluster in clusters)
+
+
+def _cluster_union(cluster: list[int], shift: int, count: int) -> int:
+    depth = (cluster[-1] - cluster[0]) // shift + 1
     built = min(count, depth + 2)
     union: set[int] = set()
     sizes = []
     for k in range(built):
-        union.update(b + k * shift for b in first)
+        union.update(b + k * shift for b in cluster)
         sizes.append(len(union))
     if count == built:
         return sizes[-1]

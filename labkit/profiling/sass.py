@@ -48,6 +48,10 @@ class SassFacts(Record):
 
     instructions: Count
     global_loads_by_bits: dict[int, Count]
+    #: STG, LDS, STS by bits per thread, as global_loads_by_bits (absent from records before lab 02).
+    global_stores_by_bits: dict[int, Count] = {}
+    shared_loads_by_bits: dict[int, Count] = {}
+    shared_stores_by_bits: dict[int, Count] = {}
     local_loads: Count
     local_stores: Count
     ffma: Count
@@ -95,19 +99,46 @@ def opcodes(text: str) -> list[str]:
 
 
 def read_sass(text: str) -> SassFacts:
-    """Count what the chapter looks for: LDG by width, LDL/STL, FFMA, MMA, async copies."""
+    """Count what the chapters look for: LDG, STG, LDS, STS by width, LDL/STL, FFMA, MMA, async copies."""
     ops = opcodes(text)
     roots = Counter(op.split(".")[0] for op in ops)
-    loads = Counter(_load_bits(op) for op in ops if op.split(".")[0] == "LDG")
+    def widths(root: str) -> dict[int, int]:
+        return dict(sorted(Counter(_load_bits(op) for op in ops if op.split(".")[0] == root).items()))
+
     return SassFacts(
         instructions=len(ops),
-        global_loads_by_bits=dict(sorted(loads.items())),
+        global_loads_by_bits=widths("LDG"),
+        global_stores_by_bits=widths("STG"),
+        shared_loads_by_bits=widths("LDS"),
+        shared_stores_by_bits=widths("STS"),
         local_loads=roots["LDL"],
         local_stores=roots["STL"],
         ffma=roots["FFMA"],
         tensor_core=sum(roots[op] for op in TENSOR_CORE),
         async_copies=sum(roots[op] for op in ASYNC_COPY),
     )
+
+
+def cubin_sass(cubin_path: str) -> dict[str, str]:
+    """Each kernel's SASS in a cubin (``cuobjdump -sass``), by function name."""
+    from labkit.cuda_tools import find_tool, run_tool
+
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        raise SassError("cuobjdump not found: install the CUDA toolkit to read the SASS of CUDA C kernels")
+    done = run_tool([tool, "-sass", str(cubin_path)], 120, SassError)
+    if done.returncode != 0:
+        raise SassError(f"cuobjdump failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    kernels: dict[str, str] = {}
+    name = None
+    for line in done.stdout.splitlines():
+        match = re.match(r"\s*Function : (\S+)", line)
+        if match:
+            name = match.group(1)
+            kernels[name] = ""
+        elif name is not None:
+            kernels[name] += line + "\n"
+    return kernels
 
 
 def _load_bits(opcode: str) -> int:
