@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 #: The transposes' shape: tile side and thread rows (block = TILE x ROWS threads). Lab 02 records
 #: these; /work/gpu-jobs' exploration measures the alternatives side by side.
 TILE = 64
@@ -205,3 +207,17 @@ def transpose_launch(n: int, tile: int = TILE, rows: int = ROWS) -> tuple[tuple[
     if n % tile:
         raise ValueError(f"the matrix side {n} must be a multiple of the tile side {tile}")
     return (n // tile, n // tile), (tile, rows)
+
+
+def shared_stride_reference(width_bytes: int, threads: int, stride: int, iterations: int) -> np.ndarray:
+    """What each thread of a block of ``shared_stride_<width>`` writes: iterations x words x the
+    slot its lane reads, modulo 2^32 (slot s holds s in each of its words)."""
+    lanes = np.arange(threads) % 32
+    slots = (lanes * stride) % SHARED_SLOTS
+    return ((iterations * (width_bytes // 4) * slots) % (1 << 32)).astype(np.uint32)
+
+
+def tile_shape(layout: str, tile: int = TILE) -> str:
+    """The shared tile as CUDA C declares it: ``[64][65]`` for the padded layout."""
+    return {"tiled": f"[{tile}][{tile}]", "padded": f"[{tile}][{tile + 1}]",
+            "swizzled": f"[{tile}][{tile}] ^"}.get(layout, "—")

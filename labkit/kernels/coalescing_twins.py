@@ -148,9 +148,3 @@ TWINS = {
     "transpose_padded": transpose_padded, "transpose_swizzled": transpose_swizzled,
 }
 
-
-def shared_stride_reference(width_bytes: int, threads: int, stride: int, iterations: int) -> np.ndarray:
-    """What each thread of one block writes: iterations x (words x its slot), modulo 2^32."""
-    lanes = np.arange(threads) % 32
-    slots = (lanes * stride) % SHARED_SLOTS
-    return ((iterations * (width_bytes // 4) * slots) % (1 << 32)).astype(np.uint32)
