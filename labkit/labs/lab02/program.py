@@ -23,6 +23,7 @@ from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
+from labkit.report.tables import Column, Table
 from labkit.labs.lab02 import plan as lp
 from labkit.labs.lab02.results import (METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun, Lab02Results,
                                        NcuRun, ParticleRun, SassListing, SharedBaseline, SharedPoint, Sizes,
@@ -30,6 +31,8 @@ from labkit.labs.lab02.results import (METRICS, SHARED_WIDTHS, Counts, DeviceFig
 
 KERNEL_REGEX = "strided_read|drift_|shared_stride|tile_copy|transpose_"
 _L2_FETCH_LIMIT = 0x05    # cudaLimitMaxL2FetchGranularity
+#: The SMs of the course's GPU: the shared sweep's grid, where no record says otherwise.
+H200_SMS = 132
 
 
 def _twins():
@@ -321,11 +324,32 @@ class Lab02Program(Program[Sizes, Lab02Results]):
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
 
-    def analyze_in_simulator(self, sizes: Sizes, sm_count: int = 2) -> dict[str, Counts]:
+    def analyze_in_simulator(self, sizes: Sizes, sm_count: int = 2, workers: int = 1) -> dict[str, Counts]:
         """The analyzer's counts of every launch at ``sizes``, traced here (simulator only)."""
         from labkit.labs.lab02 import analysis
 
-        return analysis.predict_all(lp.launches(sizes, sm_count))
+        return analysis.predict_all(lp.launches(sizes, sm_count), workers=workers)
+
+    def simulator_tables(self, recorded: list[Lab02Results]) -> list[Table]:
+        """The analyzer, here and now, on every launch of the lab at the GPU's sizes, beside the
+        counters ncu measured on the recorded GPU (the first record; 132 SMs without one)."""
+        from labkit.labs.lab02 import LAB
+
+        record = recorded[0] if recorded else None
+        sm_count = record.device.sm_count if record else H200_SMS
+        predicted = self.analyze_in_simulator(LAB.gpu_sizes, sm_count, workers=os.cpu_count() or 1)
+        measured = {run.launch: run.measured for run in record.runs()} if record else {}
+        rows = []
+        for name, counts in predicted.items():
+            ncu = measured.get(name)
+            rows.append((name, counts.ld_sectors_per_request, counts.st_sectors_per_request,
+                         counts.shared_ld_wavefronts, counts.shared_ld_conflicts,
+                         None if counts.dram_read_bytes is None else counts.dram_read_bytes / 1e6,
+                         None if ncu is None else ncu.counters() == counts.counters()))
+        return [Table("lab02.analyzer_here", (
+            Column("launch"), Column("spr_ld", "ratio_plain"), Column("spr_st", "ratio_plain"),
+            Column("shared_wavefronts", "count"), Column("conflicts_analyzer", "count"),
+            Column("dram_predicted_mb", "count"), Column("equals_recorded", "bool")), tuple(rows))]
 
     def measure(self, bench: Bench, sizes: Sizes) -> Lab02Results:
         import warnings
