@@ -144,6 +144,7 @@ def _chapter2_figures() -> dict[str, Figure]:
         "ch02.sectors.f64_stride1": Figure(sectors(1, 8)),
         "ch02.sectors.v16_stride1": Figure(sectors(1, 16)),
         "ch02.sectors.aos32_field": Figure(sectors(8)),
+        "ch02.span_bytes.f32_stride8": Figure(lambda: access.WARP_LANES * 8 * 4),
         "ch02.useful_share.f32_stride2": Figure(lambda: 100 * 128 / (32 * _warp(strided(2, 4), 4).sectors)),
         "ch02.dram.f32_stride32_bytes": Figure(lambda: access.fetched_bytes(strided(32, 4))),
         "ch02.dram.f32_stride32_sector_bytes": Figure(lambda: 32 * _warp(strided(32, 4), 4).sectors),

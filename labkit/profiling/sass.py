@@ -48,10 +48,6 @@ class SassFacts(Record):
 
     instructions: Count
     global_loads_by_bits: dict[int, Count]
-    #: STG, LDS, STS by bits per thread, as global_loads_by_bits (absent from records before lab 02).
-    global_stores_by_bits: dict[int, Count] = {}
-    shared_loads_by_bits: dict[int, Count] = {}
-    shared_stores_by_bits: dict[int, Count] = {}
     local_loads: Count
     local_stores: Count
     ffma: Count
@@ -98,19 +94,34 @@ def opcodes(text: str) -> list[str]:
     return [m.group(1) for line in text.splitlines() if (m := _INSTRUCTION.match(line))]
 
 
+class MemoryWidths(Record):
+    """Chapter 2's question: how wide is each load and store? Bits per thread -> instruction count
+    (``LDG.E``: 32, ``LDG.E.64``: 64, ``LDS.128``: 128...), global and shared."""
+
+    global_loads_by_bits: dict[int, Count]
+    global_stores_by_bits: dict[int, Count]
+    shared_loads_by_bits: dict[int, Count]
+    shared_stores_by_bits: dict[int, Count]
+
+
+def read_memory_widths(text: str) -> MemoryWidths:
+    """LDG, STG, LDS and STS of the text, by width."""
+    ops = opcodes(text)
+    return MemoryWidths(global_loads_by_bits=_widths(ops, "LDG"), global_stores_by_bits=_widths(ops, "STG"),
+                        shared_loads_by_bits=_widths(ops, "LDS"), shared_stores_by_bits=_widths(ops, "STS"))
+
+
+def _widths(ops: list[str], root: str) -> dict[int, int]:
+    return dict(sorted(Counter(_load_bits(op) for op in ops if op.split(".")[0] == root).items()))
+
+
 def read_sass(text: str) -> SassFacts:
-    """Count what the chapters look for: LDG, STG, LDS, STS by width, LDL/STL, FFMA, MMA, async copies."""
+    """Count what the chapter looks for: LDG by width, LDL/STL, FFMA, MMA, async copies."""
     ops = opcodes(text)
     roots = Counter(op.split(".")[0] for op in ops)
-    def widths(root: str) -> dict[int, int]:
-        return dict(sorted(Counter(_load_bits(op) for op in ops if op.split(".")[0] == root).items()))
-
     return SassFacts(
         instructions=len(ops),
-        global_loads_by_bits=widths("LDG"),
-        global_stores_by_bits=widths("STG"),
-        shared_loads_by_bits=widths("LDS"),
-        shared_stores_by_bits=widths("STS"),
+        global_loads_by_bits=_widths(ops, "LDG"),
         local_loads=roots["LDL"],
         local_stores=roots["STL"],
         ffma=roots["FFMA"],

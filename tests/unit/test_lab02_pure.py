@@ -8,7 +8,7 @@ import pytest
 
 from labkit.access import fetched_bytes, translates_union
 from labkit.kernels.coalescing_cuda import SHARED_SLOTS, shared_stride_reference, tile_shape, transpose_launch
-from labkit.profiling.sass import read_sass
+from labkit.profiling.sass import read_memory_widths
 from labkit.report.xy_svg import nice_ticks
 
 
@@ -54,7 +54,7 @@ def test_nice_ticks_cover_the_range():
 def test_sass_widths_of_stores_and_shared_accesses():
     text = "\n".join(f"        /*{i:04x}*/                   {op} R2, [R4] ;" for i, op in enumerate(
         ["LDG.E.128", "LDG.E.64", "STG.E.128", "STG.E", "LDS.128", "STS", "LDS"]))
-    facts = read_sass(text)
+    facts = read_memory_widths(text)
     assert facts.global_loads_by_bits == {64: 1, 128: 1}
     assert facts.global_stores_by_bits == {32: 1, 128: 1}
     assert facts.shared_loads_by_bits == {32: 1, 128: 1} and facts.shared_stores_by_bits == {32: 1}

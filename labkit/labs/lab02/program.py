@@ -45,6 +45,18 @@ class Kernels:
     """Launches the lab's kernels: Numba ones directly, CUDA C ones through CuPy on a GPU and
     through their simulated twins (labkit.kernels.coalescing_twins) in the simulator."""
 
+    def __init__(self) -> None:
+        self._cupy_views: dict[int, tuple] = {}
+
+    def _cupy(self, array):
+        """A CuPy view of a Numba device array, made once per array (no per-launch conversion)."""
+        import cupy
+
+        key = id(array)
+        if key not in self._cupy_views:
+            self._cupy_views[key] = (array, cupy.asarray(array))
+        return self._cupy_views[key][1]
+
     def run(self, name: str, grid, block, *args) -> None:
         if name in ("strided_read", "drift_aos", "drift_soa"):
             getattr(coalescing, name)[grid, block](*args)
@@ -58,9 +70,7 @@ class Kernels:
                 args[index] = args[index].view(record)
             twins.TWINS[name][grid, block](*args)
         else:
-            import cupy
-
-            converted = [cupy.asarray(a) if hasattr(a, "__cuda_array_interface__") else a for a in args]
+            converted = [self._cupy(a) if hasattr(a, "__cuda_array_interface__") else a for a in args]
             cc.function(name)(tuple(grid) if isinstance(grid, tuple) else (grid,),
                               tuple(block) if isinstance(block, tuple) else (block,), tuple(converted))
 
@@ -288,7 +298,7 @@ def sass_step(facts, work: Path) -> SassListing | Unavailable:
                 suffix = ".f64" if "float64" in str(signature) else ".f32" if dispatcher is coalescing.strided_read else ""
                 name = dispatcher.py_func.__name__ + suffix
                 (work / f"sass_{name}.txt").write_text(text)
-                kernels[name] = sass.read_sass(text)
+                kernels[name] = sass.read_memory_widths(text)
         nvcc = find_tool("nvcc")
         if nvcc is None:
             raise sass.SassError("nvcc not found: the CUDA C kernels' SASS needs the CUDA toolkit")
@@ -301,7 +311,7 @@ def sass_step(facts, work: Path) -> SassListing | Unavailable:
         (work / "lab02.cu").unlink()
         for name, text in sass.cubin_sass(str(work / "lab02.cubin")).items():
             (work / f"sass_{name}.txt").write_text(text)
-            kernels[name] = sass.read_sass(text)
+            kernels[name] = sass.read_memory_widths(text)
         (work / "lab02.cubin").unlink()
     except sass.SassError as exc:
         return Unavailable(status="unavailable", reason=str(exc))

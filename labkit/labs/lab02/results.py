@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from labkit.lab import Check
-from labkit.profiling.sass import SassFacts
+from labkit.profiling.sass import MemoryWidths
 from labkit.records import Count, NonNegative, Positive, Record
 from labkit.timing import Timing
 
@@ -192,7 +192,7 @@ class NcuRun(Record):
 
 class SassListing(Record):
     status: Literal["ok"]
-    kernels: dict[str, SassFacts]
+    kernels: dict[str, MemoryWidths]
 
 
 class DeviceFigures(Record):
