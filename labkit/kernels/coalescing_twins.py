@@ -11,7 +11,6 @@ lab's checks hold both to NumPy.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import float32, uint32
 
 from labkit.access_trace import vector_dtype
