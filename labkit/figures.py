@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from labkit import roofline, workloads
+from labkit import access, roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_peak_gflops
 from labkit.labs.lab04.results import RANK_TIE_SHARE
@@ -136,6 +136,55 @@ FIGURES: dict[str, Figure] = {
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
     **_chapter1_figures(),
 }
+
+
+def _warp(addresses, width_bytes: int, space: str = "global", op: str = "load") -> access.AccessCounts:
+    return access.analyze(access.WarpAccess(tuple(addresses), width_bytes, op, space))
+
+
+def _chapter2_figures() -> dict[str, Figure]:
+    """Chapter 2: one warp-level access each, counted by labkit.access (the rules ncu confirmed)."""
+    strided = access.strided
+    column = access.tile_column
+
+    def sectors(stride, width=4, offset=0):
+        return lambda: _warp(strided(stride, width, offset), width).sectors
+
+    def wavefronts(addresses, width=4):
+        return lambda: _warp(addresses, width, "shared").wavefronts
+
+    return {
+        "ch02.sectors.f32_stride1": Figure(sectors(1)),
+        "ch02.sectors.f32_stride2": Figure(sectors(2)),
+        "ch02.sectors.f32_stride3": Figure(sectors(3)),
+        "ch02.sectors.f32_stride8": Figure(sectors(8)),
+        "ch02.sectors.f32_offset4": Figure(sectors(1, 4, 4)),
+        "ch02.sectors.f32_offset32": Figure(sectors(1, 4, 32)),
+        "ch02.sectors.f64_stride1": Figure(sectors(1, 8)),
+        "ch02.sectors.v16_stride1": Figure(sectors(1, 16)),
+        "ch02.sectors.aos32_field": Figure(sectors(8)),
+        "ch02.span_bytes.f32_stride8": Figure(lambda: access.WARP_LANES * 8 * 4),
+        "ch02.useful_share.f32_stride2": Figure(lambda: 100 * 128 / (32 * _warp(strided(2, 4), 4).sectors)),
+        "ch02.dram.f32_stride32_bytes": Figure(lambda: access.fetched_bytes(strided(32, 4))),
+        "ch02.dram.f32_stride32_sector_bytes": Figure(lambda: 32 * _warp(strided(32, 4), 4).sectors),
+        "ch02.dram.f32_stride16_bytes": Figure(lambda: access.fetched_bytes(strided(16, 4))),
+        "ch02.fetch_bytes": Figure(lambda: access.DRAM_FETCH_BYTES),
+        "ch02.banks": Figure(lambda: access.BANKS),
+        "ch02.wavefronts.column32": Figure(wavefronts(column(0, 32, 4))),
+        "ch02.wavefronts.column33": Figure(wavefronts(column(0, 33, 4))),
+        "ch02.wavefronts.column_swizzled": Figure(wavefronts(column(0, 32, 4, xor_swizzle=True))),
+        "ch02.wavefronts.f32_stride2": Figure(wavefronts(strided(2, 4))),
+        "ch02.wavefronts.f32_stride3": Figure(wavefronts(strided(3, 4))),
+        "ch02.wavefronts.broadcast": Figure(wavefronts(access.broadcast(64))),
+        "ch02.wavefronts.f64_stride1": Figure(wavefronts(strided(1, 8), 8)),
+        "ch02.wavefronts.f64_stride2": Figure(wavefronts(strided(2, 8), 8)),
+        "ch02.wavefronts.v16_stride1": Figure(wavefronts(strided(1, 16), 16)),
+        "ch02.wavefronts.v16_stride2": Figure(wavefronts(strided(2, 16), 16)),
+        "ch02.conflicts.column32": Figure(lambda: _warp(column(0, 32, 4), 4, "shared").bank_conflicts),
+    }
+
+
+FIGURES.update(_chapter2_figures())
 
 
 class UnknownFigureError(LabkitError, KeyError):
