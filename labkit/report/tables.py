@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.report.numbers import format_number, format_percent
+from labkit.report.numbers import format_bytes, format_number, format_percent
 
 #: Cell kinds: how a raw value is shown.
-KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool")
+KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool",
+         "decimal2", "bytes")
 
 
 @dataclass(frozen=True)
@@ -54,4 +55,8 @@ def format_cell(value, kind: str, lang: str, label) -> str:
         return format_number(value, 0, lang)
     if kind == "count":
         return format_number(value, 0, lang)
+    if kind == "decimal2":
+        return format_number(value, 2, lang)
+    if kind == "bytes":
+        return format_bytes(value, lang)
     return str(value)
