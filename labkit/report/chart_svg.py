@@ -94,9 +94,9 @@ def _text(parent, x, y, text, **attributes) -> etree.Element:
 
 
 def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple[Guide, ...] = (),
-               second: SecondAxis | None = None) -> etree.Element:
+               second: SecondAxis | None = None, legend_low: bool = False) -> etree.Element:
     """The chart; ``title`` names it for screen readers. Points outside an axis's range are clipped
-    to the plot."""
+    to the plot. The legend sits at the top left, or at the bottom right when ``legend_low``."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def px(value):
@@ -127,7 +127,7 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
         if guide.vertical:
             line = {"x1": f"{px(guide.value):.1f}", "x2": f"{px(guide.value):.1f}", "y1": str(TOP),
                     "y2": str(TOP + plot_h)}
-            label_at = (px(guide.value) + 4, TOP + plot_h - 6)
+            label_at = (px(guide.value) + 4, TOP + 12)
         else:
             line = {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(guide.value):.1f}",
                     "y2": f"{py(guide.value):.1f}"}
@@ -153,7 +153,8 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
                                                  "fill": one.colour})
     shown = [one for one in series if one.legend]
     for index, one in enumerate(shown):
-        lx, ly = LEFT + 10, TOP + 14 + index * LEGEND_ROW
+        lx = LEFT + plot_w - 230 if legend_low else LEFT + 10
+        ly = TOP + plot_h - 10 - (len(shown) - 1 - index) * LEGEND_ROW if legend_low else TOP + 14 + index * LEGEND_ROW
         etree.SubElement(svg, "line", {"x1": str(lx), "x2": str(lx + 22), "y1": str(ly - 4), "y2": str(ly - 4),
                                        "stroke": one.colour, "stroke-width": "2",
                                        **({"stroke-dasharray": "6 4"} if one.dashed else {})})

@@ -234,7 +234,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
         guides = (Guide(self._words(lang, "memory.copy"), copy),
                   Guide(format_percent(100 * LOW_OCCUPANCY, 0, lang), LOW_OCCUPANCY * arch.max_warps_per_sm,
                         vertical=True))
-        return "memory", line_chart(series, x, y, self._words(lang, "memory.caption"), guides)
+        return "memory", line_chart(series, x, y, self._words(lang, "memory.caption"), guides, legend_low=True)
 
     def _arithmetic_chart(self, results: Lab03Results, lang: str):
         peak = results.fp32_peak_gflops() / 1e3
@@ -253,7 +253,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
                                  colour, dashed=True, markers=False, legend=False))
         series.append(Series(self._words(lang, "little"), (), "#555555", dashed=True, markers=False))
         return "arithmetic", line_chart(series, x, y, self._words(lang, "arithmetic.caption"),
-                                        (Guide(self._words(lang, "arithmetic.peak"), peak),))
+                                        (Guide(self._words(lang, "arithmetic.peak"), peak),), legend_low=True)
 
     def _waves_chart(self, results: Lab03Results, lang: str):
         points = results.waves.points

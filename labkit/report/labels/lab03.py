@@ -165,7 +165,8 @@ WORDS = {
                             '每 SM 驻留 warp 数（对数坐标）'),
     'lab03.plot.memory.y': ('copy bandwidth (GB/s, read + written)', 'bande passante de copie (Go/s, lus + écrits)',
                             '拷贝带宽（GB/s，读 + 写）'),
-    'lab03.plot.memory.series': ('{loads} loads in flight', '{loads} chargements en vol', '{loads} 个 load 在途'),
+    'lab03.plot.memory.series': ('loads in flight per thread: {loads}', 'chargements en vol par thread : {loads}',
+                                 '每线程在途 load 数：{loads}'),
     'lab03.plot.memory.copy': ('copy bandwidth C', 'bande passante de copie C', '拷贝带宽 C'),
     'lab03.plot.memory.caption': (
         "Copy bandwidth against resident warps per SM, per loads in flight per thread; dashed: Little's law with the "
@@ -178,7 +179,8 @@ WORDS = {
     'lab03.plot.arithmetic.x': ('resident warps per SM (log scale)', 'warps résidents par SM (échelle log)',
                                 '每 SM 驻留 warp 数（对数坐标）'),
     'lab03.plot.arithmetic.y': ('FP32 TFLOP/s', 'TFLOP/s FP32', 'FP32 TFLOP/s'),
-    'lab03.plot.arithmetic.series': ('{chains} chains per thread', '{chains} chaînes par thread', '每线程 {chains} 条链'),
+    'lab03.plot.arithmetic.series': ('chains per thread: {chains}', 'chaînes par thread : {chains}',
+                                     '每线程链数：{chains}'),
     'lab03.plot.arithmetic.peak': ('FP32 peak at the clock read', 'pic FP32 à l’horloge relevée', '读取时钟下的 FP32 峰值'),
     'lab03.plot.arithmetic.caption': (
         "FMA throughput against resident warps per SM, per independent chains per thread; dashed: Little's law "
