@@ -7,10 +7,12 @@ plateau the high points reach. It is what a Little's-law prediction of "where th
 saturates" is compared with.
 
 The fit minimises the squared error of log y (every point weighs by its relative error, from the
-first, latency-bound point to the plateau). For a knee x*, the best plateau is the geometric mean
-of y_i / min(1, x_i / x*); the knee is searched on a fine geometric grid around the points. A
-curve already flat at its first point has no measurable knee below it (``Knee.within`` is False
-and ``side`` says "below"), nor has a curve still rising at its last ("above").
+first, latency-bound point to the plateau), exactly: with the points split into those on the rising
+line (x < x*) and those on the plateau, the best line and plateau are the mean of log(y / x) and
+of log y over each part, so each split whose knee falls between its two parts is a candidate, as
+is a knee at each point; the best candidate wins. A curve already flat at its first point has no
+measurable knee below it (``Knee.within`` is False and ``side`` says "below"), nor has a curve still
+rising at its last ("above").
 """
 
 from __future__ import annotations
@@ -18,10 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: Points of the geometric grid per doubling of x (a knee is resolved to 2^(1/256), 0.3 %).
-GRID_PER_OCTAVE = 256
-#: How far beyond the first and last points the grid extends (a factor on each side).
-MARGIN = 4.0
+#: Knees closer than this (in log x) to the first or last point are on it: rounding, not a knee.
+SAME = 1e-9
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,14 @@ def fit_knee(xs: list[float], ys: list[float]) -> Knee:
     if any(b <= a for a, b in zip(xs, xs[1:])):
         raise ValueError("the points' x must increase")
     logs_x, logs_y = [math.log(x) for x in xs], [math.log(y) for y in ys]
-    low, high = logs_x[0] - math.log(MARGIN), logs_x[-1] + math.log(MARGIN)
-    steps = math.ceil((high - low) / math.log(2) * GRID_PER_OCTAVE)
-    best = min((_error(logs_x, logs_y, low + (high - low) * k / steps) + (low + (high - low) * k / steps,)
-                for k in range(steps + 1)), key=lambda fit: fit[0])
-    _, log_plateau, log_knee = best
-    side = "below" if log_knee <= logs_x[0] else "above" if log_knee >= logs_x[-1] else "within"
+    knees = list(logs_x)
+    for rising in range(1, len(xs)):
+        log_slope = sum(ly - lx for lx, ly in zip(logs_x[:rising], logs_y[:rising])) / rising
+        log_plateau = sum(logs_y[rising:]) / (len(xs) - rising)
+        if logs_x[rising - 1] <= log_plateau - log_slope <= logs_x[rising]:
+            knees.append(log_plateau - log_slope)
+    error, log_knee = min((_error(logs_x, logs_y, knee)[0], knee) for knee in knees)
+    log_plateau = _error(logs_x, logs_y, log_knee)[1]
+    side = ("below" if log_knee <= logs_x[0] + SAME else "above" if log_knee >= logs_x[-1] - SAME
+            else "within")
     return Knee(x=math.exp(log_knee), plateau=math.exp(log_plateau), side=side)

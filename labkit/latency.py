@@ -47,7 +47,8 @@ def copy_gbps(warps_per_sm: float, bytes_per_warp: float, latency_seconds: float
     flight and waits ``latency_seconds`` for them: every latency, each SM reads warps x bytes per
     warp and writes as much (the stores do not make the warp wait). Little's law, with no ceiling:
     2 x warps x bytes per warp x SMs / latency."""
-    _positive(warps_per_sm=warps_per_sm, bytes_per_warp=bytes_per_warp, sm_count=sm_count)
+    _positive(warps_per_sm=warps_per_sm, bytes_per_warp=bytes_per_warp, latency_seconds=latency_seconds,
+              sm_count=sm_count)
     return 2 * warps_per_sm * bytes_per_warp * sm_count / latency_seconds / 1e9
 
 

@@ -32,8 +32,10 @@ class Axis:
     ticks: tuple[float, ...] = ()   # none: chosen here
 
     def position(self, value: float) -> float:
-        """0 at ``low``, 1 at ``high``."""
+        """0 at ``low``, 1 at ``high`` (a value of 0 or less on a log axis: below its range)."""
         if self.log:
+            if value <= 0:
+                return -1.0
             return (math.log(value) - math.log(self.low)) / (math.log(self.high) - math.log(self.low))
         return (value - self.low) / (self.high - self.low)
 

@@ -106,6 +106,7 @@ def results(copy_sharpness: float = SHARPNESS, checks_pass: bool = True, **chang
         ncu=Unavailable(status="unavailable", reason="synthetic"),
         driver=DriverStep(status="ok", kernels=52, configurations=3860, equal=3860, edge_cases=9,
                           edge_cases_agreeing=8, edge_cases_not_modelled=1, device_mismatches=[], errors=[],
-                          seconds=17.0))
+                          seconds=17.0),
+        seconds=80.0)
     record.update(changes)
     return Lab03Results(**record)

@@ -130,12 +130,12 @@ class Lab03(Lab[Sizes, Lab03Results]):
             best = curve.best_low_occupancy_gbps
             rows.append((curve.loads, curve.registers_per_thread, curve.max_warps_per_sm, curve.predicted_knee,
                          curve.knee.x if curve.knee.within else None, f"knee_{curve.knee.side}", curve.knee_ratio,
-                         best, None if best is None else best / copy))
+                         curve.knee.plateau / copy, best, None if best is None else best / copy))
         return Table("lab03.memory", (
             Column("loads", "count"), Column("registers", "count"), Column("warps_max", "count"),
             Column("knee_predicted", "ratio_plain"), Column("knee_measured", "ratio_plain"),
-            Column("knee_where", "label"), Column("knee_ratio", "decimal2"), Column("best_low_gbps", "gbps"),
-            Column("best_low_of_copy", "share")), tuple(rows))
+            Column("knee_where", "label"), Column("knee_ratio", "decimal2"), Column("plateau_of_copy", "share"),
+            Column("best_low_gbps", "gbps"), Column("best_low_of_copy", "share")), tuple(rows))
 
     def _arithmetic_table(self, results: Lab03Results) -> Table:
         peak = results.fp32_peak_gflops()

@@ -447,6 +447,7 @@ class Lab03Program(Program[Sizes, Lab03Results]):
         from labkit.labs.lab03 import LAB
 
         facts = bench.facts
+        started = time.perf_counter()
         bench.progress("checks against NumPy")
         checks = check_against_numpy(LAB.simulator_sizes)
         bench.progress("step 1: latency by pointer chase")
@@ -470,7 +471,8 @@ class Lab03Program(Program[Sizes, Lab03Results]):
                         max_sm_clock_mhz=facts.max_sm_clock_mhz, hbm_peak_gbps=facts.hbm_peak_gbps,
                         l2_bytes=facts.l2_bytes, fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability))
         return Lab03Results(sizes=sizes, checks=checks, device=device, latency=latency, memory=memory,
-                            arithmetic=arithmetic, registers=registers, waves=waves, ncu=ncu_step, driver=driver)
+                            arithmetic=arithmetic, registers=registers, waves=waves, ncu=ncu_step, driver=driver,
+                            seconds=time.perf_counter() - started)
 
 
 def main(argv: list[str]) -> int:

@@ -351,6 +351,7 @@ class Lab03Results(Record):
     waves: WaveStep
     ncu: Annotated[NcuStep | Unavailable, Field(discriminator="status")]
     driver: Annotated[DriverStep | Unavailable, Field(discriminator="status")]
+    seconds: Positive    # the measurement's wall time, checks to step 7
 
     # ----- what is derived ---------------------------------------------------------------------
     def plateau(self, level: str) -> Plateau | None:

@@ -63,6 +63,7 @@ WORDS = {
     'column.knee_measured': ('knee, measured (warps per SM)', 'coude, mesuré (warps par SM)', '拐点，实测（warp/SM）'),
     'column.knee_where': ('measured knee', 'coude mesuré', '实测拐点位置'),
     'column.knee_ratio': ('predicted / measured', 'prédit / mesuré', '预测 / 实测'),
+    'column.plateau_of_copy': ('fitted plateau / C', 'palier ajusté / C', '拟合平台 / C'),
     'column.best_low_gbps': ('best GB/s at ≤ 25 % occupancy', 'meilleur Go/s à ≤ 25 % d’occupancy',
                              'occupancy ≤ 25% 时的最佳 GB/s'),
     'column.best_low_of_copy': ('of the copy bandwidth', 'de la bande passante de copie', '占拷贝带宽'),
