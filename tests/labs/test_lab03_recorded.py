@@ -102,10 +102,14 @@ def test_volkov_enough_loads_in_flight_reach_the_copy_bandwidth_at_low_occupancy
     assert best[0] >= VOLKOV_SHARE, f"best at <= {LOW_OCCUPANCY:.0%} occupancy: {best}"
 
 
-def test_at_low_occupancy_one_load_in_flight_is_not_enough(results):
-    """The other way: the same occupancy with one load per thread stays well below the copy."""
-    copy = results.memory.copy_gbps
-    assert max(point.gbps for point in results.low_occupancy_points(1)) < 0.8 * copy
+def test_at_equal_occupancy_more_loads_in_flight_move_more_bytes(results):
+    """The other way: at the same warps per SM, one load per thread is never faster than eight,
+    and at the fewest warps (far below any knee) eight loads move at least twice as much."""
+    one = {p.launch.warps_per_sm: p.gbps for p in results.memory.curve(1)}
+    eight = {p.launch.warps_per_sm: p.gbps for p in results.memory.curve(8)}
+    shared = sorted(set(one) & set(eight))
+    assert all(one[w] <= ABOVE_COPY_NOISE * eight[w] for w in shared)
+    assert eight[shared[0]] >= 2 * one[shared[0]]
 
 
 def test_no_copy_point_beats_the_reference_copy_by_more_than_noise(results):
@@ -183,7 +187,9 @@ def test_ncu_sees_the_calculators_theoretical_occupancy_and_achieves_at_most_it(
     for launch in launches.values():
         assert launch.theoretical_pct == pytest.approx(100 * launch.calculated(arch).occupancy, abs=0.5), launch.label
         assert launch.achieved_pct <= launch.theoretical_pct + 2, launch.label
-    assert launches["waves_one_plus_one"].achieved_pct < 0.75 * launches["waves_one"].achieved_pct
+    # the tail: one block more than a wave leaves most SMs idle half the time (achieved occupancy, over
+    # active cycles only, does not show it)
+    assert launches["waves_one_plus_one"].sm_active_share < 0.7 * launches["waves_one"].sm_active_share
     assert launches["registers_32"].local_sectors > 0 == launches["registers_free"].local_sectors
     low, high = launches["copy_1_load_16_warps"], launches["copy_8_loads_16_warps"]
     assert math.isclose(low.theoretical_pct, high.theoretical_pct)

@@ -307,6 +307,8 @@ NCU_METRICS = (
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+    "sm__cycles_active.avg",
+    "sm__cycles_elapsed.avg",
 )
 _PER_BLOCK_BYTES = {"byte/block": 1.0, "Kbyte/block": 1e3, "Mbyte/block": 1e6}
 
@@ -377,6 +379,7 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         issue_active_pct=profile.value("smsp__issue_active.avg.pct_of_peak_sustained_active"),
         local_sectors=profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
         + profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"),
+        sm_active_cycles=profile.value("sm__cycles_active.avg"), sm_elapsed_cycles=profile.value("sm__cycles_elapsed.avg"),
         duration_seconds=profile.seconds("gpu__time_duration.sum"))
 
 

@@ -301,7 +301,15 @@ class NcuLaunch(Record):
     stall_math_pipe_throttle: NonNegative
     issue_active_pct: Percent
     local_sectors: NonNegative        # l1tex local load + store sectors: spills' traffic
+    sm_active_cycles: NonNegative     # sm__cycles_active.avg: cycles an SM had at least one warp
+    sm_elapsed_cycles: Positive       # sm__cycles_elapsed.avg
     duration_seconds: Positive
+
+    @property
+    def sm_active_share(self) -> float:
+        """How much of the kernel's time an average SM had work: a tail leaves SMs idle, which
+        achieved occupancy (counted over active cycles only) does not show."""
+        return self.sm_active_cycles / self.sm_elapsed_cycles
 
     def calculated(self, arch: occupancy.Architecture) -> occupancy.Occupancy:
         return occupancy.calculate(occupancy.KernelLaunch(self.threads_per_block, self.registers_per_thread, 0,

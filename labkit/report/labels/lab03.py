@@ -92,6 +92,8 @@ WORDS = {
     'column.theoretical_calculator': ('theoretical (labkit)', 'théorique (labkit)', '理论（labkit）'),
     'column.theoretical_ncu': ('theoretical (ncu)', 'théorique (ncu)', '理论（ncu）'),
     'column.achieved_ncu': ('achieved (ncu)', 'atteinte (ncu)', '实际（ncu）'),
+    'column.sm_busy': ('SMs active (cycles active / elapsed)', 'SM actifs (cycles actifs / écoulés)',
+                       'SM 活跃比例（活跃周期 / 总周期）'),
     'column.stall_long_scoreboard': ('Long Scoreboard (cycles per issue)', 'Long Scoreboard (cycles par émission)',
                                      'Long Scoreboard（每条发射指令的周期）'),
     'column.stall_not_selected': ('Not Selected (cycles per issue)', 'Not Selected (cycles par émission)',
