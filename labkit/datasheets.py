@@ -17,6 +17,7 @@ class Datasheet:
     fp64_gflops: float       # plain FP64 (non-tensor) peak
     l2_megabytes: float      # L2 capacity, 10^6 bytes as the vendor states it
     source: str
+    sm_count: int | None = None  # SMs enabled on the part (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
 
 
 H100_SXM = Datasheet(
@@ -26,6 +27,7 @@ H100_SXM = Datasheet(
     fp64_gflops=34_000.0,
     l2_megabytes=50.0,
     source="NVIDIA H100 Tensor Core GPU datasheet",
+    sm_count=132,
 )
 
 H200_SXM = Datasheet(
@@ -35,4 +37,5 @@ H200_SXM = Datasheet(
     fp64_gflops=34_000.0,
     l2_megabytes=50.0,
     source="NVIDIA H200 Tensor Core GPU datasheet",
+    sm_count=132,
 )

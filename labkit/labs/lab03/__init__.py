@@ -80,11 +80,11 @@ class Lab03(Lab[Sizes, Lab03Results]):
                 Column("launch", "label"), Column("kernel"), Column("registers", "count"),
                 Column("dynamic_shared", "bytes"), Column("theoretical_calculator", "share"),
                 Column("theoretical_ncu", "pct"), Column("achieved_ncu", "pct"), Column("waves", "decimal2"),
-                Column("sm_busy", "share"), Column("stall_long_scoreboard", "decimal2"),
+                Column("sm_busy", "share"), Column("stall_long_scoreboard", "decimal2"), Column("stall_wait", "decimal2"),
                 Column("stall_not_selected", "decimal2"), Column("local_sectors", "count")),
                 tuple((launch.label, launch.kernel, launch.registers_per_thread, launch.dynamic_shared_bytes,
                        launch.calculated(arch).occupancy, launch.theoretical_pct, launch.achieved_pct,
-                       launch.waves_per_sm, launch.sm_active_share, launch.stall_long_scoreboard,
+                       launch.waves_per_sm, launch.sm_active_share, launch.stall_long_scoreboard, launch.stall_wait,
                        launch.stall_not_selected,
                        launch.local_sectors) for launch in results.ncu.launches)))
         if isinstance(results.driver, DriverStep):

@@ -304,6 +304,7 @@ NCU_METRICS = (
     "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
@@ -376,6 +377,7 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         stall_long_scoreboard=profile.value(stall.format("long_scoreboard")),
         stall_not_selected=profile.value(stall.format("not_selected")),
         stall_math_pipe_throttle=profile.value(stall.format("math_pipe_throttle")),
+        stall_wait=profile.value(stall.format("wait")),
         issue_active_pct=profile.value("smsp__issue_active.avg.pct_of_peak_sustained_active"),
         local_sectors=profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
         + profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"),

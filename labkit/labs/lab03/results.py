@@ -299,6 +299,7 @@ class NcuLaunch(Record):
     stall_long_scoreboard: NonNegative   # smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
     stall_not_selected: NonNegative
     stall_math_pipe_throttle: NonNegative
+    stall_wait: NonNegative              # a fixed-latency dependency (a dependent FMA)
     issue_active_pct: Percent
     local_sectors: NonNegative        # l1tex local load + store sectors: spills' traffic
     sm_active_cycles: NonNegative     # sm__cycles_active.avg: cycles an SM had at least one warp

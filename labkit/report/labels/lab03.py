@@ -96,6 +96,7 @@ WORDS = {
                        'SM 活跃比例（活跃周期 / 总周期）'),
     'column.stall_long_scoreboard': ('Long Scoreboard (cycles per issue)', 'Long Scoreboard (cycles par émission)',
                                      'Long Scoreboard（每条发射指令的周期）'),
+    'column.stall_wait': ('Wait (cycles per issue)', 'Wait (cycles par émission)', 'Wait（每条发射指令的周期）'),
     'column.stall_not_selected': ('Not Selected (cycles per issue)', 'Not Selected (cycles par émission)',
                                   'Not Selected（每条发射指令的周期）'),
     'column.local_sectors': ('local-memory sectors', 'secteurs de mémoire locale', 'local memory 扇区数'),
