@@ -155,8 +155,21 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.ex.regs64.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_REGISTERS)),
         "ch03.ex.regs64.warps_per_scheduler": Figure(
             lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)),
+        "ch03.ex.regs64.warps_per_sm": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)
+            * sm90.sm_sub_partitions),
+        "ch03.ex.block_warps": Figure(lambda: CH03_BLOCK // sm90.warp_size),
+        "ch03.ex.big_block_warps": Figure(lambda: CH03_BIG_BLOCK // sm90.warp_size),
+        "ch03.ex.regs33.warps_per_scheduler": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)),
+        "ch03.ex.regs33.warps_per_sm": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)
+            * sm90.sm_sub_partitions),
+        "ch03.ex.smem56.allocated_kib": Figure(
+            lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).shared_bytes_per_block / 1024),
         "ch03.ex.regs64.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_REGISTERS).blocks_per_sm),
         "ch03.ex.regs64.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, CH03_REGISTERS).occupancy),
+        "ch03.ex.regs80.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, 80).occupancy, 1),
         "ch03.ex.regs33.per_warp": Figure(lambda: occupancy.registers_per_warp(33)),
         "ch03.ex.regs33.blocks": Figure(lambda: _ch03_launch(CH03_BIG_BLOCK, 33).blocks_per_sm),
         "ch03.ex.regs33.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BIG_BLOCK, 33).occupancy),
