@@ -13,7 +13,7 @@ from labkit.report.numbers import format_bytes, format_number, format_percent
 
 #: Cell kinds: how a raw value is shown.
 KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "intensity", "share", "pct", "gbps", "count", "bool",
-         "decimal2", "bytes")
+         "decimal2", "decimal3", "bytes")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ def format_cell(value, kind: str, lang: str, label) -> str:
         return format_number(value, 0, lang)
     if kind == "decimal2":
         return format_number(value, 2, lang)
+    if kind == "decimal3":
+        return format_number(value, 3, lang)
     if kind == "bytes":
         return format_bytes(value, lang)
     return str(value)

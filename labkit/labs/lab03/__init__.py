@@ -50,7 +50,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
         chase_working_sets=_working_sets(), chase_steps=8192, chase_warm_steps=1 << 18,
         stream_bytes=1 << 30, stream_loads=(1, 2, 4, 8, 16),
         stream_warps=(1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 64),
-        fma_chains=(1, 2, 4, 8), fma_warps=(4, 8, 12, 16, 24, 32, 48, 64), fma_trips=1024, fma_latency_trips=4096,
+        fma_chains=(1, 2, 4, 8), fma_warps=(4, 8, 12, 16, 24, 32, 48, 64), fma_trips=4096, fma_latency_trips=4096,
         register_caps=(None, 72, 64, 56, 48, 40, 32), register_threads=256, register_blocks_per_sm=120,
         register_rounds=128,
         wave_threads=128, wave_blocks_per_sm=2, wave_trips=1536,
@@ -174,7 +174,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
                       results.predicted_wave_seconds(p.grid_blocks),
                       p.timing.median_seconds / results.predicted_wave_seconds(p.grid_blocks))
                      for p in results.waves.points)
-        return Table("lab03.waves", (Column("grid_blocks", "count"), Column("waves", "decimal2"),
+        return Table("lab03.waves", (Column("grid_blocks", "count"), Column("waves", "decimal3"),
                                      Column("tail_efficiency", "share"), Column("time_us", "us"),
                                      Column("predicted_us", "us"), Column("measured_over_predicted", "decimal2")),
                      rows)
