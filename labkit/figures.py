@@ -113,9 +113,9 @@ CH03_LATENCY_NS = 600.0
 #: warp instruction per scheduler per cycle.
 CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
 #: Waves example: 2 resident blocks per SM, one block more than a wave; the small-grid quiz:
-#: 200 blocks of 256 threads.
+#: 150 blocks of 256 threads.
 CH03_WAVE_BLOCKS_PER_SM = 2
-CH03_SMALL_GRID = 200
+CH03_SMALL_GRID = 150
 
 
 def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
