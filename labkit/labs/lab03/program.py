@@ -139,17 +139,32 @@ def _clock_now() -> float | None:
     return None if clocks is None else clocks.sm_mhz
 
 
-def latency_step(sizes: Sizes) -> LatencyStep:
-    """One thread chases a random cycle through each working set: warm-up (a whole lap, at most
-    chase_warm_steps steps), then chase_steps timed steps."""
+def _l2_evictor(l2_bytes: int):
+    """On a GPU, a function that reads twice L2's size of other data (lab 04's read kernel), so
+    that L2 holds nothing of what comes next; in the simulator, nothing to evict."""
+    if SIMULATED:
+        return lambda: None
+    from labkit.kernels.stream import read_passes
+
+    other = cuda.device_array(2 * l2_bytes // 4, dtype=np.float32)
+    sink = cuda.device_array(1, dtype=np.float32)
+    return lambda: read_passes[256, 256](other, sink, 1)
+
+
+def latency_step(sizes: Sizes, l2_bytes: int) -> LatencyStep:
+    """One thread chases a random cycle through each working set: L2 emptied of it (the chain was
+    just copied in), a warm-up (a whole lap, at most chase_warm_steps steps), then chase_steps
+    timed steps."""
     rng = np.random.default_rng(3)
     words = cuda.device_array(max(sizes.chase_working_sets) // chase.WORD_BYTES, dtype=np.uint64)
     base = _address(words)
     out = cuda.device_array(3, dtype=np.uint64)
+    evict = _l2_evictor(l2_bytes)
     points, clocks = [], []
     for working_set in sizes.chase_working_sets:
         order = chase.cycle_order(chase.slots(working_set), rng)
         words[:working_set // chase.WORD_BYTES].copy_to_device(chase.chain_words(order, base))
+        evict()
         warm = min(len(order), sizes.chase_warm_steps)
         chase.chase[1, 1](words, chase.start_of(order, base), warm, sizes.chase_steps, out)
         cycles, nanoseconds, end = (int(v) for v in out.copy_to_host())
@@ -457,7 +472,7 @@ class Lab03Program(Program[Sizes, Lab03Results]):
         checks = check_against_numpy(LAB.simulator_sizes.model_copy(update={
             "stream_loads": sizes.stream_loads, "fma_chains": sizes.fma_chains, "register_caps": sizes.register_caps}))
         bench.progress("step 1: latency by pointer chase")
-        latency = latency_step(sizes)
+        latency = latency_step(sizes, facts.l2_bytes)
         bench.progress("step 2: copy bandwidth against warps per SM and loads in flight")
         source = cuda.to_device(np.ones(sizes.stream_bytes // 4, dtype=np.float32))
         target = cuda.device_array_like(source)
