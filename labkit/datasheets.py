@@ -19,6 +19,7 @@ class Datasheet:
     sm_count: int
     boost_clock_mhz: float   # the maximum SM clock the FP32 and FP64 peaks assume
     source: str
+    sm_count: int | None = None  # SMs enabled on the part (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
 
 
 H100_SXM = Datasheet(
@@ -30,6 +31,7 @@ H100_SXM = Datasheet(
     sm_count=132,
     boost_clock_mhz=1980.0,
     source="NVIDIA H100 Tensor Core GPU datasheet",
+    sm_count=132,
 )
 
 H200_SXM = Datasheet(
@@ -41,4 +43,5 @@ H200_SXM = Datasheet(
     sm_count=132,
     boost_clock_mhz=1980.0,
     source="NVIDIA H200 Tensor Core GPU datasheet",
+    sm_count=132,
 )

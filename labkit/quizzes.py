@@ -52,6 +52,14 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q04-replay": Choice("a"),
     "q04-l2-mirage": Choice("d"),
     "q04-sectors": Choice("b"),
+    "q03-register-blocks": Numeric("ch03.ex.regs64.blocks"),
+    "q03-granularity": Choice("c"),
+    "q03-scalar-copy": Numeric("ch03.little.copy_warps_scalar"),
+    "q03-fma-chains": Numeric("ch03.fma.warps_2chains"),
+    "q03-tail": Numeric("ch03.waves.tail_pct"),
+    "q03-not-selected": Choice("b"),
+    "q03-small-grid": Choice("d"),
+    "q03-spills": Choice("a"),
 }
 
 

@@ -59,6 +59,7 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
+    "assets/labkit/occupancy_calculator.js",
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
