@@ -67,13 +67,13 @@ class Lab02(Lab[Sizes, Lab02Results]):
             Column("element_bytes", "count"), Column("stride", "count"), Column("offset_bytes", "count"),
             Column("spr_analyzer", "ratio_plain"), Column("spr_ncu", "ratio_plain"), Column("useful_gbps", "gbps"),
             Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("dram_error", "pct"),
-            Column("time_us", "us")), tuple(sweep_rows)))
+            Column("median_time_us", "us")), tuple(sweep_rows)))
         sass = results.sass.kernels if isinstance(results.sass, SassListing) else {}
         tables.append(Table("lab02.particles", (
             Column("layout", "label"), Column("access", "label"), Column("source", "label"),
             Column("sass_memory"), Column("spr_ld", "ratio_plain"), Column("spr_st", "ratio_plain"),
             Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("useful_gbps", "gbps"),
-            Column("time_us", "us")), tuple(
+            Column("median_time_us", "us")), tuple(
             (p.layout, p.access, p.run.source, _memory_widths(sass.get(p.run.kernel)),
              p.run.predicted.ld_sectors_per_request, p.run.predicted.st_sectors_per_request,
              (p.run.predicted.dram_read_bytes or 0) / 1e6,
