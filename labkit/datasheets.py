@@ -16,10 +16,9 @@ class Datasheet:
     fp32_gflops: float       # plain FP32 (non-tensor) peak
     fp64_gflops: float       # plain FP64 (non-tensor) peak
     l2_megabytes: float      # L2 capacity, 10^6 bytes as the vendor states it
-    sm_count: int
+    sm_count: int            # SMs enabled on the part (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
     boost_clock_mhz: float   # the maximum SM clock the FP32 and FP64 peaks assume
     source: str
-    sm_count: int | None = None  # SMs enabled on the part (NVIDIA H100 Tensor Core GPU Architecture whitepaper)
 
 
 H100_SXM = Datasheet(
@@ -31,7 +30,6 @@ H100_SXM = Datasheet(
     sm_count=132,
     boost_clock_mhz=1980.0,
     source="NVIDIA H100 Tensor Core GPU datasheet",
-    sm_count=132,
 )
 
 H200_SXM = Datasheet(
@@ -43,5 +41,4 @@ H200_SXM = Datasheet(
     sm_count=132,
     boost_clock_mhz=1980.0,
     source="NVIDIA H200 Tensor Core GPU datasheet",
-    sm_count=132,
 )

@@ -1,7 +1,11 @@
-"""Line charts as inline SVG: series of points (solid or dashed, with or without markers, or as
-staircases) on linear or logarithmic axes, reference lines, an optional second y axis that
-relabels the first in another unit, a legend and axis titles. Pure: numbers in, an <svg> out,
-no script and no external resource.
+"""Line charts as inline SVG: series of points (solid or dashed, with circles, crosses or no
+markers, or as staircases) on linear or logarithmic axes, reference lines, an optional second y
+axis that relabels the first in another unit, a legend and axis titles. Pure: numbers in, an
+<svg> out, no script and no external resource.
+
+Colours are not in the SVG: a series names one of the site's series colours (``SERIES``), and the
+stylesheet (labkit/site/assets/course.css) colours it for the light and the dark palette; text
+takes the page's own colour.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from typing import Callable
 
 WIDTH, HEIGHT = 720, 420
 LEFT, RIGHT, TOP, BOTTOM = 72, 72, 20, 50
-#: Okabe-Ito, colour-blind friendly.
-COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
-GUIDE_COLOUR = "#888888"
+#: The series colours (Okabe-Ito, colour-blind friendly; each palette's shades are in course.css),
+#: and the grey of reference curves and guides.
+SERIES = tuple(f"series-{index}" for index in range(6))
+REFERENCE = "reference"
 LEGEND_ROW = 16
 
 
@@ -47,9 +52,10 @@ class Axis:
 class Series:
     label: str
     points: tuple[tuple[float, float], ...]
-    colour: str
+    colour: str               # one of SERIES, or REFERENCE
     dashed: bool = False
-    markers: bool = True
+    marker: str = "circle"    # circle, cross, or none
+    line: bool = True         # a line through the points (markers alone otherwise)
     steps: bool = False       # a staircase: each point's y holds until the next point's x
     legend: bool = True
 
@@ -90,7 +96,8 @@ def nice_ticks(low: float, high: float, log: bool, base: int = 10) -> list[float
 
 
 def _text(parent, x, y, text, **attributes) -> etree.Element:
-    element = etree.SubElement(parent, "text", {"x": f"{x:.1f}", "y": f"{y:.1f}", "font-size": "11", **attributes})
+    element = etree.SubElement(parent, "text", {"x": f"{x:.1f}", "y": f"{y:.1f}", "font-size": "11",
+                                                "fill": "currentColor", **attributes})
     element.text = text
     return element
 
@@ -110,14 +117,14 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
     svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {HEIGHT}",
                                 "class": "lab-chart", "role": "img", "aria-label": title})
     etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(TOP), "width": str(plot_w), "height": str(plot_h),
-                                   "fill": "none", "stroke": "#cccccc"})
+                                   "fill": "none", "class": "frame"})
     for value in x.tick_values():
         etree.SubElement(svg, "line", {"x1": f"{px(value):.1f}", "x2": f"{px(value):.1f}", "y1": str(TOP),
-                                       "y2": str(TOP + plot_h), "stroke": "#eeeeee"})
+                                       "y2": str(TOP + plot_h), "class": "grid"})
         _text(svg, px(value), TOP + plot_h + 16, x.format_tick(value), **{"text-anchor": "middle"})
     for value in y.tick_values():
         etree.SubElement(svg, "line", {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(value):.1f}",
-                                       "y2": f"{py(value):.1f}", "stroke": "#eeeeee"})
+                                       "y2": f"{py(value):.1f}", "class": "grid"})
         _text(svg, LEFT - 6, py(value) + 4, y.format_tick(value), **{"text-anchor": "end"})
     if second is not None:
         for value in nice_ticks(y.low * second.factor, y.high * second.factor, y.log):
@@ -134,8 +141,8 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
             line = {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(guide.value):.1f}",
                     "y2": f"{py(guide.value):.1f}"}
             label_at = (LEFT + plot_w - 4, py(guide.value) - 4)
-        etree.SubElement(svg, "line", {**line, "stroke": GUIDE_COLOUR, "stroke-dasharray": "2 3"})
-        _text(svg, *label_at, guide.label, fill=GUIDE_COLOUR, **({} if guide.vertical else {"text-anchor": "end"}))
+        etree.SubElement(svg, "line", {**line, "class": f"{REFERENCE} line", "stroke-dasharray": "2 3"})
+        _text(svg, *label_at, guide.label, **({} if guide.vertical else {"text-anchor": "end"}))
     for one in series:
         if not one.points:
             continue
@@ -145,23 +152,38 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
             for (_, y0), (x1, y1) in zip(coordinates, coordinates[1:]):
                 stepped += [(x1, y0), (x1, y1)]
             coordinates = stepped
-        line = etree.SubElement(svg, "polyline", {
-            "points": " ".join(f"{a:.1f},{b:.1f}" for a, b in coordinates), "fill": "none", "stroke": one.colour,
-            "stroke-width": "1.5" if one.dashed else "2", **({"stroke-dasharray": "6 4"} if one.dashed else {})})
-        etree.SubElement(line, "title").text = one.label
-        if one.markers:
-            for a, b in one.points:
-                etree.SubElement(svg, "circle", {"cx": f"{px(a):.1f}", "cy": f"{py(b):.1f}", "r": "3.5",
-                                                 "fill": one.colour})
+        if one.line and len(coordinates) > 1:
+            line = etree.SubElement(svg, "polyline", {
+                "points": " ".join(f"{a:.1f},{b:.1f}" for a, b in coordinates), "fill": "none",
+                "class": f"{one.colour} line", "stroke-width": "1.5" if one.dashed else "2",
+                **({"stroke-dasharray": "6 4"} if one.dashed else {})})
+            etree.SubElement(line, "title").text = one.label
+        for a, b in one.points if one.marker != "none" else ():
+            cx, cy = px(a), py(b)
+            if one.marker == "cross":
+                etree.SubElement(svg, "path", {"d": f"M{cx - 4:.1f},{cy - 4:.1f}L{cx + 4:.1f},{cy + 4:.1f}"
+                                                    f"M{cx - 4:.1f},{cy + 4:.1f}L{cx + 4:.1f},{cy - 4:.1f}",
+                                               "class": f"{one.colour} line", "stroke-width": "2"})
+            else:
+                etree.SubElement(svg, "circle", {"cx": f"{cx:.1f}", "cy": f"{cy:.1f}", "r": "3.5",
+                                                 "class": f"{one.colour} mark"})
     shown = [one for one in series if one.legend]
     for index, one in enumerate(shown):
         lx = LEFT + plot_w - 230 if legend_low else LEFT + 10
         ly = TOP + plot_h - 10 - (len(shown) - 1 - index) * LEGEND_ROW if legend_low else TOP + 14 + index * LEGEND_ROW
         etree.SubElement(svg, "line", {"x1": str(lx), "x2": str(lx + 22), "y1": str(ly - 4), "y2": str(ly - 4),
-                                       "stroke": one.colour, "stroke-width": "2",
+                                       "class": f"{one.colour} line", "stroke-width": "2",
                                        **({"stroke-dasharray": "6 4"} if one.dashed else {})})
         _text(svg, lx + 28, ly, one.label)
     _text(svg, LEFT + plot_w / 2, HEIGHT - 8, x.title, **{"font-size": "12", "text-anchor": "middle"})
     middle = TOP + plot_h / 2
     _text(svg, 14, middle, y.title, **{"font-size": "12", "text-anchor": "middle", "transform": f"rotate(-90 14 {middle})"})
     return svg
+
+
+def figure(svg: etree.Element, caption: str) -> etree.Element:
+    """``<figure class="lab-figure">`` with the chart and its caption."""
+    out = etree.Element("figure", {"class": "lab-figure"})
+    out.append(svg)
+    etree.SubElement(out, "figcaption").text = caption
+    return out

@@ -7,18 +7,21 @@ import re
 import pytest
 
 from labkit.lab import labs
+from labkit.project import Project
+from labkit.recording import recorded_paths
 from labkit.report.labels import LANGUAGES
 from tests.browser.test_site import site_pages
+from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
 
 SCHEMES = {"light": "default", "dark": "slate"}
 MARKS = ".lab-figure .theoretical, .lab-figure .measured, .lab-figure .sweep, .lab-figure .kernel, " \
-        ".lab-figure [class^='phase-']"
+        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark"
 #: For each element: its colour (fill for text and filled marks, stroke for lines) and the page's background.
 COLOURS_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
   const style = getComputedStyle(el);
-  const line = el.tagName === 'polyline' || el.tagName === 'line';
+  const line = ['polyline', 'line', 'path'].includes(el.tagName);
   return {tag: el.tagName, cls: el.getAttribute('class') || '',
           colour: el.tagName === 'TD' ? style.color : (line ? style.stroke : style.fill)};
 })"""
@@ -48,7 +51,9 @@ def contrast(foreground: str, background: str) -> float:
 
 
 def chapters():
-    return [(lang, lab.chapter.removesuffix(".md") + "/") for lab in labs().values() for lang in LANGUAGES]
+    """The chapters of the labs with a record (a lab block shows figures and tables only then)."""
+    recorded = [lab for lab in labs().values() if recorded_paths(lab.lab_dir(Project(REPO_ROOT)), str)]
+    return [(lang, lab.chapter.removesuffix(".md") + "/") for lab in recorded for lang in LANGUAGES]
 
 
 @pytest.fixture(params=list(SCHEMES))

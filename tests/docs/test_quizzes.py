@@ -80,6 +80,11 @@ def _spellings(value: float, decimals: int) -> set[str]:
     return spelled
 
 
+def _hardware_constant(value: float) -> bool:
+    """A power of two (128 bytes, 1024 threads...): too common in the prose to tell a typed figure."""
+    return value == int(value) and int(value) > 0 and int(value) & (int(value) - 1) == 0
+
+
 def test_no_computed_figure_is_typed_by_hand():
     """A distinctive computed value (three digits or more) typed into a page instead of [[name]]."""
     offenders = []
@@ -88,7 +93,7 @@ def test_no_computed_figure_is_typed_by_hand():
             text = FIGURE_PATTERN.sub("", path.read_text())
             for name, figure in FIGURES.items():
                 value = figure.value()
-                if len(f"{value:g}".replace(".", "")) < 3:
+                if len(f"{value:g}".replace(".", "")) < 3 or _hardware_constant(value):
                     continue
                 for spelled in _spellings(value, figure.decimals):
                     if re.search(rf"(?<![\d.,]){re.escape(spelled)}(?![\d])", text):

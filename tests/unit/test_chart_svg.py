@@ -26,9 +26,10 @@ def test_positions_on_linear_and_log_axes():
 
 
 def chart(**kwargs):
-    series = [Series("measured", ((1, 10), (2, 20), (4, 35)), "#0072B2"),
-              Series("model", ((1, 12), (4, 40)), "#0072B2", dashed=True, markers=False, legend=False),
-              Series("steps", ((0, 5), (2, 10), (4, 15)), "#E69F00", steps=True, markers=False)]
+    series = [Series("measured", ((1, 10), (2, 20), (4, 35)), chart_svg.SERIES[0]),
+              Series("model", ((1, 12), (4, 40)), chart_svg.SERIES[0], dashed=True, marker="none", legend=False),
+              Series("steps", ((0, 5), (2, 10), (4, 15)), chart_svg.SERIES[1], steps=True, marker="none"),
+              Series("ncu", ((1, 11), (2, 19)), chart_svg.SERIES[2], line=False, marker="cross")]
     return line_chart(series, Axis("warps", 1, 4, log=True, base=2), Axis("GB/s", 0, 50), "a chart", **kwargs)
 
 
@@ -39,7 +40,11 @@ def test_a_chart_draws_each_series_its_markers_and_its_legend():
     assert len(lines) == 3
     assert lines[1].get("stroke-dasharray") and not lines[0].get("stroke-dasharray")
     assert len(svg.findall("circle")) == 3  # markers of the measured series only
+    assert len(svg.findall("path")) == 2    # the crosses of the marker-only series
     assert [t.text for t in svg.findall("text") if t.text in ("measured", "model", "steps")] == ["measured", "steps"]
+    # colours come from the stylesheet: classes, never a colour in the SVG
+    assert lines[0].get("class") == "series-0 line" and svg.find("circle").get("class") == "series-0 mark"
+    assert all(el.get("stroke") is None and el.get("fill") in (None, "none", "currentColor") for el in svg.iter())
     # a staircase holds each y until the next x: 3 points make 5 corners
     assert len(lines[2].get("points").split()) == 5
 
@@ -53,7 +58,7 @@ def test_guides_and_a_second_axis():
 
 
 def test_points_outside_the_axes_are_clipped_to_the_plot():
-    svg = line_chart([Series("s", ((0.5, -10), (100, 1e9)), "#000")], Axis("x", 1, 4, log=True, base=2),
+    svg = line_chart([Series("s", ((0.5, -10), (100, 1e9)), chart_svg.SERIES[0])], Axis("x", 1, 4, log=True, base=2),
                      Axis("y", 0, 50), "clipped")
     for circle in svg.findall("circle"):
         assert chart_svg.LEFT <= float(circle.get("cx")) <= chart_svg.WIDTH - chart_svg.RIGHT

@@ -9,7 +9,6 @@ import pytest
 from labkit.access import fetched_bytes, translates_union
 from labkit.kernels.coalescing_cuda import SHARED_SLOTS, shared_stride_reference, tile_shape, transpose_launch
 from labkit.profiling.sass import read_memory_widths
-from labkit.report.xy_svg import nice_ticks
 
 
 def test_fetched_bytes_counts_aligned_64_byte_blocks():
@@ -43,12 +42,6 @@ def test_transpose_launch_and_tile_names():
     with pytest.raises(ValueError, match="multiple of the tile"):
         transpose_launch(100, 64, 4)
     assert tile_shape("padded", 32) == "[32][33]" and tile_shape("tiled", 64) == "[64][64]"
-
-
-def test_nice_ticks_cover_the_range():
-    ticks = nice_ticks(0, 4270)
-    assert ticks[0] == 0 and ticks[-1] >= 4270 and len(ticks) <= 7
-    assert nice_ticks(0, 1) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
 
 
 def test_sass_widths_of_stores_and_shared_accesses():

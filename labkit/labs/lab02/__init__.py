@@ -21,7 +21,8 @@ from labkit.lab import Lab, Program
 from labkit.labs.lab02.results import Lab02Results, SassListing, Sizes
 from labkit.report.labels import label
 from labkit.report.tables import Column, Table
-from labkit.report.xy_svg import Series, figure, xy_svg
+from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Series, figure, line_chart
+from labkit.report.numbers import format_number
 
 STEPS = ("sweep", "particles", "shared", "transpose")
 _TILES = {"transpose_tiled": "tiled", "transpose_padded": "padded", "transpose_swizzled": "swizzled"}
@@ -108,23 +109,31 @@ class Lab02(Lab[Sizes, Lab02Results]):
     def figures(self, results: Lab02Results, lang: str) -> list[etree.Element]:
         words = {key: label(lang, f"lab02.plot.{key}") for key in (
             "sweep_caption", "stride", "useful_gbps", "sectors", "shared_caption", "wavefronts", "cycles")}
+        number = lambda value: format_number(value, 0, lang)  # noqa: E731
         f32 = [p for p in results.sweep if p.element_bytes == 4 and p.offset == 0]
-        bandwidth = xy_svg([Series(words["useful_gbps"], tuple((p.stride, p.useful_gbps) for p in f32))],
-                           words["stride"], words["useful_gbps"], words["sweep_caption"])
+        strides = Axis(words["stride"], 0, max(p.stride for p in f32), format_tick=number)
+        bandwidth = line_chart([Series(words["useful_gbps"], tuple((p.stride, p.useful_gbps) for p in f32), SERIES[0])],
+                               strides, Axis(words["useful_gbps"], 0, max(p.useful_gbps for p in f32) * 1.1,
+                                             format_tick=number), words["sweep_caption"])
         sectors = [Series(words["sectors"] + " · analyzer",
-                          tuple((p.stride, p.run.predicted.ld_sectors_per_request or 0) for p in f32))]
+                          tuple((p.stride, p.run.predicted.ld_sectors_per_request or 0) for p in f32), SERIES[0])]
         if all(p.run.measured for p in f32):
             sectors.append(Series(words["sectors"] + " · ncu", tuple(
-                (p.stride, p.run.measured.ld_sectors_per_request or 0) for p in f32), line=False, marker="cross"))
+                (p.stride, p.run.measured.ld_sectors_per_request or 0) for p in f32), SERIES[1], line=False,
+                marker="cross"))
+        top_sectors = max(b for one in sectors for _, b in one.points) * 1.1
         shared = [Series(f"{width} B", tuple((p.predicted_wavefronts_per_access, results.cycles_per_warp_access(p))
-                                              for p in results.shared if p.element_bytes == width), line=False)
-                  for width in (4, 8, 16)]
+                                              for p in results.shared if p.element_bytes == width), SERIES[index],
+                         line=False)
+                  for index, width in enumerate((4, 8, 16))]
         top = max((p.predicted_wavefronts_per_access for p in results.shared), default=1)
-        shared.append(Series("y = x", ((0, 0), (top, top)), marker="", dashed=True))
+        shared.append(Series("y = x", ((0, 0), (top, top)), REFERENCE, marker="none", dashed=True))
+        top_cycles = max([top] + [b for one in shared for _, b in one.points]) * 1.1
         return [figure(bandwidth, words["sweep_caption"]),
-                figure(xy_svg(sectors, words["stride"], words["sectors"], words["sweep_caption"]),
-                       words["sweep_caption"]),
-                figure(xy_svg(shared, words["wavefronts"], words["cycles"], words["shared_caption"]),
+                figure(line_chart(sectors, strides, Axis(words["sectors"], 0, top_sectors, format_tick=number),
+                                  words["sweep_caption"]), words["sweep_caption"]),
+                figure(line_chart(shared, Axis(words["wavefronts"], 0, top * 1.05, format_tick=number),
+                                  Axis(words["cycles"], 0, top_cycles, format_tick=number), words["shared_caption"]),
                        words["shared_caption"])]
 
 

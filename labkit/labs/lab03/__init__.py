@@ -23,7 +23,7 @@ import xml.etree.ElementTree as etree
 from labkit import occupancy
 from labkit.lab import Lab, Program
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, Sizes
-from labkit.report.chart_svg import COLOURS, Axis, Guide, SecondAxis, Series, line_chart
+from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
 from labkit.report.numbers import format_bytes, format_number, format_percent
 from labkit.report.tables import Column, Table
@@ -208,7 +208,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
         guides += [Guide(label(lang, f"value.level_{level}"), plateau.cycles) for level in LEVELS
                    if (plateau := results.plateau(level)) is not None]
         series = [Series(self._words(lang, "latency.series"), tuple((p.working_set_bytes, p.cycles_per_step)
-                                                                   for p in points), COLOURS[0])]
+                                                                   for p in points), SERIES[0])]
         second = SecondAxis(self._words(lang, "latency.y2"), 1e3 / clock_mhz,
                             lambda value: format_number(value, 0, lang))
         return "latency", line_chart(series, x, y, self._words(lang, "latency.caption"), tuple(guides), second)
@@ -222,15 +222,15 @@ class Lab03(Lab[Sizes, Lab03Results]):
         y = Axis(self._words(lang, "memory.y"), 0, top * 1.1, format_tick=lambda value: format_number(value, 0, lang))
         series = []
         for index, loads in enumerate(results.sizes.stream_loads):
-            colour = COLOURS[index % len(COLOURS)]
+            colour = SERIES[index % len(SERIES)]
             curve = results.memory.curve(loads)
             series.append(Series(self._words(lang, "memory.series").format(loads=loads),
                                  tuple((p.launch.warps_per_sm, p.gbps) for p in curve), colour))
             if results.predicted_copy_gbps(loads, 1) is not None:
                 grid = _geometric(warps[0], warps[-1])
                 series.append(Series("", tuple((w, results.predicted_copy_gbps(loads, w)) for w in grid), colour,
-                                     dashed=True, markers=False, legend=False))
-        series.append(Series(self._words(lang, "little"), (), "#555555", dashed=True, markers=False))
+                                     dashed=True, marker="none", legend=False))
+        series.append(Series(self._words(lang, "little"), (), REFERENCE, dashed=True, marker="none"))
         arch = results.device.arch
         guides = (Guide(self._words(lang, "memory.copy"), copy),
                   Guide(format_percent(100 * LOW_OCCUPANCY, 0, lang), LOW_OCCUPANCY * arch.max_warps_per_sm,
@@ -245,14 +245,14 @@ class Lab03(Lab[Sizes, Lab03Results]):
         y = Axis(self._words(lang, "arithmetic.y"), 0, peak * 1.1, format_tick=lambda value: format_number(value, 0, lang))
         series = []
         for index, chains in enumerate(results.sizes.fma_chains):
-            colour = COLOURS[index % len(COLOURS)]
+            colour = SERIES[index % len(SERIES)]
             series.append(Series(self._words(lang, "arithmetic.series").format(chains=chains),
                                  tuple((p.launch.warps_per_sm, p.gflops / 1e3) for p in results.arithmetic.curve(chains)),
                                  colour))
             series.append(Series("", tuple((w, results.predicted_fma_gflops(chains, w) / 1e3)
                                            for w in _geometric(warps[0], warps[-1])),
-                                 colour, dashed=True, markers=False, legend=False))
-        series.append(Series(self._words(lang, "little"), (), "#555555", dashed=True, markers=False))
+                                 colour, dashed=True, marker="none", legend=False))
+        series.append(Series(self._words(lang, "little"), (), REFERENCE, dashed=True, marker="none"))
         return "arithmetic", line_chart(series, x, y, self._words(lang, "arithmetic.caption"),
                                         (Guide(self._words(lang, "arithmetic.peak"), peak),), legend_low=True)
 
@@ -268,10 +268,10 @@ class Lab03(Lab[Sizes, Lab03Results]):
         whole = math.ceil(top_grid / slots)
         staircase = [(0.0, one_wave)] + [(float(k * slots), (k + 1) * one_wave) for k in range(1, whole)]
         staircase.append((float(top_grid), whole * one_wave))
-        series = [Series(self._words(lang, "waves.predicted"), tuple(staircase), COLOURS[1], dashed=True,
-                         markers=False, steps=True),
+        series = [Series(self._words(lang, "waves.predicted"), tuple(staircase), SERIES[1], dashed=True,
+                         marker="none", steps=True),
                   Series(self._words(lang, "waves.measured"),
-                         tuple((p.grid_blocks, p.timing.median_seconds * 1e6) for p in points), COLOURS[0])]
+                         tuple((p.grid_blocks, p.timing.median_seconds * 1e6) for p in points), SERIES[0])]
         return "waves", line_chart(series, x, y, self._words(lang, "waves.caption"))
 
 
