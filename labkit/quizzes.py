@@ -37,15 +37,15 @@ class Numeric:
 ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q01-saxpy-intensity": Numeric("ch01.saxpy.intensity"),
     "q01-ridge-h200": Numeric("h200.ridge"),
-    "q01-gemm-tile": Choice("c"),
-    "q01-verdict": Choice("b"),
-    "q01-stencil-reuse": Choice("d"),
-    "q04-tool-order": Choice("b"),
-    "q04-low-low": Choice("c"),
+    "q01-gemm-tile": Choice("b"),
+    "q01-verdict": Choice("c"),
+    "q01-stencil-reuse": Choice("c"),
+    "q04-tool-order": Choice("d"),
+    "q04-low-low": Choice("a"),
     "q04-moved-bytes": Numeric("ch04.traffic.moved_mb"),
-    "q04-replay": Choice("a"),
+    "q04-replay": Choice("b"),
     "q04-l2-mirage": Choice("d"),
-    "q04-sectors": Choice("b"),
+    "q04-sectors": Choice("c"),
 }
 
 
