@@ -75,7 +75,7 @@ def balance_problems(quizzes: list[ChoiceQuiz], where: str) -> list[str]:
     """Each quiz whose option lengths spread too far, and a key that is too often the longest."""
     problems = [
         f"{where}: quiz {quiz.quiz_id}: its longest option is {quiz.length_ratio:.1f} times its shortest "
-        f"(at most {MAX_LENGTH_RATIO:g}): {', '.join(f'({k}) {quiz.length(k)}' for k in quiz.options)} characters"
+        f"(at most {MAX_LENGTH_RATIO:g}), widths {', '.join(f'({k}) {quiz.length(k)}' for k in quiz.options)}"
         for quiz in quizzes if quiz.length_ratio > MAX_LENGTH_RATIO
     ]
     longest = [quiz.quiz_id for quiz in quizzes if quiz.key_is_longest]
