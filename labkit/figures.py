@@ -15,6 +15,7 @@ from labkit import access, roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
 from labkit.labs.lab01 import LAB as LAB01
+from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab04 import LAB as LAB04
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
@@ -141,6 +142,7 @@ def _chapter1_figures() -> dict[str, Figure]:
                 lambda s=sheet, t=tile: _t_min_us(workloads.gemm_tiled(GEMM_N, t), s) / 1000, 1)
     for tile in GEMM_TILES:
         out[f"ch01.gemm.intensity.tile{tile}"] = Figure(lambda t=tile: workloads.gemm_tiled(GEMM_N, t).intensity, 1)
+        out[f"ch01.gemm.tile.{tile}"] = Figure(lambda t=tile: t)
     # The shared-memory roof of a tiled GEMM: FLOP per wavefront, and the FLOP rate it allows on
     # an H200 (132 SMs at 1980 MHz), for one output per thread and for register blocks of C.
     for block in GEMM_REGISTER_BLOCKS:
@@ -182,6 +184,11 @@ FIGURES: dict[str, Figure] = {
     "ch04.coalescing.stride2_factor": Figure(lambda: _sectors_ratio(2), 1),
     "ch04.coalescing.misaligned_factor": Figure(lambda: _sectors_ratio(1, offset_bytes=4), 2),
     "ch04.coalescing.worst_factor": Figure(lambda: _sectors_ratio(8), 0),
+    "ch04.coalescing.warp_bytes": Figure(
+        lambda: access.analyze(access.WarpAccess(access.strided(1, 4), 4)).unique_bytes),
+    # Chapter 1: a shared-memory wavefront (one per SM per clock), and the sweep's highest intensity
+    "shared.wavefront_bytes": Figure(lambda: roofline.SHARED_BYTES_PER_WAVEFRONT),
+    "ch01.sweep.intensity_max": Figure(lambda: 2 * max(SWEEP_FMAS) / (2 * workloads.FLOAT32_BYTES)),
     # Chapter 4, the decision tree's thresholds (labkit.profiling.diagnosis)
     "ch04.diagnosis.high_pct": Figure(lambda: diagnosis.HIGH_PCT),
     "ch04.diagnosis.launch_bound_us": Figure(lambda: diagnosis.LAUNCH_BOUND_SECONDS * 1e6),
