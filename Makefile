@@ -7,7 +7,7 @@ ASSETS := node_modules/.installed
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve build test clean env doctor
+.PHONY: serve preview preview-zh build test clean env doctor
 
 # A .venv whose Python no longer runs (moved, or its interpreter removed) is rebuilt.
 ifneq ($(shell $(BIN)/python -c 'print(1)' 2>/dev/null),1)
@@ -38,14 +38,28 @@ serve: build
 	@echo "Serving both languages at http://127.0.0.1:$(PORT)/ (Chinese: http://127.0.0.1:$(PORT)/zh/)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory site
 
+# While writing: one language served live (pages, results and labkit's code reload on change).
+preview: env
+	$(BIN)/python -m labkit.site.preview fr $(PORT)
+
+preview-zh: env
+	$(BIN)/python -m labkit.site.preview zh $(PORT)
+
 test: env
 	$(BIN)/python -m pytest -n auto
 
+# The GPU packages of this machine's driver (CuPy, numba-cuda's NVVM/NVRTC; CUDA 12 or 13 flavour,
+# chosen from the driver, see labkit/gpu_setup.py): once per environment; nothing without a driver.
+GPU_ENV := $(VENV)/.gpu-installed
+$(GPU_ENV): $(ENV) constraints.txt constraints-cuda12.txt
+	$(BIN)/python -m labkit.gpu_setup
+	@touch $@
+
 # Labs and doctor run in .venv, or with PY=python3 in an interpreter that already holds the GPU
-# stack (numba-cuda, numpy<2.5, nvtx, pydantic, rich): no environment is made then.
+# stack (numba-cuda, numpy<2.5, nvtx, pydantic, rich, CuPy): no environment is made then.
 ifeq ($(PY),)
 LAB_PY   := $(BIN)/python
-LAB_DEPS := $(ENV)
+LAB_DEPS := $(GPU_ENV)
 else
 LAB_PY   := $(PY)
 LAB_DEPS :=

@@ -8,6 +8,7 @@ without labkit's packages (``make lab-04 PY=python3``) gets one line saying whic
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -26,12 +27,18 @@ def _doctor(args, console) -> int:
 
 
 def _run(args, console) -> int:
+    from labkit.backend import select_backend
     from labkit.lab import lab
-    from labkit.labs.runner import run_lab
+    from labkit.labs.runner import RunReport, run_lab
     from labkit.project import find_project
 
     changes = {} if args.threads is None else {"threads_per_block": args.threads}
-    return run_lab(lab(args.lab), find_project(), args.record, console, changes)
+    the_lab = lab(args.lab)
+    report = RunReport(the_lab.id, select_backend())
+    status = run_lab(the_lab, find_project(), args.record, console, changes, report)
+    if args.json:
+        print(json.dumps(report.as_json(), ensure_ascii=False, indent=1))
+    return status
 
 
 def _results(args, console) -> int:
@@ -43,6 +50,7 @@ def _results(args, console) -> int:
 
     project = find_project()
     status = 0
+    listing = []
     for lab_id, lab in labs().items():
         lab_dir = lab.lab_dir(project)
         for name in recover(lab_dir / RESULTS_FOLDER):
@@ -51,6 +59,7 @@ def _results(args, console) -> int:
             paths = recorded_paths(lab_dir, project.relative)
         except ResultsError as exc:
             console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
+            listing.append({"lab": lab_id, "path": None, "valid": False, "error": str(exc), "provenance": None})
             status = EXIT_ERROR
             continue
         if not paths:
@@ -60,10 +69,16 @@ def _results(args, console) -> int:
                 prov = read_results(path, lab.results_type, lab_id, source=project.relative(path)).provenance
             except ResultsError as exc:
                 console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
+                listing.append({"lab": lab_id, "path": project.relative(path), "valid": False, "error": str(exc),
+                                "provenance": None})
                 status = EXIT_ERROR
                 continue
             console.print(f"{lab_id}: {project.relative(path)} — {prov.gpu}, {prov.utc_time.isoformat()}, "
                           f"commit {prov.git_commit[:12]}", markup=False, highlight=False, soft_wrap=True)
+            listing.append({"lab": lab_id, "path": project.relative(path), "valid": True, "error": None,
+                            "provenance": prov.model_dump(mode="json")})
+    if args.json:
+        print(json.dumps(listing, ensure_ascii=False, indent=1))
     return status
 
 
@@ -94,9 +109,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
     run.add_argument("--threads", type=int, metavar="N",
                      help="threads per block of the lab's adjustable kernels (records as an experiment)")
+    run.add_argument("--json", action="store_true", help="print what the run did as JSON on stdout "
+                     "(messages go to stderr)")
     run.set_defaults(handler=_run)
-    commands.add_parser("results", help="list the recorded results files and check them"
-                        ).set_defaults(handler=_results)
+    results = commands.add_parser("results", help="list the recorded results files and check them")
+    results.add_argument("--json", action="store_true", help="print the listing as JSON on stdout")
+    results.set_defaults(handler=_results)
     translations = commands.add_parser("translations", help="which translated pages are behind their French source")
     translations.add_argument("--mark-fresh", nargs="*", default=[], metavar="PAGE",
                               help="record that PAGE (docs/zh/...) now translates its French source as it is")
@@ -104,34 +122,35 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-def _say(message: str) -> None:
-    print(f"labkit: {message}", flush=True)
+def _say(message: str, to_stderr: bool = False) -> None:
+    print(f"labkit: {message}", flush=True, file=sys.stderr if to_stderr else sys.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     debug = bool(os.environ.get(DEBUG_ENV))
+    quiet_stdout = getattr(args, "json", False)   # stdout is for the JSON alone
     try:
         from rich.console import Console
 
-        return args.handler(args, Console())
+        return args.handler(args, Console(stderr=getattr(args, "json", False)))
     except ModuleNotFoundError as exc:
         if debug:
             raise
         _say(f"{sys.executable} has no module '{exc.name}', which labkit needs: install labkit's requirements "
-             "(pip install -e '.[gpu]' in the course's folder), or run make without PY= to use .venv")
+             "(pip install -e '.[gpu]' in the course's folder), or run make without PY= to use .venv", quiet_stdout)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        _say("interrupted")
+        _say("interrupted", quiet_stdout)
         return EXIT_INTERRUPTED
     except Exception as exc:
         if debug:
             raise
         if isinstance(exc, LabkitError):
-            _say(" ".join(str(exc).split()))
+            _say(" ".join(str(exc).split()), quiet_stdout)
         else:
             _say(f"internal error, {type(exc).__name__}: {' '.join(str(exc).split())} "
-                 f"(set {DEBUG_ENV}=1 for the traceback, and report it)")
+                 f"(set {DEBUG_ENV}=1 for the traceback, and report it)", quiet_stdout)
         return EXIT_ERROR
 
 

@@ -17,6 +17,7 @@ from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
 from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab04 import LAB as LAB04
+from labkit.labs.lab04.results import RANK_TIE_SHARE
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.profiling import diagnosis
@@ -175,6 +176,7 @@ FIGURES: dict[str, Figure] = {
     "ch04.traffic.excess_factor": Figure(lambda: _traffic().excess_factor, 1),
     "ch04.traffic.time_ratio": Figure(lambda: TRAFFIC_REAL_SECONDS / _traffic_t_min_seconds(), 1),
     "ch04.l2demo.working_set_mb": Figure(lambda: L2_DEMO_WORKING_SET_BYTES / 1e6),
+    "lab04.rank_tie_pct": Figure(lambda: 100 * RANK_TIE_SHARE),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
     "method.ratio_decimals": Figure(lambda: roofline.RATIO_DECIMALS),

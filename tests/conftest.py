@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,10 @@ def built_site(tmp_path_factory) -> Path:
 
     A failed build fails every test that needs it, with the build log in the message.
     """
-    shared = tmp_path_factory.getbasetemp().parent
+    basetemp = tmp_path_factory.getbasetemp()
+    # xdist workers each get basetemp/popen-gwN under one run's folder: share that folder; a run
+    # without xdist has its own basetemp (its parent holds every earlier run: not shared).
+    shared = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
     site = shared / "site"
     report = shared / "site-build.json"
     with open(shared / "site.lock", "w") as lock:

@@ -10,6 +10,7 @@ then the results recorded on a real GPU, labelled as recorded. Simulator runs ne
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -27,18 +28,40 @@ EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
-def show_recorded(lab: Lab, project: Project, console: Console) -> None:
-    """Every GPU's record of the lab: its provenance line, then its tables."""
+@dataclass
+class RunReport:
+    """What a run did, for ``labkit run --json``."""
+
+    lab: str
+    backend: str
+    checks: list = field(default_factory=list)
+    measured: object = None                 # the lab's results (a GPU run)
+    recorded_path: str | None = None        # where a GPU run recorded them
+    recorded: list = field(default_factory=list)   # the records shown (a simulator run)
+
+    def as_json(self) -> dict:
+        return {"lab": self.lab, "backend": self.backend,
+                "checks": [check.model_dump(mode="json") for check in self.checks],
+                "measured": self.measured.model_dump(mode="json", by_alias=True) if self.measured else None,
+                "recorded_path": self.recorded_path,
+                "recorded": [document.model_dump(mode="json", by_alias=True) for document in self.recorded]}
+
+
+def show_recorded(lab: Lab, project: Project, console: Console) -> list:
+    """Every GPU's record of the lab: its provenance line, then its tables; returns the records."""
     paths = recorded_paths(lab.lab_dir(project), project.relative)
     if not paths:
         console.print(f"No results recorded yet for {lab.id}: run `make {lab.id}` on a GPU.")
-        return
+        return []
+    documents = []
     for path in paths:
         document = read_results(path, lab.results_type, lab.id, source=project.relative(path))
+        documents.append(document)
         prov = document.provenance
         console.rule(f"RECORDED on {prov.gpu} (CC {prov.compute_capability}, driver {prov.driver}, "
                      f"SM {prov.clocks_mhz.sm} MHz) at {prov.utc_time.isoformat()}, commit {prov.git_commit[:12]}")
         show_tables(lab.tables(document.results), console)
+    return documents
 
 
 def show_checks(checks, console: Console) -> bool:
@@ -47,17 +70,19 @@ def show_checks(checks, console: Console) -> bool:
     return all(check.passed for check in checks)
 
 
-def run_simulated(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict) -> int:
+def run_simulated(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict,
+                  report: RunReport) -> int:
     console.print(NO_GPU_NOTICE)
     if record_asked:
         console.print("--record ignored: a simulator run never writes GPU results.")
     sizes = lab.sizes_with(changes, lab.simulator_sizes)
     with console.status(f"{lab.id}: running the kernels in the simulator and checking them against NumPy"):
         checks = lab.program().check(sizes)
+    report.checks = checks
     if not show_checks(checks, console):
         console.print("A kernel disagrees with NumPy: see FAIL above.")
         return EXIT_FAILED
-    show_recorded(lab, project, console)
+    report.recorded = show_recorded(lab, project, console)
     return 0
 
 
@@ -66,7 +91,8 @@ def experiment_tag(changes: dict) -> str:
     return "-".join(f"{name.replace('_', '-')}-{value}" for name, value in sorted(changes.items()))
 
 
-def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict) -> int:
+def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict,
+               report: RunReport | None = None) -> int:
     from labkit.device import read_clocks, read_device_facts
     from labkit.timing import time_gpu
 
@@ -98,6 +124,8 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
                 except ValidationError as exc:
                     raise ResultsError(f"{lab.id}: the measured results are not valid ({describe_validation_error(exc)}); "
                                        f"nothing was recorded, {unchanged}") from None
+            if report is not None:
+                report.measured, report.checks = results, list(getattr(results, "checks", []))
             show_tables(lab.tables(results), console)
             if not record_asked:
                 console.print("Not recorded (add --record to write the results file).")
@@ -118,6 +146,8 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
     except KeyboardInterrupt:
         console.print(f"labkit: interrupted during '{step}': nothing was recorded, {unchanged}.")
         return EXIT_INTERRUPTED
+    if report is not None:
+        report.recorded_path = project.relative(path)
     kind = "the course's record" if place.canonical else "an experiment (sizes differ from the lab's; the course's record is untouched)"
     raw_note = f"with {len(raw)} raw profiler output(s) in {project.relative(place.raw_dir)}" if raw else \
         "with no raw profiler output (no profiler ran)"
@@ -126,11 +156,14 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
 
 
 def run_lab(lab: Lab, project: Project, record_asked: bool, console: Console | None = None,
-            changes: dict | None = None) -> int:
-    """Run a lab; ``changes`` overrides adjustable sizes (e.g. threads_per_block)."""
+            changes: dict | None = None, report: RunReport | None = None) -> int:
+    """Run a lab; ``changes`` overrides adjustable sizes (e.g. threads_per_block); ``report``
+    collects what the run did."""
     console = console or Console()
     changes = changes or {}
     lab.sizes_with(changes)   # refuses a change to a size the lab does not let users adjust
-    if select_backend() == "simulator":
-        return run_simulated(lab, project, console, record_asked, changes)
-    return run_on_gpu(lab, project, console, record_asked, changes)
+    backend = select_backend()
+    report = report if report is not None else RunReport(lab.id, backend)
+    if backend == "simulator":
+        return run_simulated(lab, project, console, record_asked, changes, report)
+    return run_on_gpu(lab, project, console, record_asked, changes, report)

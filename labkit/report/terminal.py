@@ -1,24 +1,60 @@
-"""Tables in the terminal, in English, with rich."""
+"""Tables in the terminal, in English, never cutting a value.
+
+A table is printed as a grid when every cell fits on one line within the console's width; when
+it does not (an 80-column terminal, a narrow pipe), each row becomes a block of "column: value"
+lines. Values are never shortened or split: a line longer than the terminal wraps the way the
+terminal wraps it, and a log or a pipe gets it whole.
+"""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from labkit.report.labels import label
 from labkit.report.tables import Table, format_cell
+
+#: A grid's border and padding per column, and its closing border.
+GRID_COLUMN_OVERHEAD = 3
+GRID_EDGE = 1
 
 
 def english(key: str) -> str:
     return label("en", key)
 
 
+def cells(table: Table) -> list[list[str]]:
+    """Every cell as the terminal shows it."""
+    return [[format_cell(v, c.kind, "en", english) for v, c in zip(row, table.columns)] for row in table.rows]
+
+
+def grid_width(table: Table, shown: list[list[str]]) -> int:
+    """The width a grid needs with each column as wide as its widest cell (headers may wrap)."""
+    widest = [max([len(row[i]) for row in shown] + [min(len(english(f"column.{c.id}")), 12)])
+              for i, c in enumerate(table.columns)]
+    return sum(widest) + GRID_COLUMN_OVERHEAD * len(widest) + GRID_EDGE
+
+
+def show_table(table: Table, console: Console) -> None:
+    title = english(f"table.{table.id}")
+    shown = cells(table)
+    if grid_width(table, shown) <= console.width:
+        grid = RichTable(title=title, title_justify="left")
+        for column in table.columns:
+            grid.add_column(english(f"column.{column.id}"), overflow="fold",
+                            justify="left" if column.kind in ("text", "label") else "right")
+        for row in shown:
+            grid.add_row(*(Text(cell, no_wrap=True) for cell in row))
+        console.print(grid)
+        return
+    console.print(Text(title, style="bold"), soft_wrap=True)
+    headers = [english(f"column.{c.id}") for c in table.columns]
+    for row in shown:
+        for index, (header, cell) in enumerate(zip(headers, row)):
+            console.print(Text(f"{'- ' if index == 0 else '  '}{header}: {cell}"), soft_wrap=True)
+
+
 def show_tables(tables: list[Table], console: Console) -> None:
     for table in tables:
-        rich_table = RichTable(title=english(f"table.{table.id}"), title_justify="left")
-        for column in table.columns:
-            rich_table.add_column(english(f"column.{column.id}"),
-                                  justify="left" if column.kind in ("text", "label") else "right")
-        for row in table.rows:
-            rich_table.add_row(*(format_cell(v, c.kind, "en", english) for v, c in zip(row, table.columns)))
-        console.print(rich_table)
+        show_table(table, console)

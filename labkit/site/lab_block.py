@@ -9,7 +9,7 @@ and the fix.
 from __future__ import annotations
 
 import xml.etree.ElementTree as etree
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
@@ -51,8 +51,20 @@ def provenance_line(parent: etree.Element, prov: Provenance, lang: str) -> None:
     etree.SubElement(line, "code").text = text
 
 
+def notebook_link(parent: etree.Element, the_lab: Lab, lang: str) -> None:
+    """A link to download the lab's notebook (.ipynb, made at build time), written relative to the
+    chapter's source file as any Markdown link is: MkDocs checks it and turns it into the page's URL."""
+    up = "../" * (len(PurePosixPath(the_lab.chapter).parts) - 1)
+    line = etree.SubElement(parent, "p", {"class": "lab-notebook"})
+    link = etree.SubElement(line, "a", {"href": up + PurePosixPath(the_lab.notebook).with_suffix(".ipynb").as_posix(),
+                                        "download": ""})
+    link.text = label(lang, "lab.notebook_download")
+    link.tail = f" ({the_lab.id}, Jupyter)"
+
+
 def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
-    """Every GPU's record of the lab into ``block``, or how to make one."""
+    """The notebook's download link, then every GPU's record of the lab, or how to make one."""
+    notebook_link(block, the_lab, lang)
     paths = recorded_paths(the_lab.lab_dir(project), project.relative)
     if not paths:
         note = etree.SubElement(block, "p", {"class": "lab-empty"})

@@ -20,6 +20,7 @@ import posixpath
 import re
 from pathlib import Path
 
+import jupytext
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
@@ -74,6 +75,16 @@ def relative_href(from_path: str, to_path: str) -> str:
     return href
 
 
+def ipynb_path(notebook: str) -> str:
+    """Where a lab's downloadable notebook is in the site: ``labs/01-roofline/lab01.ipynb``."""
+    return str(Path(notebook).with_suffix(".ipynb").as_posix())
+
+
+def notebook_without_outputs(source: Path) -> str:
+    """The jupytext percent script as an .ipynb (it holds no outputs: the tests keep it so)."""
+    return jupytext.writes(jupytext.read(source), fmt="ipynb")
+
+
 def notebooks() -> list[str]:
     """Every lab's notebook (a jupytext percent script), relative to the project: each appears at
     the same path in both languages' sites."""
@@ -113,6 +124,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
         for notebook in notebooks():
             files.append(File(notebook, str(self.project.root), config.site_dir, config.use_directory_urls))
+            files.append(File.generated(config, ipynb_path(notebook),
+                                        content=notebook_without_outputs(self.project.root / notebook)))
         for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))

@@ -23,3 +23,19 @@ def test_language_switcher_points_at_the_same_page(built_site):
 def test_pages_are_in_their_language(built_site):
     assert 'lang="fr"' in (built_site / "index.html").read_text()
     assert 'lang="zh"' in (built_site / "zh/index.html").read_text()
+
+
+def test_each_lab_page_offers_its_notebook_as_ipynb(built_site):
+    import json
+
+    from labkit.lab import labs
+
+    for lab in labs().values():
+        for spec in LANGUAGES.values():
+            page = built_site / spec["root"] / lab.chapter.removesuffix(".md") / "index.html"
+            link = BeautifulSoup(page.read_text(), "html.parser").select_one(".lab-notebook a[download]")
+            target = (page.parent / link["href"]).resolve()
+            notebook = json.loads(target.read_text())
+            assert target.name == f"lab{lab.number}.ipynb" and notebook["nbformat"] == 4
+            code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+            assert code and all(not cell["outputs"] for cell in code)

@@ -1,5 +1,6 @@
 """The `labkit` command without a GPU: the simulator path and every error path, one line each."""
 
+import json
 import os
 import subprocess
 import sys
@@ -69,3 +70,27 @@ def test_a_python_without_labkits_packages_is_told_which_is_missing():
 def test_the_traceback_is_there_when_asked_for():
     done = labkit("run", "lab-99", LABKIT_DEBUG="1")
     assert done.returncode == 1 and "Traceback" in done.stderr and "UnknownLabError" in done.stderr
+
+
+def test_results_as_json_for_scripts():
+    done = labkit("results", "--json")
+    assert done.returncode == 0, done.stderr
+    listing = json.loads(done.stdout)
+    assert {(row["lab"], row["valid"]) for row in listing} >= {("lab-01", True), ("lab-04", True)}
+    assert all(row["provenance"]["gpu"] == "NVIDIA H200" for row in listing if row["lab"] in ("lab-01", "lab-04"))
+
+
+def test_run_as_json_keeps_stdout_for_the_json():
+    done = labkit("run", "lab-04", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["backend"] == "simulator" and report["measured"] is None
+    assert len(report["checks"]) == 7 and all(check["passed"] for check in report["checks"])
+    assert report["recorded"][0]["provenance"]["gpu"] == "NVIDIA H200"
+    assert "simulator" in done.stderr
+
+
+def test_a_mistake_with_json_goes_to_stderr():
+    done = labkit("run", "lab-99", "--json")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip() == "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04"

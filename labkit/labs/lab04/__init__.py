@@ -73,11 +73,12 @@ class Lab04(Lab[Sizes, Lab04Results]):
                                           Column("faulty_gbps", "gbps"), Column("repaired_gbps", "gbps")),
                          tuple(phase_rows)))
         faulty_seconds = totals.faulty.median_seconds
-        out.append(Table("lab04.ablation", (Column("fault", "label"), Column("phase", "label"),
+        ranks = results.ranks()
+        out.append(Table("lab04.ablation", (Column("rank"), Column("fault", "label"), Column("phase", "label"),
                                             Column("saved_ms", "ms"), Column("saved_share", "share"),
                                             Column("alone_min", "ms"), Column("alone_max", "ms"),
                                             Column("saving_bound_ms", "ms")),
-                         tuple((row.fault, row.phase, results.saved_seconds(row),
+                         tuple((str(ranks[row.fault]), row.fault, row.phase, results.saved_seconds(row),
                                 results.saved_seconds(row) / faulty_seconds,
                                 row.with_only_this_repaired.min_seconds, row.with_only_this_repaired.max_seconds,
                                 results.saving_bound_seconds(row))

@@ -31,6 +31,9 @@ PROFILED_KERNELS = ("transpose_naive", "transpose_tiled", "scale_add", "fused_ch
 #: The timer's L2 measurements, in the order they run; the last two read what HBM delivers.
 L2_MEASUREMENTS = ("l2_once_warm", "l2_once_flushed", "l2_passes_warm", "hbm_passes")
 HBM_MEASUREMENTS = ("l2_once_flushed", "hbm_passes")
+#: Two faults whose savings differ by less than this share of the faulty time rank equal: host-clock
+#: medians of whole runs move by a few percent from run to run.
+RANK_TIE_SHARE = 0.05
 #: The phase whose working set (the transposed matrix) is far bigger than L2, timed with L2 flushed.
 HBM_PHASE = "layer"
 STREAMS = ("compute", "copy")
@@ -188,6 +191,18 @@ class Lab04Results(Record):
     def saved_seconds(self, row: AblationRow) -> float:
         """What repairing this fault alone saves per iteration (medians)."""
         return self.totals.faulty.median_seconds - row.with_only_this_repaired.median_seconds
+
+    def ranks(self) -> dict[str, int]:
+        """Each fault's rank by saving, 1 the largest; a fault within RANK_TIE_SHARE of the faulty
+        time of the one ranked before it shares its rank (competition ranking: 1, 1, 3, 4)."""
+        ordered = sorted(self.ablation, key=self.saved_seconds, reverse=True)
+        tie = RANK_TIE_SHARE * self.totals.faulty.median_seconds
+        ranks: dict[str, int] = {}
+        for position, row in enumerate(ordered):
+            previous = ordered[position - 1] if position else None
+            tied = previous is not None and self.saved_seconds(previous) - self.saved_seconds(row) < tie
+            ranks[row.fault] = ranks[previous.fault] if tied else position + 1
+        return ranks
 
     def saving_bound_seconds(self, row: AblationRow) -> float | None:
         """The most a repair can save per iteration: its phase's span in the faulty timeline, plus the

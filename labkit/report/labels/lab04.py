@@ -1,6 +1,7 @@
 """Lab 04: the profiling workflow on a program with four faults. (en, fr, zh)"""
 
 WORDS = {
+    'column.rank': ('rank (ties within noise)', 'rang (ex aequo dans le bruit)', '名次（噪声以内算并列）'),
     'column.alone_min': ('repaired alone: min (ms)', 'réparé seul : min (ms)', '只修复它：最小（毫秒）'),
     'column.alone_max': ('max (ms)', 'max (ms)', '最大（毫秒）'),
     'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
@@ -28,14 +29,14 @@ WORDS = {
         '先检验工具：计时器对比 cupyx，以及 L2 效应（第 5 条规则）',
     ),
     'table.lab04.totals': (
-        'Whole program: time per iteration (host clock, median of runs)',
-        'Programme entier : temps par itération (horloge hôte, médiane des exécutions)',
-        '整个程序：每次迭代耗时（主机时钟，多次运行的中位数）',
+        'Whole program: time per iteration (host clock, median of the interleaved rounds)',
+        'Programme entier : temps par itération (horloge hôte, médiane des tours entrelacés)',
+        '整个程序：每次迭代耗时（主机时钟，交错轮次的中位数）',
     ),
     'table.lab04.phases': (
-        'Step 1, chronometer: each phase alone (GPU time, median of 30)',
-        'Étape 1, chronomètre : chaque phase seule (temps GPU, médiane de 30)',
-        '第 1 步，计时：单独测量每个阶段（GPU 时间，30 次的中位数）',
+        'Step 1, chronometer: each phase alone (GPU time, median of the repeats)',
+        'Étape 1, chronomètre : chaque phase seule (temps GPU, médiane des répétitions)',
+        '第 1 步，计时：单独测量每个阶段（GPU 时间，多次重复的中位数）',
     ),
     'table.lab04.ablation': (
         'What each fault costs: time saved by repairing it alone',

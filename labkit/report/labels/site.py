@@ -1,6 +1,7 @@
 """The site's own widgets: quizzes, translation banner, the lab block's frame. (en, fr, zh)"""
 
 WORDS = {
+    'lab.notebook_download': ('Download the notebook', 'Télécharger le notebook', '下载 notebook'),
     'quiz': ('Self-check', 'Auto-évaluation', '自测'),
     'answer': ('Answer and explanation', 'Réponse et explication', '答案与解析'),
     'right_option': ('Right answer', 'Bonne réponse', '正确答案'),

@@ -1,0 +1,84 @@
+"""Install the GPU packages that match this machine's NVIDIA driver: ``python -m labkit.gpu_setup``.
+
+CuPy and numba-cuda's NVVM/NVRTC wheels come in a CUDA 12 and a CUDA 13 flavour; a driver runs
+the flavour of its own CUDA major version or an older one (CUDA's minor-version compatibility).
+The driver's version is read from the driver library itself (``cuDriverGetVersion``), so no CUDA
+toolkit is needed. ``make lab-NN`` runs this once per environment; without an NVIDIA driver it
+installs nothing (the labs then run in the simulator).
+
+Standard library only: it runs before the environment holds anything.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from labkit.errors import LabkitError
+
+_DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+
+
+@dataclass(frozen=True)
+class Flavour:
+    cuda_major: int
+    extra: str          # the pyproject extra that holds its packages
+    constraints: str    # its lock file
+
+
+FLAVOURS = (Flavour(13, "gpu", "constraints.txt"), Flavour(12, "gpu-cuda12", "constraints-cuda12.txt"))
+
+
+class GpuSetupError(LabkitError):
+    """A driver too old for any flavour labkit installs."""
+
+
+def driver_cuda_version() -> int | None:
+    """cuDriverGetVersion's answer (e.g. 13000 for CUDA 13.0), or None without a usable driver."""
+    try:
+        driver = ctypes.CDLL(_DRIVER_LIBRARY)
+    except OSError:
+        return None
+    version = ctypes.c_int(0)
+    if driver.cuDriverGetVersion(ctypes.byref(version)) != 0:
+        return None
+    return version.value
+
+
+def choose(driver_version: int | None) -> Flavour | None:
+    """The newest flavour whose CUDA major version the driver runs; None without a driver."""
+    if driver_version is None:
+        return None
+    major = driver_version // 1000
+    for flavour in FLAVOURS:
+        if flavour.cuda_major <= major:
+            return flavour
+    raise GpuSetupError(f"the NVIDIA driver supports CUDA {major}.{driver_version % 1000 // 10}; the labs need "
+                        "CUDA 12 or newer: update the driver")
+
+
+def install_command(flavour: Flavour, python: str, project: Path) -> list[str]:
+    return [python, "-m", "pip", "install", "-q", "-c", str(project / flavour.constraints),
+            "-e", f"{project}[{flavour.extra}]"]
+
+
+def main() -> int:
+    project = Path.cwd()
+    try:
+        flavour = choose(driver_cuda_version())
+    except GpuSetupError as exc:
+        print(f"labkit: {exc}")
+        return 1
+    if flavour is None:
+        print("labkit: no NVIDIA driver here: nothing to install, the labs run in Numba's CUDA simulator")
+        return 0
+    print(f"labkit: the NVIDIA driver runs CUDA {flavour.cuda_major}: installing the '{flavour.extra}' packages "
+          f"(CuPy and numba-cuda's NVVM/NVRTC for CUDA {flavour.cuda_major}), pinned by {flavour.constraints}")
+    return subprocess.run(install_command(flavour, sys.executable, project)).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

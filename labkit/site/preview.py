@@ -1,0 +1,64 @@
+"""Live preview of one language while writing: ``python -m labkit.site.preview [fr|zh] [PORT]``.
+
+It serves the language with ``mkdocs serve`` (live reload on a change to its pages, its MkDocs
+configuration, or anything under ``labs/``: a results file, a notebook), and restarts that server
+when labkit's own code changes (a figure in labkit/figures.py, a quiz key in labkit/quizzes.py, a
+lab's tables), since a running server keeps the code it started with; the page open in the
+browser reconnects and reloads by itself. Ctrl-C stops it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from labkit.project import find_project
+from labkit.site.build import CONFIGS
+
+POLL_SECONDS = 1.0
+DEFAULT_PORT = 8000
+
+
+def code_state(root: Path) -> dict[Path, float]:
+    """Modification time of every Python file under ``root``."""
+    return {path: path.stat().st_mtime for path in root.rglob("*.py")}
+
+
+def serve_command(lang: str, port: int) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", "serve", "-f", CONFIGS[lang], "--watch", "labs",
+            "--livereload", "-a", f"127.0.0.1:{port}"]
+
+
+def main(argv: list[str]) -> int:
+    lang = argv[0] if argv else "fr"
+    if lang not in CONFIGS:
+        print(f"labkit: no language '{lang}': choose one of {', '.join(CONFIGS)}")
+        return 1
+    port = int(argv[1]) if len(argv) > 1 else DEFAULT_PORT
+    project = find_project()
+    labkit_code = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    print(f"Previewing {lang} at http://127.0.0.1:{port}/ : pages, results and labkit's code reload on change "
+          "(Ctrl-C stops)", flush=True)
+    try:
+        while True:
+            server = subprocess.Popen(serve_command(lang, port), cwd=project.root, env=env)
+            seen = code_state(labkit_code)
+            while server.poll() is None and code_state(labkit_code) == seen:
+                time.sleep(POLL_SECONDS)
+            if server.poll() is not None:
+                return server.returncode
+            print("labkit's code changed: restarting the preview", flush=True)
+            server.terminate()
+            server.wait()
+    except KeyboardInterrupt:
+        server.terminate()
+        server.wait()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

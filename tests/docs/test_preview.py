@@ -1,0 +1,63 @@
+"""The live preview serves one language and shows a page's edit without a manual rebuild."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tests.conftest import DOCS, REPO_ROOT
+
+PAGE = "performance/index.md"
+DEADLINE_SECONDS = 120
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return None
+
+
+def wait_for(predicate, what: str):
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    pytest.fail(f"the preview never {what} within {DEADLINE_SECONDS} s")
+
+
+@pytest.mark.parametrize("lang, root", [("fr", "fr"), ("zh", "zh")])
+def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
+    shutil.copytree(DOCS, tmp_path / "docs")
+    shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs")
+    shutil.copy(REPO_ROOT / "mkdocs.yml", tmp_path)
+    (tmp_path / "node_modules").symlink_to(REPO_ROOT / "node_modules")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/performance/"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("LABKIT_PROJECT", None)
+    server = subprocess.Popen([sys.executable, "-m", "labkit.site.preview", lang, str(port)], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(lambda: fetch(url), "served the page")
+        marker = f"Phrase ajoutée pendant l'aperçu {lang}"
+        page = tmp_path / "docs" / root / PAGE
+        page.write_text(page.read_text() + f"\n{marker}\n")
+        wait_for(lambda: marker in (fetch(url) or ""), "showed the edit")
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
