@@ -7,7 +7,7 @@ ASSETS := node_modules/.installed
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve preview preview-zh build test clean env doctor
+.PHONY: serve preview preview-zh build dist test clean env doctor
 
 # A .venv whose Python no longer runs (moved, or its interpreter removed) is rebuilt.
 ifneq ($(shell $(BIN)/python -c 'print(1)' 2>/dev/null),1)
@@ -37,6 +37,16 @@ build: env
 serve: build
 	@echo "Serving both languages at http://127.0.0.1:$(PORT)/ (Chinese: http://127.0.0.1:$(PORT)/zh/)"
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory site
+
+# The site as one archive whose pages open from the disk (plain .html links), for offline reading
+# or any static host: $(DIST)/gpu-performance-course.tar.gz.
+DIST ?= dist
+dist: env
+	rm -rf build/dist-site
+	LABKIT_DIRECTORY_URLS=false $(BIN)/python -m labkit.site.build build/dist-site
+	mkdir -p $(DIST)
+	tar czf $(DIST)/gpu-performance-course.tar.gz -C build/dist-site .
+	@echo "$(DIST)/gpu-performance-course.tar.gz: open index.html (French) or zh/index.html (Chinese)"
 
 # While writing: one language served live (pages, results and labkit's code reload on change).
 preview: env
@@ -76,5 +86,5 @@ doctor: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli doctor
 
 clean:
-	rm -rf site .pytest_cache
+	rm -rf site build dist .pytest_cache
 	find . -name __pycache__ -not -path './$(VENV)/*' -not -path './node_modules/*' -prune -exec rm -rf {} +

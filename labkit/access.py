@@ -63,6 +63,15 @@ DRAM
     floor for ``dram__bytes_read.sum``, which evictions, the L2's fetch granularity and partial
     sector writes raise: the stride-33 copy of tests/fixtures/h200-probe touches 67 MB of
     distinct sectors and read 1.61 GB from the H200's DRAM; its coalesced copy, 67.11 MB.
+
+    :func:`fetched_bytes` is the prediction the lab holds ncu to: the L2 misses to DRAM in
+    aligned blocks of :data:`DRAM_FETCH_BYTES` (two sectors), so a kernel whose loads touch one
+    sector of a 64-byte block reads both from DRAM. CUDA exposes this granularity as the
+    ``cudaLimitMaxL2FetchGranularity`` hint (0 to 128 bytes, CUDA Runtime API, cudaDeviceSetLimit);
+    the H200's one-warp calibration (labs/02-coalescing/calibration, 451 patterns, caches
+    flushed) shows it: over the ~3 KB every launch reads, 32 lanes on 32 sectors of 32
+    contiguous sectors add 1 KiB, 32 lanes one per 64-byte block (float32 stride 16, 32, 33)
+    add 2 KiB, not 1.
 """
 
 from __future__ import annotations
@@ -78,6 +87,8 @@ BANKS = 32
 BANK_BYTES = 4
 #: Access widths a lane can have: 8, 16, 32, 64 or 128 bits.
 WIDTHS_BYTES = (1, 2, 4, 8, 16)
+#: What the L2 reads from DRAM for one miss: two sectors, aligned (module docstring, "DRAM").
+DRAM_FETCH_BYTES = 64
 #: Lane data a shared-memory phase carries: one 4-byte word from each of the 32 banks.
 PHASE_BYTES = BANKS * BANK_BYTES
 
@@ -307,6 +318,49 @@ def total(accesses: Iterable[WarpAccess]) -> KernelCounts:
         dram_read_bytes=SECTOR_BYTES * len(sectors[Op.LOAD]),
         dram_write_bytes=SECTOR_BYTES * len(sectors[Op.STORE]),
     )
+
+
+def fetched_bytes(addresses: Iterable[int], fetch_bytes: int = DRAM_FETCH_BYTES) -> int:
+    """Bytes DRAM delivers for loads of these byte addresses from cold caches: ``fetch_bytes``
+    per distinct aligned block of ``fetch_bytes`` that holds one of them (no eviction)."""
+    return fetch_bytes * len({address // fetch_bytes for address in addresses})
+
+
+def translates_union(blocks: Iterable[int], shift: int, count: int) -> int:
+    """How many distinct integers ``{b + k * shift : b in blocks, 0 <= k < count}`` holds.
+
+    A launch whose thread blocks touch the same memory blocks as the first one, moved by
+    ``shift`` per block, touches this many over ``count`` blocks. Members of ``blocks`` further
+    apart than the translates reach (``count x shift``) never meet: each such cluster is counted
+    apart. Within a cluster, once ``k`` passes the depth ``d = span // shift + 1`` at which
+    translates can overlap, each new one adds the same number of new integers, so only ``d + 2``
+    translates are ever built (exact; unit-tested against brute force).
+    """
+    ordered = sorted(set(blocks))
+    if count <= 0 or not ordered:
+        return 0
+    if shift <= 0:
+        raise ValueError(f"shift must be positive, got {shift}")
+    clusters: list[list[int]] = [[ordered[0]]]
+    for b in ordered[1:]:
+        if b - clusters[-1][-1] >= count * shift:
+            clusters.append([b])
+        else:
+            clusters[-1].append(b)
+    return sum(_cluster_union(cluster, shift, count) for cluster in clusters)
+
+
+def _cluster_union(cluster: list[int], shift: int, count: int) -> int:
+    depth = (cluster[-1] - cluster[0]) // shift + 1
+    built = min(count, depth + 2)
+    union: set[int] = set()
+    sizes = []
+    for k in range(built):
+        union.update(b + k * shift for b in cluster)
+        sizes.append(len(union))
+    if count == built:
+        return sizes[-1]
+    return sizes[-1] + (count - built) * (sizes[-1] - sizes[-2])
 
 
 # The chapter's standard patterns: each returns the 32 lane addresses.

@@ -25,7 +25,9 @@ Limits (what the trace cannot see, by design of the simulator):
   8-byte accesses (``LDG.E.64`` at +0 and +8, tests/fixtures/h200-probe/sass_c128.txt), so
   complex elements are recorded as two accesses of half their size (complex64 by analogy,
   unconfirmed). Wider vector loads (16 bytes per lane) are not expressible in a Numba kernel:
-  the lab measures those with CUDA C kernels. Supported element sizes: 1, 2, 4, 8 bytes.
+  the lab measures those with CUDA C kernels, whose simulated twins hold records of
+  :func:`vector_dtype`, each element access recorded as one 8- or 16-byte access (what
+  ``float2``/``float4`` are in CUDA C). Supported element sizes: 1, 2, 4, 8 bytes, and those records.
 - Divergence inside loops: a lane that skips the access in some iterations (a data-dependent
   ``if`` or ``continue`` before it) has its later visits matched with the other lanes' earlier
   ones, where a GPU matches iterations. Lanes that leave a loop early, or skip an access once
@@ -52,7 +54,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labkit.access import KernelCounts, Op, Space, Totals, WarpAccess, WIDTHS_BYTES, WARP_LANES, analyze, total
+from labkit.access import (DRAM_FETCH_BYTES, KernelCounts, Op, Space, Totals, WarpAccess, WIDTHS_BYTES, WARP_LANES,
+                           analyze, total, translates_union)
 from labkit.backend import select_backend
 
 select_backend()
@@ -126,6 +129,105 @@ def trace_launch(kernel, griddim, blockdim, *args) -> KernelTrace:
     with _shared_arrays_recorded(recorder):
         kernel[griddim, blockdim](*traced_args)
     return KernelTrace(recorder.instructions())
+
+
+def vector_dtype(scalar: str, lanes: int) -> np.dtype:
+    """The record that stands for a CUDA C vector type in a simulated twin: ``vector_dtype("f4", 4)``
+    is ``float4``, fields x, y, z, w, aligned to its size. The trace records an element access of
+    it as one access of ``lanes x 4`` bytes (8 or 16), as ``LDG.E.64``/``LDG.E.128`` make it on a GPU."""
+    names = ("x", "y", "z", "w")[:lanes]
+    return np.dtype({"names": list(names), "formats": [scalar] * lanes,
+                     "offsets": [4 * k for k in range(lanes)], "itemsize": 4 * lanes, "aligned": True})
+
+
+@dataclass(frozen=True)
+class GridCounts:
+    """A whole launch's counts, from a trace of its first thread blocks (:func:`scale_to_grid`).
+
+    ``counts``: every (space, op) total of one traced block times ``grid_blocks``.
+    ``dram_fetched_bytes``: what DRAM delivers to the launch's global loads under
+    :func:`labkit.access.fetched_bytes`, over the whole grid (1-D grids; None for others).
+    """
+
+    counts: KernelCounts
+    grid_blocks: int
+    traced_blocks: int
+    dram_fetched_bytes: int | None
+
+
+class NotTranslationInvariant(ValueError):
+    """The traced blocks do not repeat one another: scaling the trace to the grid would not be exact."""
+
+
+def scale_to_grid(trace: KernelTrace, grid_blocks: int, fetch_bytes: int = DRAM_FETCH_BYTES) -> GridCounts:
+    """The counts of a launch of ``grid_blocks`` blocks, from a trace of its first blocks.
+
+    Exact when every block repeats the first one moved in memory: the same instructions (source
+    line, visit, width, active lanes) in the same order, each global array's addresses moved by
+    one constant multiple of 128 bytes per block (same sectors and lines, so the same counts)
+    and shared addresses unmoved. That is checked on every traced block (at least two), and
+    NotTranslationInvariant names the first difference; it is then assumed for the blocks not
+    traced, whose index arithmetic is the same affine function of ``blockIdx``.
+    """
+    blocks: dict[tuple, list[TracedInstruction]] = defaultdict(list)
+    for instruction in trace.instructions:
+        blocks[instruction.block].append(instruction)
+    if len(blocks) < 2:
+        raise NotTranslationInvariant("scaling a trace to a grid needs at least two traced blocks")
+    order = sorted(blocks, key=lambda b: (b[2], b[1], b[0]))
+    first = blocks[order[0]]
+    shifts: dict[tuple, dict[str, int]] = {}
+    for block in order[1:]:
+        shifts[block] = _shifts(first, blocks[block], block)
+    totals: dict[tuple[Space, Op], Totals] = {}
+    for instruction in first:
+        key = (instruction.access.space, instruction.access.op)
+        totals[key] = totals.get(key, Totals()).plus(analyze(instruction.access))
+    scaled = {key: Totals(**{name: getattr(t, name) * grid_blocks for name in Totals.__dataclass_fields__})
+              for key, t in totals.items()}
+    one_dimensional = all(block[1] == 0 and block[2] == 0 for block in order)
+    dram = None
+    if one_dimensional:
+        dram = 0
+        loaded: dict[str, set[int]] = defaultdict(set)
+        for instruction in first:
+            if instruction.access.space is Space.GLOBAL and instruction.access.op is Op.LOAD:
+                loaded[instruction.array].update(a // fetch_bytes for a in instruction.access.addresses
+                                                 if a is not None)
+        second = order[1]
+        for array, chunks in loaded.items():
+            shift = shifts[second].get(array, 0) // (second[0] - order[0][0])
+            if shift % fetch_bytes:
+                dram = None
+                break
+            dram += fetch_bytes * (len(chunks) if shift == 0 else translates_union(chunks, shift // fetch_bytes,
+                                                                                   grid_blocks))
+    return GridCounts(KernelCounts(totals=scaled), grid_blocks, len(order), dram)
+
+
+def _shifts(first: list[TracedInstruction], other: list[TracedInstruction], block: tuple) -> dict[str, int]:
+    """Per array, the constant byte shift from the first block to ``block``; raises where there is none."""
+    if len(first) != len(other):
+        raise NotTranslationInvariant(f"block {block} makes {len(other)} accesses, the first block {len(first)}")
+    shifts: dict[str, int] = {}
+    for a, b in zip(first, other):
+        same = (a.array, a.function, a.line, a.instance, a.access.op, a.access.space, a.access.width_bytes) == (
+            b.array, b.function, b.line, b.instance, b.access.op, b.access.space, b.access.width_bytes)
+        lanes_a = [x is None for x in a.access.addresses]
+        if not same or lanes_a != [x is None for x in b.access.addresses]:
+            raise NotTranslationInvariant(f"block {block}: {b.array} at {b.function}:{b.line} differs from the "
+                                          f"first block's {a.array} at {a.function}:{a.line}")
+        deltas = {y - x for x, y in zip(a.access.addresses, b.access.addresses) if x is not None}
+        for delta in deltas:
+            if shifts.setdefault(b.array, delta) != delta:
+                raise NotTranslationInvariant(f"block {block}: {b.array} moves by {sorted(deltas)} bytes across "
+                                              f"lanes or instructions, not by one constant")
+    for array, delta in shifts.items():
+        space = next(i.access.space for i in first if i.array == array)
+        if (space is Space.SHARED and delta) or delta % 128:
+            raise NotTranslationInvariant(f"block {block}: {space.value} array {array} moves by {delta} bytes "
+                                          "(global: a multiple of 128 keeps sectors and lines; shared: 0)")
+    return shifts
 
 
 def _host_array(arg) -> np.ndarray | None:
@@ -302,10 +404,15 @@ def _element_offset(view: np.ndarray, index) -> int:
 
 
 def _parts(dtype: np.dtype) -> list[tuple[int, int]]:
-    """(byte delta, width) of the accesses one element costs: complex numbers are two halves."""
+    """(byte delta, width) of the accesses one element costs: complex numbers are two halves;
+    a record of 8 or 16 bytes (:func:`vector_dtype`) is one access of its size."""
     if dtype.kind == "c":
         half = dtype.itemsize // 2
         return [(0, half), (half, half)]
+    if dtype.fields is not None:
+        if dtype.itemsize not in (8, 16):
+            raise ValueError(f"access trace: records of {dtype.itemsize} bytes are not a vector width (8, 16)")
+        return [(0, dtype.itemsize)]
     if dtype.itemsize not in WIDTHS_BYTES or dtype.itemsize > 8:
         raise ValueError(f"access trace: {dtype} elements of {dtype.itemsize} bytes are not a Numba load width (1, 2, 4, 8)")
     return [(0, dtype.itemsize)]

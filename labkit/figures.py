@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from labkit import access, roofline, workloads
+from labkit import access, latency, occupancy, roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
 from labkit.labs.lab01 import LAB as LAB01
@@ -163,6 +163,113 @@ def _chapter1_figures() -> dict[str, Figure]:
     return out
 
 
+# Chapter 3: occupancy from labkit.occupancy (compute capability 9.0), Little's law from labkit.latency.
+#: The worked examples' launches: 256 threads x 64 registers; 1024 threads x 32 or 33 registers;
+#: 256 threads with 56 or 57 KiB of dynamic shared memory.
+CH03_BLOCK, CH03_REGISTERS = 256, 64
+CH03_BIG_BLOCK = 1024
+CH03_SMEM_KIB = (56, 57)
+#: Little's law example: the H200's datasheet bandwidth and an HBM latency of this many ns (a round
+#: value for the example; the lab measures the real one).
+CH03_LATENCY_NS = 600.0
+#: Dependent-FMA latency for the example: the Programming Guide's typical 4 cycles (CC 7.x); one
+#: warp instruction per scheduler per cycle.
+CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
+#: Waves example: 2 resident blocks per SM, one block more than a wave; the small-grid quiz:
+#: 150 blocks of 256 threads.
+CH03_WAVE_BLOCKS_PER_SM = 2
+CH03_SMALL_GRID = 150
+
+
+def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
+    return occupancy.calculate(occupancy.KernelLaunch(threads, registers, 0, dynamic_kib * 1024))
+
+
+def _ch03_copy_reads_per_sm() -> float:
+    """Bytes of reads in flight per SM for an H200 copy at its datasheet bandwidth (half of it reads)."""
+    return latency.bytes_in_flight_per_sm(H200_SXM.hbm_gbps / 2, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+
+
+def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
+    return _ch03_copy_reads_per_sm() / latency.bytes_in_flight_per_warp(loads, bytes_per_load)
+
+
+def _ch03_wave_slots() -> int:
+    return H200_SXM.sm_count * CH03_WAVE_BLOCKS_PER_SM
+
+
+def _chapter3_figures() -> dict[str, Figure]:
+    sm90 = occupancy.SM90
+    small_grid = _ch03_launch(CH03_BLOCK, 32)
+    return {
+        "sm90.max_warps_per_sm": Figure(lambda: sm90.max_warps_per_sm),
+        "sm90.max_threads_per_sm": Figure(lambda: sm90.max_threads_per_sm),
+        "sm90.max_blocks_per_sm": Figure(lambda: sm90.max_blocks_per_sm),
+        "sm90.schedulers": Figure(lambda: sm90.sm_sub_partitions),
+        "sm90.warps_per_scheduler": Figure(lambda: sm90.max_warps_per_sm // sm90.sm_sub_partitions),
+        "sm90.registers_per_sm": Figure(lambda: sm90.registers_per_sm),
+        "sm90.registers_per_scheduler": Figure(lambda: sm90.registers_per_sm // sm90.sm_sub_partitions),
+        "sm90.max_registers_per_thread": Figure(lambda: sm90.max_registers_per_thread),
+        "sm90.full_occupancy_registers": Figure(
+            lambda: sm90.registers_per_sm // sm90.max_threads_per_sm),
+        "sm90.shared_kib": Figure(lambda: sm90.shared_bytes_per_sm / 1024),
+        "sm90.optin_kib": Figure(lambda: sm90.max_shared_bytes_per_block_optin / 1024),
+        "h200.sms": Figure(lambda: H200_SXM.sm_count),
+        "ch03.ex.regs64.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_REGISTERS)),
+        "ch03.ex.regs64.warps_per_scheduler": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)),
+        "ch03.ex.regs64.warps_per_sm": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)
+            * sm90.sm_sub_partitions),
+        "ch03.ex.block_warps": Figure(lambda: CH03_BLOCK // sm90.warp_size),
+        "ch03.ex.big_block_warps": Figure(lambda: CH03_BIG_BLOCK // sm90.warp_size),
+        "ch03.ex.regs33.warps_per_scheduler": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)),
+        "ch03.ex.regs33.warps_per_sm": Figure(
+            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)
+            * sm90.sm_sub_partitions),
+        "ch03.ex.smem56.allocated_kib": Figure(
+            lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).shared_bytes_per_block / 1024),
+        "ch03.ex.regs64.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_REGISTERS).blocks_per_sm),
+        "ch03.ex.regs64.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, CH03_REGISTERS).occupancy),
+        "ch03.ex.regs80.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, 80).occupancy, 1),
+        "ch03.ex.regs33.per_warp": Figure(lambda: occupancy.registers_per_warp(33)),
+        "ch03.ex.regs33.blocks": Figure(lambda: _ch03_launch(CH03_BIG_BLOCK, 33).blocks_per_sm),
+        "ch03.ex.regs33.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BIG_BLOCK, 33).occupancy),
+        "ch03.ex.regs32.blocks": Figure(lambda: _ch03_launch(CH03_BIG_BLOCK, 32).blocks_per_sm),
+        "ch03.ex.smem56.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).blocks_per_sm),
+        "ch03.ex.smem57.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[1]).blocks_per_sm),
+        "ch03.little.latency_ns": Figure(lambda: CH03_LATENCY_NS),
+        "ch03.little.total_mb": Figure(lambda: latency.bytes_in_flight(H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9) / 1e6,
+                                       2),
+        "ch03.little.per_sm_kb": Figure(lambda: latency.bytes_in_flight_per_sm(
+            H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count) / 1e3, 1),
+        "ch03.little.copy_reads_per_sm_kb": Figure(lambda: _ch03_copy_reads_per_sm() / 1e3, 1),
+        "ch03.little.copy_warps_scalar": Figure(lambda: _ch03_copy_warps(1, 4), 1),
+        "ch03.little.copy_warps_vector": Figure(lambda: _ch03_copy_warps(1, 16), 1),
+        "ch03.little.copy_warps_vector8": Figure(lambda: _ch03_copy_warps(8, 16), 1),
+        "ch03.fma.latency_cycles": Figure(lambda: CH03_FMA_LATENCY_CYCLES),
+        "ch03.fma.in_flight": Figure(lambda: latency.instructions_in_flight(CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE)),
+        "ch03.fma.warps_1chain": Figure(lambda: latency.issue_knee_warps_per_sm(1, CH03_FMA_LATENCY_CYCLES,
+                                                                                CH03_FMA_ISSUE)),
+        "ch03.fma.warps_2chains": Figure(lambda: latency.issue_knee_warps_per_sm(2, CH03_FMA_LATENCY_CYCLES,
+                                                                                 CH03_FMA_ISSUE)),
+        "ch03.fma.warps_4chains": Figure(lambda: latency.issue_knee_warps_per_sm(4, CH03_FMA_LATENCY_CYCLES,
+                                                                                 CH03_FMA_ISSUE)),
+        "ch03.waves.blocks_per_sm": Figure(lambda: CH03_WAVE_BLOCKS_PER_SM),
+        "ch03.waves.slots": Figure(_ch03_wave_slots),
+        "ch03.waves.grid": Figure(lambda: _ch03_wave_slots() + 1),
+        "ch03.waves.tail_pct": Figure(lambda: 100 * occupancy.tail_efficiency(
+            _ch03_wave_slots() + 1, H200_SXM.sm_count, CH03_WAVE_BLOCKS_PER_SM), 1),
+        "ch03.small_grid.blocks": Figure(lambda: CH03_SMALL_GRID),
+        "ch03.small_grid.blocks_per_sm": Figure(lambda: small_grid.blocks_per_sm),
+        "ch03.small_grid.waves": Figure(lambda: occupancy.waves(CH03_SMALL_GRID, H200_SXM.sm_count,
+                                                                small_grid.blocks_per_sm), 2),
+        "ch03.small_grid.achieved_max_pct": Figure(
+            lambda: 100 * CH03_SMALL_GRID * small_grid.warps_per_block / H200_SXM.sm_count / sm90.max_warps_per_sm, 1),
+    }
+
+
 FIGURES: dict[str, Figure] = {
     "h100.hbm_gbps": Figure(lambda: H100_SXM.hbm_gbps),
     "h100.hbm_tbps": Figure(lambda: H100_SXM.hbm_gbps / 1000, 2),
@@ -195,7 +302,57 @@ FIGURES: dict[str, Figure] = {
     "ch04.diagnosis.high_pct": Figure(lambda: diagnosis.HIGH_PCT),
     "ch04.diagnosis.launch_bound_us": Figure(lambda: diagnosis.LAUNCH_BOUND_SECONDS * 1e6),
     **_chapter1_figures(),
+    **_chapter3_figures(),
 }
+
+
+def _warp(addresses, width_bytes: int, space: str = "global", op: str = "load") -> access.AccessCounts:
+    return access.analyze(access.WarpAccess(tuple(addresses), width_bytes, op, space))
+
+
+def _chapter2_figures() -> dict[str, Figure]:
+    """Chapter 2: one warp-level access each, counted by labkit.access (the rules ncu confirmed)."""
+    strided = access.strided
+    column = access.tile_column
+
+    def sectors(stride, width=4, offset=0):
+        return lambda: _warp(strided(stride, width, offset), width).sectors
+
+    def wavefronts(addresses, width=4):
+        return lambda: _warp(addresses, width, "shared").wavefronts
+
+    return {
+        "ch02.sectors.f32_stride1": Figure(sectors(1)),
+        "ch02.sectors.f32_stride2": Figure(sectors(2)),
+        "ch02.sectors.f32_stride3": Figure(sectors(3)),
+        "ch02.sectors.f32_stride8": Figure(sectors(8)),
+        "ch02.sectors.f32_offset4": Figure(sectors(1, 4, 4)),
+        "ch02.sectors.f32_offset32": Figure(sectors(1, 4, 32)),
+        "ch02.sectors.f64_stride1": Figure(sectors(1, 8)),
+        "ch02.sectors.v16_stride1": Figure(sectors(1, 16)),
+        "ch02.sectors.aos32_field": Figure(sectors(8)),
+        "ch02.span_bytes.f32_stride8": Figure(lambda: access.WARP_LANES * 8 * 4),
+        "ch02.useful_share.f32_stride2": Figure(lambda: 100 * 128 / (32 * _warp(strided(2, 4), 4).sectors)),
+        "ch02.dram.f32_stride32_bytes": Figure(lambda: access.fetched_bytes(strided(32, 4))),
+        "ch02.dram.f32_stride32_sector_bytes": Figure(lambda: 32 * _warp(strided(32, 4), 4).sectors),
+        "ch02.dram.f32_stride16_bytes": Figure(lambda: access.fetched_bytes(strided(16, 4))),
+        "ch02.fetch_bytes": Figure(lambda: access.DRAM_FETCH_BYTES),
+        "ch02.banks": Figure(lambda: access.BANKS),
+        "ch02.wavefronts.column32": Figure(wavefronts(column(0, 32, 4))),
+        "ch02.wavefronts.column33": Figure(wavefronts(column(0, 33, 4))),
+        "ch02.wavefronts.column_swizzled": Figure(wavefronts(column(0, 32, 4, xor_swizzle=True))),
+        "ch02.wavefronts.f32_stride2": Figure(wavefronts(strided(2, 4))),
+        "ch02.wavefronts.f32_stride3": Figure(wavefronts(strided(3, 4))),
+        "ch02.wavefronts.broadcast": Figure(wavefronts(access.broadcast(64))),
+        "ch02.wavefronts.f64_stride1": Figure(wavefronts(strided(1, 8), 8)),
+        "ch02.wavefronts.f64_stride2": Figure(wavefronts(strided(2, 8), 8)),
+        "ch02.wavefronts.v16_stride1": Figure(wavefronts(strided(1, 16), 16)),
+        "ch02.wavefronts.v16_stride2": Figure(wavefronts(strided(2, 16), 16)),
+        "ch02.conflicts.column32": Figure(lambda: _warp(column(0, 32, 4), 4, "shared").bank_conflicts),
+    }
+
+
+FIGURES.update(_chapter2_figures())
 
 
 class UnknownFigureError(LabkitError, KeyError):

@@ -75,6 +75,11 @@ class Program(ABC, Generic[S, R]):
     def measure(self, bench: Bench, sizes: S) -> R:
         """The lab's measurements at ``sizes``; raw profiler outputs go to ``bench.work_dir``."""
 
+    def simulator_tables(self, recorded: list[R]) -> list[Table]:
+        """What a run without a GPU shows after the checks, beside the ``recorded`` results
+        (e.g. predictions computed here); none by default."""
+        return []
+
 
 class Lab(ABC, Generic[S, R]):
     """What a lab declares. Subclasses set the class attributes and implement the methods."""

@@ -407,3 +407,33 @@ def tail_efficiency(grid_blocks: int, sm_count: int, blocks_per_sm: int) -> floa
     when blocks take equal time. 133 one-block-per-SM blocks on 132 SMs: 133 / 264 = 0.50."""
     w = waves(grid_blocks, sm_count, blocks_per_sm)
     return w / math.ceil(w) if grid_blocks else 0.0
+
+
+def dynamic_shared_for_blocks(blocks_per_sm: int, launch: KernelLaunch, arch: Architecture = SM90) -> int:
+    """The least dynamic shared memory per block with which ``launch`` (its other inputs as given,
+    opted in to any dynamic size) holds exactly ``blocks_per_sm`` blocks per SM: how a lab sets the
+    resident warps per SM with nothing but the launch.
+
+    0 when the other resources already stop at ``blocks_per_sm``. Otherwise a block must hold more
+    than 1/(blocks + 1) of the SM's shared memory: the smallest allocation-unit multiple above
+    (SM's shared bytes) / (blocks + 1), minus static memory and the reservation. LaunchConfigError
+    when the other resources stop below ``blocks_per_sm`` (shared memory can only lower residency)
+    or a block would need more than the opt-in limit.
+    """
+    free = dataclasses.replace(launch, dynamic_shared_bytes=0, max_dynamic_shared_bytes=None)
+    most = calculate(free, arch).blocks_per_sm
+    if not 1 <= blocks_per_sm <= most:
+        raise LaunchConfigError(
+            f"{blocks_per_sm} resident blocks per SM requested: this kernel and block size allow 1 to {most} "
+            "(shared memory can only lower residency)")
+    if blocks_per_sm == most:
+        return 0
+    sm_bytes = shared_bytes_per_sm(0, free.carveout_percent, arch)
+    block_bytes = round_up(sm_bytes // (blocks_per_sm + 1) + 1, arch.shared_allocation_unit_bytes)
+    dynamic = block_bytes - launch.static_shared_bytes - arch.reserved_shared_bytes_per_block
+    capped = dataclasses.replace(free, dynamic_shared_bytes=dynamic)
+    check(capped, arch)
+    if calculate(capped, arch).blocks_per_sm != blocks_per_sm:  # a carve-out preference below the SM's capacity
+        raise LaunchConfigError(f"no dynamic shared memory size holds exactly {blocks_per_sm} blocks per SM "
+                                f"with a carve-out preference of {launch.carveout_percent} %")
+    return dynamic

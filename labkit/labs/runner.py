@@ -82,6 +82,11 @@ def run_simulated(lab: Lab, project: Project, console: Console, record_asked: bo
     if not show_checks(checks, console):
         console.print("A kernel disagrees with NumPy: see FAIL above.")
         return EXIT_FAILED
+    recorded = [read_results(path, lab.results_type, lab.id, source=project.relative(path)).results
+                for path in recorded_paths(lab.lab_dir(project), project.relative)]
+    with console.status(f"{lab.id}: computing what needs no GPU"):
+        tables = lab.program().simulator_tables(recorded)
+    show_tables(tables, console)
     report.recorded = show_recorded(lab, project, console)
     return 0
 

@@ -176,6 +176,27 @@ def profile_command(
     return base.with_name(base.name + ".ncu-rep")
 
 
+def profile_metrics_command(
+    argv: Sequence[str],
+    kernel_regex: str,
+    metrics: Sequence[str],
+    report_path: str | Path,
+    timeout_seconds: float = 600.0,
+) -> Path:
+    """Like :func:`profile_command`, with only the named metrics (``--metrics a,b,c`` instead of
+    ``--set full``): fewer replay passes per launch, for a step that needs a few counters of many
+    launches. Runs ``ncu --clock-control none --metrics <metrics> -k regex:<kernel_regex> -f -o
+    <report> <argv...>``."""
+    ncu = _require_ncu()
+    base = Path(report_path)
+    if base.suffix == ".ncu-rep":
+        base = base.with_suffix("")
+    command = [ncu, "--clock-control", "none", "--metrics", ",".join(metrics), "-k", f"regex:{kernel_regex}",
+               "-f", "-o", str(base), *argv]
+    _run(command, timeout_seconds)
+    return base.with_name(base.name + ".ncu-rep")
+
+
 def export_csv(report_path: str | Path, page: str, timeout_seconds: float = 300.0) -> str:
     """The text of ``ncu -i <report> --csv --page raw|details``."""
     if page not in PAGES:

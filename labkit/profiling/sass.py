@@ -94,20 +94,62 @@ def opcodes(text: str) -> list[str]:
     return [m.group(1) for line in text.splitlines() if (m := _INSTRUCTION.match(line))]
 
 
+class MemoryWidths(Record):
+    """Chapter 2's question: how wide is each load and store? Bits per thread -> instruction count
+    (``LDG.E``: 32, ``LDG.E.64``: 64, ``LDS.128``: 128...), global and shared."""
+
+    global_loads_by_bits: dict[int, Count]
+    global_stores_by_bits: dict[int, Count]
+    shared_loads_by_bits: dict[int, Count]
+    shared_stores_by_bits: dict[int, Count]
+
+
+def read_memory_widths(text: str) -> MemoryWidths:
+    """LDG, STG, LDS and STS of the text, by width."""
+    ops = opcodes(text)
+    return MemoryWidths(global_loads_by_bits=_widths(ops, "LDG"), global_stores_by_bits=_widths(ops, "STG"),
+                        shared_loads_by_bits=_widths(ops, "LDS"), shared_stores_by_bits=_widths(ops, "STS"))
+
+
+def _widths(ops: list[str], root: str) -> dict[int, int]:
+    return dict(sorted(Counter(_load_bits(op) for op in ops if op.split(".")[0] == root).items()))
+
+
 def read_sass(text: str) -> SassFacts:
     """Count what the chapter looks for: LDG by width, LDL/STL, FFMA, MMA, async copies."""
     ops = opcodes(text)
     roots = Counter(op.split(".")[0] for op in ops)
-    loads = Counter(_load_bits(op) for op in ops if op.split(".")[0] == "LDG")
     return SassFacts(
         instructions=len(ops),
-        global_loads_by_bits=dict(sorted(loads.items())),
+        global_loads_by_bits=_widths(ops, "LDG"),
         local_loads=roots["LDL"],
         local_stores=roots["STL"],
         ffma=roots["FFMA"],
         tensor_core=sum(roots[op] for op in TENSOR_CORE),
         async_copies=sum(roots[op] for op in ASYNC_COPY),
     )
+
+
+def cubin_sass(cubin_path: str) -> dict[str, str]:
+    """Each kernel's SASS in a cubin (``cuobjdump -sass``), by function name."""
+    from labkit.cuda_tools import find_tool, run_tool
+
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        raise SassError("cuobjdump not found: install the CUDA toolkit to read the SASS of CUDA C kernels")
+    done = run_tool([tool, "-sass", str(cubin_path)], 120, SassError)
+    if done.returncode != 0:
+        raise SassError(f"cuobjdump failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    kernels: dict[str, str] = {}
+    name = None
+    for line in done.stdout.splitlines():
+        match = re.match(r"\s*Function : (\S+)", line)
+        if match:
+            name = match.group(1)
+            kernels[name] = ""
+        elif name is not None:
+            kernels[name] += line + "\n"
+    return kernels
 
 
 def _load_bits(opcode: str) -> int:

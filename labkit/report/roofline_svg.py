@@ -1,5 +1,9 @@
 """A log-log roofline as inline SVG: roofs (theoretical dashed, measured solid), the intensity
 sweep as dots, placed kernels as labelled diamonds. Pure: numbers in, an <svg> element out.
+
+Colours are not in the SVG: each element has a class (``theoretical``, ``measured``, ``sweep``,
+``kernel``, ``grid``, ``frame``) that the site's stylesheet colours for the light and the dark
+palette alike (labkit/site/assets/course.css); text takes the page's own colour.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import xml.etree.ElementTree as etree
 WIDTH, HEIGHT = 720, 420
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 20, 50
 X_RANGE = (1 / 16, 512.0)          # FLOP/byte
-COLOURS = {"theoretical": "#999999", "measured": "#0072B2", "sweep": "#E69F00", "kernel": "#CC79A7"}
+TEXT = {"fill": "currentColor"}
 
 
 def _scale(value: float, low: float, high: float, pixels: float) -> float:
@@ -37,48 +41,49 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
     svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {HEIGHT}",
                                 "class": "lab-roofline", "role": "img", "aria-label": words["y"]})
     etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(TOP), "width": str(plot_w), "height": str(plot_h),
-                                   "fill": "none", "stroke": "#cccccc"})
+                                   "fill": "none", "class": "frame"})
     for exponent in range(-4, 10):
         intensity = 2.0 ** exponent
         if X_RANGE[0] <= intensity <= X_RANGE[1]:
             etree.SubElement(svg, "line", {"x1": f"{x(intensity):.1f}", "x2": f"{x(intensity):.1f}", "y1": str(TOP),
-                                           "y2": str(TOP + plot_h), "stroke": "#eeeeee"})
+                                           "y2": str(TOP + plot_h), "class": "grid"})
             tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(TOP + plot_h + 16),
-                                                  "font-size": "11", "text-anchor": "middle"})
+                                                  "font-size": "11", "text-anchor": "middle", **TEXT})
             tick.text = f"{intensity:g}" if intensity >= 1 else f"1/{int(round(1 / intensity))}"
     decade = y_low
     while decade <= y_high:
         etree.SubElement(svg, "line", {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{y(decade):.1f}",
-                                       "y2": f"{y(decade):.1f}", "stroke": "#eeeeee"})
+                                       "y2": f"{y(decade):.1f}", "class": "grid"})
         tick = etree.SubElement(svg, "text", {"x": str(LEFT - 6), "y": f"{y(decade) + 4:.1f}", "font-size": "11",
-                                              "text-anchor": "end"})
+                                              "text-anchor": "end", **TEXT})
         tick.text = f"{decade:g}"
         decade *= 10
     for kind, (peak, bandwidth) in (("theoretical", theoretical), ("measured", measured)):
         ridge = peak / bandwidth
         points = [(X_RANGE[0], X_RANGE[0] * bandwidth), (ridge, peak), (X_RANGE[1], peak)]
         etree.SubElement(svg, "polyline", {
-            "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none",
-            "stroke": COLOURS[kind], "stroke-width": "2", **({"stroke-dasharray": "6 4"} if kind == "theoretical" else {}),
+            "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": kind,
+            "stroke-width": "2", **({"stroke-dasharray": "6 4"} if kind == "theoretical" else {}),
         })
     for intensity, gflops in sweep:
         etree.SubElement(svg, "circle", {"cx": f"{x(intensity):.1f}", "cy": f"{y(gflops):.1f}", "r": "4",
-                                         "fill": COLOURS["sweep"]})
+                                         "class": "sweep"})
     for name, intensity, gflops in kernels:
         cx, cy = x(intensity), y(gflops)
         etree.SubElement(svg, "polygon", {"points": f"{cx:.1f},{cy - 6:.1f} {cx + 6:.1f},{cy:.1f} {cx:.1f},{cy + 6:.1f} "
-                                                    f"{cx - 6:.1f},{cy:.1f}", "fill": COLOURS["kernel"]})
-        text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 4:.1f}", "font-size": "11"})
+                                                    f"{cx - 6:.1f},{cy:.1f}", "class": "kernel"})
+        text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 4:.1f}", "font-size": "11", **TEXT})
         text.text = name
     legend_y = TOP + 14
     for index, kind in enumerate(("theoretical", "measured", "sweep")):
         lx = LEFT + 10 + index * 180
         etree.SubElement(svg, "rect", {"x": str(lx), "y": str(legend_y - 9), "width": "12", "height": "10",
-                                       "fill": COLOURS[kind]})
-        etree.SubElement(svg, "text", {"x": str(lx + 16), "y": str(legend_y), "font-size": "11"}).text = words[kind]
+                                       "class": f"{kind} swatch"})
+        etree.SubElement(svg, "text", {"x": str(lx + 16), "y": str(legend_y), "font-size": "11", **TEXT}).text = words[kind]
     etree.SubElement(svg, "text", {"x": str(LEFT + plot_w / 2), "y": str(HEIGHT - 8), "font-size": "12",
-                                   "text-anchor": "middle"}).text = words["x"]
+                                   "text-anchor": "middle", **TEXT}).text = words["x"]
     title = etree.SubElement(svg, "text", {"x": "14", "y": str(TOP + plot_h / 2), "font-size": "12",
-                                           "text-anchor": "middle", "transform": f"rotate(-90 14 {TOP + plot_h / 2})"})
+                                           "text-anchor": "middle", "transform": f"rotate(-90 14 {TOP + plot_h / 2})",
+                                           **TEXT})
     title.text = words["y"]
     return svg

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.report.numbers import format_number, format_percent
+from labkit.report.numbers import format_bytes, format_number, format_percent
 from labkit.roofline import RATIO_DECIMALS
 
 #: Cell kinds: how a raw value is shown.
 KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "verdict_ratio", "intensity", "share", "pct", "gbps",
-         "count", "bool")
+         "count", "bool", "decimal2", "decimal3", "bytes")
 
 
 @dataclass(frozen=True)
@@ -70,4 +70,10 @@ def format_cell(value, kind: str, lang: str, label) -> str:
         return format_number(value, 0, lang)
     if kind == "count":
         return format_number(value, 0, lang)
+    if kind == "decimal2":
+        return format_number(value, 2, lang)
+    if kind == "decimal3":
+        return format_number(value, 3, lang)
+    if kind == "bytes":
+        return format_bytes(value, lang)
     return str(value)

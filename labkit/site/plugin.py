@@ -39,6 +39,8 @@ from labkit.site.quiz_block import QuizExtension
 from labkit.site.translations import digest
 
 OWN_ASSETS = Path(__file__).parent / "assets"
+#: Templates that take precedence over Material's: a 404 page in both languages.
+OVERRIDES = Path(__file__).parent / "overrides"
 
 #: Vendor files copied into every build: (path under node_modules, path in the site).
 VENDOR_FILES = {
@@ -57,6 +59,7 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
+    "assets/labkit/occupancy_calculator.js",
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
@@ -98,6 +101,11 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             self.project: Project = find_project(Path(config.config_file_path).parent)
         except LabkitError as exc:
             raise PluginError(str(exc)) from None
+        # One site_url (SITE_URL, mkdocs.yml) for the whole course: each language lives under its root.
+        root = LANGUAGES[lang]["root"]
+        if config.site_url and root and not config.site_url.rstrip("/").endswith(root.rstrip("/")):
+            config.site_url = config.site_url.rstrip("/") + "/" + root
+        self.base_url = (config.site_url or "").removesuffix(root) if root else config.site_url
         #: The page being rendered, for the blocks' messages.
         self.context: dict[str, str] = {}
         options = {"lang": lang, "project": str(self.project.root), "context": self.context}
@@ -106,6 +114,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         config.extra["alternate"] = [
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]
+        config.theme.dirs.insert(0, str(OVERRIDES))
         config.extra_css.extend(EXTRA_CSS)
         config.extra_javascript.extend(EXTRA_JAVASCRIPT)
         return config
@@ -162,10 +171,12 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         return f'!!! warning "{label(self.config.lang, "translation.stale_title")}"\n    {text}\n\n'
 
     def on_post_page(self, output: str, page, config) -> str:
-        """Language links: the switcher leads to this page's twin, the head links to each root.
+        """Language links: the switcher leads to this page's twin (relative, so that a copy of the
+        site works anywhere); the head's alternates name each language's root, absolute when the
+        site has a site_url (Material reads each root's sitemap.xml through them).
 
         The switcher's links get target="_self": Material's own handler, which guesses the twin
-        from sitemaps (empty without a site_url), leaves such links alone.
+        from sitemaps, leaves such links alone.
         """
         here = LANGUAGES[self.config.lang]["root"] + page.url
 
@@ -173,6 +184,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             root = LANGUAGES[match.group(4)]["root"]
             if match.group(2) == "a":
                 return match.group(1) + relative_href(here, root + page.url) + match.group(3) + ' target="_self"'
-            return match.group(1) + relative_href(here, root) + match.group(3)
+            href = self.base_url + root if self.base_url else relative_href(here, root)
+            return match.group(1) + href + match.group(3)
 
         return HREFLANG_LINK.sub(rewrite, output)

@@ -61,7 +61,7 @@ def browser(chromium_executable):
 
 
 class PageWatch:
-    """Console errors, page errors and requests to anything but 127.0.0.1, seen by one page."""
+    """Console errors, page errors and requests to anything but 127.0.0.1 (or local files), seen by one page."""
 
     def __init__(self, page):
         self.errors: list[str] = []
@@ -72,7 +72,7 @@ class PageWatch:
 
     def _route(self, route):
         url = route.request.url
-        if urlsplit(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:", "about:")):
+        if urlsplit(url).hostname == "127.0.0.1" or url.startswith(("data:", "blob:", "about:", "file:")):
             route.continue_()
         else:
             self.remote_requests.append(url)

@@ -39,3 +39,21 @@ def test_each_lab_page_offers_its_notebook_as_ipynb(built_site):
             assert target.name == f"lab{lab.number}.ipynb" and notebook["nbformat"] == 4
             code = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
             assert code and all(not cell["outputs"] for cell in code)
+
+
+def test_a_published_build_has_absolute_sitemap_and_alternates(tmp_path, monkeypatch):
+    """SITE_URL (set by the publishing workflow) makes the sitemap and the hreflang alternates absolute."""
+    from labkit.site.build import build_site
+    from tests.conftest import REPO_ROOT
+
+    monkeypatch.setenv("SITE_URL", "https://example.org/course/")
+    results = build_site(tmp_path / "site", REPO_ROOT)
+    assert all(r.returncode == 0 for r in results), results[-1].log
+    for root, first in (("", "https://example.org/course/"), ("zh/", "https://example.org/course/zh/")):
+        sitemap = (tmp_path / "site" / root / "sitemap.xml").read_text()
+        assert f"<loc>{first}</loc>" in sitemap
+        page = BeautifulSoup((tmp_path / "site" / root / "performance/index.html").read_text(), "html.parser")
+        alternates = {link["hreflang"]: link["href"] for link in page.select('link[rel="alternate"][hreflang]')}
+        assert alternates == {"fr": "https://example.org/course/", "zh": "https://example.org/course/zh/"}
+    not_found = (tmp_path / "site" / "404.html").read_text()
+    assert 'href="https://example.org/course/"' in not_found and 'href="https://example.org/course/zh/"' in not_found

@@ -1,6 +1,7 @@
 """Chinese pages follow Chinese typography in their prose: no space before a percent sign, and
-Chinese quotation marks (“ ”) rather than straight double quotes. Code, math, Markdown syntax
-(tab and admonition titles) and the front matter are left alone."""
+Chinese quotation marks (“ ”) rather than straight double quotes. Code, math, HTML tags, Markdown
+and block syntax (tab and admonition titles, a block's options) and the front matter are left
+alone."""
 
 import re
 
@@ -11,13 +12,14 @@ from tests.conftest import DOCS
 
 FENCE = re.compile(r"^\s*```.*?^\s*```", re.MULTILINE | re.DOTALL)
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-SYNTAX_LINE = re.compile(r"^\s*(?:===|!!!|\?\?\?)")
+SYNTAX_LINE = re.compile(r"^\s*(?:===|!!!|\?\?\?)|^\s+[a-z_]+: ")
+HTML_TAG = re.compile(r"<[^>]+>")
 CODE_OR_MATH = re.compile(r"`[^`]*`|\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
 
 
 def prose_lines(text: str):
     text = FENCE.sub("", FRONT_MATTER.sub("", text))
-    text = CODE_OR_MATH.sub("", text)
+    text = HTML_TAG.sub("", CODE_OR_MATH.sub("", text))
     for line in text.splitlines():
         if not SYNTAX_LINE.match(line):
             yield line
@@ -40,6 +42,7 @@ def test_chinese_prose_follows_chinese_typography(page):
 
 
 def test_the_check_names_each_mistake():
-    text = '占峰值的 [[x.y]] %。\n在"每个缺陷的代价"表里\n`print("x")` 与 $a = "b"$ 不算\n=== "PyTorch"\n'
+    text = ('占峰值的 [[x.y]] %。\n在"每个缺陷的代价"表里\n`print("x")` 与 $a = "b"$ 不算\n=== "PyTorch"\n'
+            '<div class="widget"></div>\n    unit: "%"\n')
     problems = typography_problems(text, "page")
     assert len(problems) == 2 and "space before %" in problems[0] and "straight double quotes" in problems[1]

@@ -109,6 +109,9 @@ MISTAKES = {
                            f"docs/fr/{CHAPTER}, line", "[[Ch04.Traffic.Moved_MB]] is not a figure name"),
     "unknown figure": (lambda p: _break(p, "[[ch04.traffic.moved_mb]]", "[[ch04.traffic.moved]]"),
                        f"docs/fr/{CHAPTER}, line", "unknown computed figure [[ch04.traffic.moved]]"),
+    "option YAML cannot read": (lambda p: _break(p, "    unit: Mo", "    unit: %"),
+                                f"docs/fr/{CHAPTER}, line", "option 'unit: %' is not valid YAML: quote its value, "
+                                "e.g. unit: \"%\""),
     "lab without an id": (lambda p: _break(p, "/// lab | lab-04", "/// lab"),
                           f"docs/fr/{CHAPTER}, line", "'/// lab' needs an id in lower case"),
     "corrupt results": (_corrupt_results, f"docs/fr/{CHAPTER}: lab block 'lab-04': "

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from labkit.lab import labs
+
 from tests.conftest import REPO_ROOT
 
 
@@ -31,7 +33,7 @@ def test_lab_04_in_the_simulator_checks_kernels_and_records_nothing():
 
 
 @pytest.mark.parametrize("args, line", [
-    (("run", "lab-99"), "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04"),
+    (("run", "lab-99"), f"labkit: unknown lab 'lab-99': choose one of {', '.join(labs())}"),
     (("run", "lab-04", "--threads", "2048"), "labkit: threads per block: 2048 requested, this GPU allows at most 1024"),
     (("run", "lab-04", "--threads", "0"), "labkit: lab-04: sizes field threads_per_block: Input should be greater "
                                           "than 0 (it holds 0)"),
@@ -93,4 +95,4 @@ def test_run_as_json_keeps_stdout_for_the_json():
 def test_a_mistake_with_json_goes_to_stderr():
     done = labkit("run", "lab-99", "--json")
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.strip() == "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04"
+    assert done.stderr.strip() == f"labkit: unknown lab 'lab-99': choose one of {', '.join(labs())}"

@@ -25,6 +25,7 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+_Loader.add_constructor("!ENV", lambda loader, node: None)
 
 
 def nav_entries(config) -> list[str]:

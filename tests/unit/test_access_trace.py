@@ -268,3 +268,53 @@ def test_unsupported_uses_are_refused_in_one_line():
     with pytest.raises(ValueError, match="NUMBA_ENABLE_CUDASIM=1") as error:
         trace_launch(copy.py_func, 1, 32, np.ones(4), np.ones(4))
     assert "\n" not in str(error.value)
+
+
+def test_vector_records_are_one_access_of_their_size():
+    from labkit.access_trace import vector_dtype
+
+    float4 = vector_dtype("f4", 4)
+
+    @cuda.jit
+    def copy4(source, target):
+        i = cuda.grid(1)
+        v = source[i]
+        target[i] = (v["x"], v["y"], v["z"], v["w"])
+
+    source = np.zeros(64, float4)
+    counts = trace_launch(copy4, 2, 32, source, np.zeros_like(source)).counts()
+    # 32 lanes x 16 contiguous bytes: one request of 16 sectors each way.
+    assert counts.of("global", "load").sectors_per_request == 16
+    assert counts.of("global", "load").requests == 2
+
+
+def test_scaling_a_trace_to_its_grid_matches_tracing_the_whole_grid():
+    from labkit.access_trace import scale_to_grid
+
+    source = np.arange(8 * 128 * 3 + 1, dtype=np.float32)
+    whole = trace_launch(copy_strided, 8, 128, source, np.zeros(8 * 128, np.float32), 3)
+    part = trace_launch(copy_strided, 2, 128, source, np.zeros(8 * 128, np.float32), 3)
+    scaled = scale_to_grid(part, 8)
+    assert scaled.counts.of("global", "load") == whole.counts().of("global", "load")
+    assert scaled.dram_fetched_bytes == fetched(whole)
+
+
+def fetched(trace):
+    from labkit.access import fetched_bytes
+
+    return fetched_bytes(a for i in trace.instructions if i.access.space is Space.GLOBAL
+                         and i.access.op is Op.LOAD for a in i.access.addresses if a is not None)
+
+
+def test_scaling_refuses_blocks_that_do_not_repeat_the_first():
+    from labkit.access_trace import NotTranslationInvariant, scale_to_grid
+
+    @cuda.jit
+    def uneven(source, target):
+        i = cuda.grid(1)
+        target[i] = source[i * (1 + cuda.blockIdx.x)]
+
+    source = np.zeros(1024, np.float32)
+    trace = trace_launch(uneven, 2, 32, source, np.zeros(64, np.float32))
+    with pytest.raises(NotTranslationInvariant):
+        scale_to_grid(trace, 10)

@@ -36,10 +36,18 @@ def test_a_correct_page_has_no_problem():
     ("See [[ ch04.traffic.moved_mb ]].\n", "line 1: [[ ch04.traffic.moved_mb ]] is not a figure name"),
     ("See [[ch04.traffic.moved]].\n", "line 1: unknown computed figure [[ch04.traffic.moved]]: define it in "
                                       "labkit/figures.py"),
+    ("/// quiz | q03-tail\n    unit: %\n\nQ?\n///\n", "line 2: option 'unit: %' is not valid YAML: quote its value, "
+                                                    'e.g. unit: "%"'),
 ])
+
 def test_each_mistake_is_named_with_its_line(text, problem):
     problems = authoring_problems(text)
     assert problems and problems[0].startswith(problem), problems
+
+
+def test_quoted_and_plain_options_are_fine():
+    assert authoring_problems('/// quiz | q\n    unit: "%"\n\nQ?\n///\n') == []
+    assert authoring_problems("/// quiz | q\n    unit: FLOP/octet\n\nQ?\n///\n") == []
 
 
 def test_line_numbers_count_the_front_matter():

@@ -277,3 +277,13 @@ def test_find_ncu_prefers_path_then_the_toolkit(monkeypatch, tmp_path):
     assert ncu.find_ncu() is None
     (tmp_path / "ncu").write_text("")
     assert ncu.find_ncu() == str(tmp_path / "ncu")
+
+
+def test_profile_metrics_command_asks_for_the_metrics_alone_and_never_locks_clocks(fake_ncu, tmp_path):
+    fake = fake_ncu(stdout=LOG)
+    report = ncu.profile_metrics_command(["python3", "-m", "lab"], "a|b", ("m1.sum", "m2.pct"), tmp_path / "rep")
+    assert report == tmp_path / "rep.ncu-rep"
+    assert fake.commands == [[
+        "/opt/ncu", "--clock-control", "none", "--metrics", "m1.sum,m2.pct", "-k", "regex:a|b", "-f", "-o",
+        str(tmp_path / "rep"), "python3", "-m", "lab",
+    ]]

@@ -308,3 +308,40 @@ def test_waves_and_tail_efficiency():
 def test_waves_refuse_impossible_arguments(args):
     with pytest.raises(ValueError, match="^waves need"):
         occ.waves(*args)
+
+
+# --- residency set by dynamic shared memory -------------------------------------------------------
+@pytest.mark.parametrize("threads, registers, arch", [
+    (32, 48, SM90), (64, 30, SM90), (128, 25, SM90), (256, 80, SM90), (1024, 32, SM90), (128, 40, ARCHITECTURES[(8, 6)]),
+    (96, 64, SM70),
+])
+def test_dynamic_shared_memory_sets_every_residency_the_kernel_allows(threads, registers, arch):
+    most = calculate(KernelLaunch(threads, registers), arch).blocks_per_sm
+    for wanted in range(1, most + 1):
+        dynamic = occ.dynamic_shared_for_blocks(wanted, KernelLaunch(threads, registers), arch)
+        assert blocks(threads, registers, 0, dynamic, arch) == wanted
+        if dynamic:  # the least such size: one allocation unit less holds one more block
+            fewer = dynamic - arch.shared_allocation_unit_bytes
+            assert blocks(threads, registers, 0, fewer, arch) > wanted
+        else:
+            assert wanted == most
+
+
+def test_static_shared_memory_counts_toward_the_cap():
+    launch = KernelLaunch(128, 32, static_shared_bytes=10_000)
+    dynamic = occ.dynamic_shared_for_blocks(4, launch)
+    assert calculate(dataclasses.replace(launch, dynamic_shared_bytes=dynamic)).blocks_per_sm == 4
+    assert dynamic == occ.dynamic_shared_for_blocks(4, KernelLaunch(128, 32)) - 10_000
+
+
+def test_one_block_per_sm_takes_more_than_half_the_shared_memory():
+    dynamic = occ.dynamic_shared_for_blocks(1, KernelLaunch(128, 32))
+    assert 2 * (dynamic + SM90.reserved_shared_bytes_per_block) > SM90.shared_bytes_per_sm
+    assert dynamic + SM90.reserved_shared_bytes_per_block <= SM90.max_shared_bytes_per_block_optin + KIB
+
+
+@pytest.mark.parametrize("wanted", [0, 9])
+def test_residency_shared_memory_cannot_give_is_refused(wanted):
+    # 256 threads x 64 registers: the registers already stop at 4 blocks
+    with pytest.raises(LaunchConfigError, match=f"{wanted} resident blocks per SM requested: .* allow 1 to 4"):
+        occ.dynamic_shared_for_blocks(wanted, KernelLaunch(256, 64))

@@ -49,7 +49,7 @@ class Lab01(Lab[Sizes, Lab01Results]):
             Table("lab01.placement", (Column("kernel"), Column("intensity", "intensity"), Column("bound", "label"),
                                       Column("t_real_us", "us"), Column("t_min_us", "us"),
                                       Column("t_ratio", "verdict_ratio"), Column("verdict", "label")),
-                  tuple((k.kernel, k.intensity, results.bound(k).value, k.t_real_seconds, results.t_min_seconds(k),
+                  tuple((k.kernel, k.intensity, f"bound.{results.bound(k).value}", k.t_real_seconds, results.t_min_seconds(k),
                          results.t_ratio(k), results.verdict(k).value) for k in results.placement)),
         ]
 

@@ -5,7 +5,7 @@ WORDS = {
     'column.alone_min': ('repaired alone: min (ms)', 'réparé seul : min (ms)', '只修复它：最小（毫秒）'),
     'column.alone_max': ('max (ms)', 'max (ms)', '最大（毫秒）'),
     'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
-    'column.grid_blocks': ('blocks', 'blocs', '线程块数'),
+    'column.grid_blocks': ('blocks in the grid', 'blocs dans la grille', 'grid 中的 block 数'),
     'column.busiest': ('busiest unit', 'unité la plus occupée', '最忙的单元'),
     'column.busiest_pct': ('its load', 'sa charge', '其负载'),
     'lab04.timeline_source.labkit-events': (

@@ -1,0 +1,148 @@
+"""Lab 02: coalescing and bank conflicts, predicted exactly by the access analyzer, measured on the GPU.
+
+1. Global stride and offset sweep (4-, 8- and 16-byte elements, reads only): bandwidth, sectors
+   per request (analyzer and ncu), DRAM bytes (ncu against the 64-byte fetch model).
+2. Particles: array of structures against structure of arrays, scalar (Numba) against vector
+   (CUDA C) accesses, with the SASS load and store widths.
+3. Shared-memory stride sweep (1-64, 4-, 8- and 16-byte elements): SM cycles per warp-level load
+   against the wavefronts the analyzer predicts, and ncu's wavefront and bank-conflict counters.
+4. Transposing a float32 matrix: naive, tiled, padded, swizzled, against the lab's copy of the
+   same bytes and cupy.copyto, with sectors per request and bank conflicts.
+
+For every launch, the analyzer's eight counters (simulator trace, scaled to the grid) are shown
+beside ncu's: the lab's claim is that they are equal.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as etree
+
+from labkit.lab import Lab, Program
+from labkit.labs.lab02.results import Lab02Results, SassListing, Sizes
+from labkit.report.labels import label
+from labkit.report.tables import Column, Table
+from labkit.report.xy_svg import Series, figure, xy_svg
+
+STEPS = ("sweep", "particles", "shared", "transpose")
+_TILES = {"transpose_tiled": "tiled", "transpose_padded": "padded", "transpose_swizzled": "swizzled"}
+
+
+class Lab02(Lab[Sizes, Lab02Results]):
+    id = "lab-02"
+    folder = "02-coalescing"
+    chapter = "performance/02-coalescing.md"
+    results_type = Lab02Results
+    gpu_sizes = Sizes(sweep_elements=1 << 24, particles=1 << 24)
+    simulator_sizes = Sizes(sweep_elements=512, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
+                            shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
+                            sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
+
+    def program(self) -> Program[Sizes, Lab02Results]:
+        from labkit.labs.lab02.program import Lab02Program
+
+        return Lab02Program()
+
+    def tables(self, results: Lab02Results) -> list[Table]:
+        agreement = []
+        for step in STEPS:
+            runs = [r for r in results.runs() if r.launch.split(".")[0] == step]
+            equal = [r.counters_agree for r in runs]
+            within = None
+            if step == "sweep":
+                errors = [p.dram_error for p in results.sweep]
+                within = None if None in errors else f"{sum(abs(e) <= 0.05 for e in errors)}/{len(errors)}"
+            agreement.append((step, len(runs), None if None in equal else f"{sum(equal)}/{len(equal)}", within))
+        tables = [Table("lab02.agreement", (Column("step", "label"), Column("launches", "count"),
+                                            Column("counters_equal"), Column("dram_within")), tuple(agreement))]
+        sweep_rows = []
+        for p in results.sweep:
+            measured = p.run.measured
+            sweep_rows.append((p.element_bytes, p.stride, p.offset * p.element_bytes,
+                               p.run.predicted.ld_sectors_per_request,
+                               measured.ld_sectors_per_request if measured else None, p.useful_gbps,
+                               (p.run.predicted.dram_read_bytes or 0) / 1e6,
+                               measured.dram_read_bytes / 1e6 if measured else None,
+                               100 * p.dram_error if p.dram_error is not None else None, p.run.timing.median_seconds))
+        tables.append(Table("lab02.sweep", (
+            Column("element_bytes", "count"), Column("stride", "count"), Column("offset_bytes", "count"),
+            Column("spr_analyzer", "ratio_plain"), Column("spr_ncu", "ratio_plain"), Column("useful_gbps", "gbps"),
+            Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("dram_error", "pct"),
+            Column("median_time_us", "us")), tuple(sweep_rows)))
+        sass = results.sass.kernels if isinstance(results.sass, SassListing) else {}
+        tables.append(Table("lab02.particles", (
+            Column("layout", "label"), Column("access", "label"), Column("source", "label"),
+            Column("sass_memory"), Column("spr_ld", "ratio_plain"), Column("spr_st", "ratio_plain"),
+            Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("useful_gbps", "gbps"),
+            Column("median_time_us", "us")), tuple(
+            (p.layout, p.access, p.run.source, _memory_widths(sass.get(p.run.kernel)),
+             p.run.predicted.ld_sectors_per_request, p.run.predicted.st_sectors_per_request,
+             (p.run.predicted.dram_read_bytes or 0) / 1e6,
+             p.run.measured.dram_read_bytes / 1e6 if p.run.measured else None, p.useful_gbps,
+             p.run.timing.median_seconds) for p in results.particles)))
+        tables.append(Table("lab02.shared", (
+            Column("element_bytes", "count"), Column("stride", "count"), Column("wavefronts_analyzer", "ratio_plain"),
+            Column("wavefronts_ncu", "ratio_plain"), Column("conflicts_ncu", "ratio_plain"),
+            Column("cycles_per_access", "ratio_plain")), tuple(
+            (p.element_bytes, p.stride, p.predicted_wavefronts_per_access,
+             p.run.measured.shared_ld_wavefronts / p.warp_accesses if p.run.measured else None,
+             p.run.measured.shared_ld_conflicts / p.warp_accesses if p.run.measured else None,
+             results.cycles_per_warp_access(p)) for p in results.shared)))
+        transpose_rows = []
+        for t in results.transposes:
+            counts = t.run.measured or t.run.predicted
+            transpose_rows.append((t.kernel, _tile(t.kernel, results.tile), counts.ld_sectors_per_request,
+                                   counts.st_sectors_per_request, t.run.predicted.shared_ld_conflicts,
+                                   t.run.measured.shared_ld_conflicts if t.run.measured else None, t.gbps,
+                                   results.vs_copy(t.kernel)))
+        if results.cupy_copyto is not None:
+            copy = results.transpose("tile_copy")
+            transpose_rows.append(("cupy_copyto_same", "—", None, None, None, None,
+                                   results.cupy_copyto.gbps(copy.moved_bytes), 1 / results.copy_vs_cupy))
+        tables.append(Table("lab02.transposes", (
+            Column("kernel", "label"), Column("shared_tile"), Column("spr_ld", "ratio_plain"),
+            Column("spr_st", "ratio_plain"), Column("conflicts_analyzer", "count"),
+            Column("conflicts_measured", "count"), Column("gbps_moved", "gbps"), Column("vs_copy", "share")),
+            tuple(transpose_rows)))
+        return tables
+
+    def figures(self, results: Lab02Results, lang: str) -> list[etree.Element]:
+        words = {key: label(lang, f"lab02.plot.{key}") for key in (
+            "sweep_caption", "stride", "useful_gbps", "sectors", "shared_caption", "wavefronts", "cycles")}
+        f32 = [p for p in results.sweep if p.element_bytes == 4 and p.offset == 0]
+        bandwidth = xy_svg([Series(words["useful_gbps"], tuple((p.stride, p.useful_gbps) for p in f32))],
+                           words["stride"], words["useful_gbps"], words["sweep_caption"])
+        sectors = [Series(words["sectors"] + " · analyzer",
+                          tuple((p.stride, p.run.predicted.ld_sectors_per_request or 0) for p in f32))]
+        if all(p.run.measured for p in f32):
+            sectors.append(Series(words["sectors"] + " · ncu", tuple(
+                (p.stride, p.run.measured.ld_sectors_per_request or 0) for p in f32), line=False, marker="cross"))
+        shared = [Series(f"{width} B", tuple((p.predicted_wavefronts_per_access, results.cycles_per_warp_access(p))
+                                              for p in results.shared if p.element_bytes == width), line=False)
+                  for width in (4, 8, 16)]
+        top = max((p.predicted_wavefronts_per_access for p in results.shared), default=1)
+        shared.append(Series("y = x", ((0, 0), (top, top)), marker="", dashed=True))
+        return [figure(bandwidth, words["sweep_caption"]),
+                figure(xy_svg(sectors, words["stride"], words["sectors"], words["sweep_caption"]),
+                       words["sweep_caption"]),
+                figure(xy_svg(shared, words["wavefronts"], words["cycles"], words["shared_caption"]),
+                       words["shared_caption"])]
+
+
+def _tile(kernel: str, tile: int) -> str:
+    from labkit.kernels.coalescing_cuda import tile_shape
+
+    return tile_shape(_TILES.get(kernel, ""), tile)
+
+
+def _memory_widths(facts) -> str:
+    """'LDG.E.128 ×1, LDG.E.64 ×1 / STG.E.128 ×1' from a kernel's SASS facts."""
+    if facts is None:
+        return "—"
+
+    def spelled(root: str, by_bits: dict[int, int]) -> str:
+        return ", ".join(f"{root}.E{'' if bits == 32 else f'.{bits}'} ×{count}" for bits, count in sorted(by_bits.items()))
+
+    return f"{spelled('LDG', facts.global_loads_by_bits)} / {spelled('STG', facts.global_stores_by_bits)}"
+
+
+LAB = Lab02()

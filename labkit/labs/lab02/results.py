@@ -1,0 +1,285 @@
+"""What lab 02 records, typed once: the file's shape, its validation and its reading.
+
+Every kernel launch of the lab is a :class:`KernelRun`: its time (median with spread), the
+counts the access analyzer predicts for it (traced in the simulator, scaled to the grid) and the
+counts Nsight Compute measured (one ncu process, caches flushed per pass). Bandwidths, sectors
+per request, cycles per warp access, ratios to the copy and the DRAM model's error are derived.
+A file that validates holds every launch its sizes ask for, each once, checks that passed, and
+no bandwidth above the GPU's theoretical HBM peak where HBM is what the kernel reads.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from labkit.lab import Check
+from labkit.profiling.sass import MemoryWidths
+from labkit.records import Count, NonNegative, Positive, Record
+from labkit.timing import Timing
+
+PositiveInt = Annotated[int, Field(gt=0)]
+#: (element bytes, stride in elements, offset in elements) of every point of the global sweep.
+SWEEP_POINTS: tuple[tuple[int, int, int], ...] = (
+    tuple((4, s, 0) for s in range(1, 33)) + ((4, 33, 0), (4, 48, 0), (4, 64, 0))
+    + ((4, 1, 1), (4, 1, 8), (4, 1, 16), (4, 1, 31))
+    + tuple((8, s, 0) for s in (1, 2, 3, 4, 8, 16, 32)) + ((8, 1, 1),)
+    + tuple((16, s, 0) for s in (1, 2, 3, 4, 8, 16)) + ((16, 1, 1),)
+)
+SHARED_STRIDES = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17, 24, 31, 32, 33, 48, 63, 64)
+SHARED_WIDTHS = (4, 8, 16)
+PARTICLE_KERNELS = (("aos", "scalar"), ("soa", "scalar"), ("aos", "vector"), ("soa", "vector"))
+TRANSPOSE_KERNELS = ("tile_copy", "transpose_naive", "transpose_tiled", "transpose_padded", "transpose_swizzled")
+#: The bars the lab is held to (tests/labs/test_lab02_recorded.py).
+TRANSPOSE_BAR = 0.90
+COPY_BAR = 0.97
+DRAM_TOLERANCE = 0.05
+
+Source = Literal["numba", "cuda_c"]
+
+
+class Sizes(Record):
+    sweep_elements: PositiveInt            # threads of a sweep launch, one element each (x THREADS)
+    sweep_points: tuple[tuple[int, int, int], ...] = SWEEP_POINTS
+    particles: PositiveInt                 # a multiple of 4 x THREADS
+    shared_strides: tuple[PositiveInt, ...] = SHARED_STRIDES
+    shared_iterations: PositiveInt = 64    # loads of the loop, per thread
+    shared_blocks_per_sm: PositiveInt = 32
+    matrix_side: PositiveInt = 16384       # of the transposed float32 matrix (a multiple of TILE)
+    repeats: PositiveInt = 20
+
+
+class Counts(Record):
+    """Nsight Compute's eight L1TEX counters of a launch and the DRAM bytes it read.
+
+    ``dram_read_bytes`` is None where the analyzer predicts none (2-D grids).
+    """
+
+    ld_requests: NonNegative
+    ld_sectors: NonNegative
+    st_requests: NonNegative
+    st_sectors: NonNegative
+    shared_ld_wavefronts: NonNegative
+    shared_ld_conflicts: NonNegative
+    shared_st_wavefronts: NonNegative
+    shared_st_conflicts: NonNegative
+    dram_read_bytes: NonNegative | None
+
+    def counters(self) -> dict[str, float]:
+        return self.model_dump(exclude={"dram_read_bytes"})
+
+    @property
+    def ld_sectors_per_request(self) -> float | None:
+        return self.ld_sectors / self.ld_requests if self.ld_requests else None
+
+    @property
+    def st_sectors_per_request(self) -> float | None:
+        return self.st_sectors / self.st_requests if self.st_requests else None
+
+
+#: The ncu metric of each counter (labkit.access.NCU_METRICS spells the same names).
+METRICS = {
+    "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "st_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "shared_ld_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "shared_ld_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "shared_st_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "shared_st_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "dram_read_bytes": "dram__bytes_read.sum",
+}
+
+
+class KernelRun(Record):
+    """One launch: its name in the lab, its kernel, its time, the analyzer's counts and ncu's."""
+
+    launch: str
+    kernel: str
+    source: Source
+    timing: Timing
+    predicted: Counts
+    measured: Counts | None        # None: ncu did not run (see Lab02Results.ncu)
+
+    @property
+    def counters_agree(self) -> bool | None:
+        """Every one of the eight counters equal, exactly; None without ncu."""
+        return None if self.measured is None else self.measured.counters() == self.predicted.counters()
+
+
+class SweepPoint(Record):
+    element_bytes: Literal[4, 8, 16]
+    stride: PositiveInt
+    offset: Count                  # elements
+    elements: PositiveInt          # read, one per thread
+    run: KernelRun
+
+    @property
+    def useful_bytes(self) -> int:
+        return self.elements * self.element_bytes
+
+    @property
+    def useful_gbps(self) -> float:
+        return self.run.timing.gbps(self.useful_bytes)
+
+    @property
+    def dram_error(self) -> float | None:
+        """ncu's DRAM bytes / the predicted ones - 1."""
+        measured, predicted = self.run.measured, self.run.predicted
+        if measured is None or not predicted.dram_read_bytes:
+            return None
+        return measured.dram_read_bytes / predicted.dram_read_bytes - 1
+
+
+class ParticleRun(Record):
+    layout: Literal["aos", "soa"]
+    access: Literal["scalar", "vector"]
+    particles: PositiveInt
+    useful_bytes: PositiveInt      # positions and velocities read, positions written
+    run: KernelRun
+
+    @property
+    def useful_gbps(self) -> float:
+        return self.run.timing.gbps(self.useful_bytes)
+
+
+class SharedPoint(Record):
+    element_bytes: Literal[4, 8, 16]
+    stride: PositiveInt
+    iterations: PositiveInt
+    warps: PositiveInt             # of the whole launch
+    run: KernelRun
+
+    @property
+    def warp_accesses(self) -> int:
+        """Shared loads of the loop, warp-level: what the time per access divides."""
+        return self.warps * self.iterations
+
+    @property
+    def predicted_wavefronts_per_access(self) -> float:
+        """The loop's wavefronts per warp-level load (the fill's stores are counted apart)."""
+        return self.run.predicted.shared_ld_wavefronts / self.warp_accesses
+
+
+class SharedBaseline(Record):
+    """The shared sweep kernel with no iteration: the fill and the final store alone."""
+
+    element_bytes: Literal[4, 8, 16]
+    timing: Timing
+
+
+class TransposeRun(Record):
+    kernel: Literal["tile_copy", "transpose_naive", "transpose_tiled", "transpose_padded", "transpose_swizzled"]
+    moved_bytes: PositiveInt       # read + written
+    run: KernelRun
+
+    @property
+    def gbps(self) -> float:
+        return self.run.timing.gbps(self.moved_bytes)
+
+
+class Unavailable(Record):
+    status: Literal["unavailable"]
+    reason: str
+
+
+class NcuRun(Record):
+    status: Literal["ok"]
+    version: str
+    seconds: Positive
+
+
+class SassListing(Record):
+    status: Literal["ok"]
+    kernels: dict[str, MemoryWidths]
+
+
+class DeviceFigures(Record):
+    sm_count: PositiveInt
+    max_sm_clock_mhz: Positive
+    hbm_peak_gbps: Positive
+    #: The driver's cudaLimitMaxL2FetchGranularity (bytes), None where it could not be read.
+    l2_fetch_granularity_bytes: Count | None
+
+
+class Lab02Results(Record):
+    sizes: Sizes
+    checks: list[Check]
+    device: DeviceFigures
+    tile: PositiveInt              # the transposes' tile side and thread rows
+    rows: PositiveInt
+    sweep: list[SweepPoint]
+    particles: list[ParticleRun]
+    shared: list[SharedPoint]
+    shared_baselines: list[SharedBaseline]
+    transposes: list[TransposeRun]
+    cupy_copyto: Timing | None     # the same bytes by cupy.copyto; None without CuPy
+    ncu: Annotated[NcuRun | Unavailable, Field(discriminator="status")]
+    sass: Annotated[SassListing | Unavailable, Field(discriminator="status")]
+
+    # ----- what is derived ---------------------------------------------------------------
+    def runs(self) -> list[KernelRun]:
+        return ([p.run for p in self.sweep] + [p.run for p in self.particles] + [p.run for p in self.shared]
+                + [t.run for t in self.transposes])
+
+    def transpose(self, kernel: str) -> TransposeRun:
+        return next(t for t in self.transposes if t.kernel == kernel)
+
+    def vs_copy(self, kernel: str) -> float:
+        """A transpose's bandwidth / the lab's copy of the same bytes (medians, same run)."""
+        return self.transpose(kernel).gbps / self.transpose("tile_copy").gbps
+
+    @property
+    def copy_vs_cupy(self) -> float | None:
+        if self.cupy_copyto is None:
+            return None
+        copy = self.transpose("tile_copy")
+        return copy.gbps / self.cupy_copyto.gbps(copy.moved_bytes)
+
+    def baseline(self, element_bytes: int) -> Timing:
+        return next(b.timing for b in self.shared_baselines if b.element_bytes == element_bytes)
+
+    def cycles_per_warp_access(self, point: SharedPoint) -> float:
+        """(t(iterations) - t(0)) x SM clock x SMs / warp-level loads: the loop's cost per access
+        per SM, in SM cycles (clock read during the run; the maximum where none was read)."""
+        timing = point.run.timing
+        clock_mhz = timing.sm_clock_mhz or self.device.max_sm_clock_mhz
+        seconds = max(timing.median_seconds - self.baseline(point.element_bytes).median_seconds, 0.0)
+        return seconds * clock_mhz * 1e6 * self.device.sm_count / point.warp_accesses
+
+    # ----- what cannot be -----------------------------------------------------------------
+    @model_validator(mode="after")
+    def _complete(self) -> Lab02Results:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        for what, found, expected in (
+                ("sweep", [(p.element_bytes, p.stride, p.offset) for p in self.sweep], list(self.sizes.sweep_points)),
+                ("particles", [(p.layout, p.access) for p in self.particles], list(PARTICLE_KERNELS)),
+                ("shared", [(p.element_bytes, p.stride) for p in self.shared],
+                 [(w, s) for w in SHARED_WIDTHS for s in self.sizes.shared_strides]),
+                ("shared_baselines", [b.element_bytes for b in self.shared_baselines], list(SHARED_WIDTHS)),
+                ("transposes", [t.kernel for t in self.transposes], list(TRANSPOSE_KERNELS))):
+            if [tuple(x) if isinstance(x, list) else x for x in found] != expected:
+                raise ValueError(f"{what}: holds {found}, expected {expected}, each once, in that order")
+        launches = [run.launch for run in self.runs()]
+        if len(set(launches)) != len(launches):
+            raise ValueError("two kernel runs share one launch name")
+        if isinstance(self.ncu, NcuRun) and any(run.measured is None for run in self.runs()):
+            raise ValueError("ncu ran, yet a kernel run has no measured counts")
+        return self
+
+    @model_validator(mode="after")
+    def _physically_possible(self) -> Lab02Results:
+        """What a kernel reads from DRAM in its time is at most the theoretical HBM peak."""
+        peak = self.device.hbm_peak_gbps
+        for run in self.runs():
+            counts = run.measured or run.predicted
+            if counts.dram_read_bytes and run.timing.gbps(counts.dram_read_bytes) > peak:
+                raise ValueError(f"{run.launch}: {run.timing.gbps(counts.dram_read_bytes):.0f} GB/s read from DRAM is "
+                                 f"above the GPU's theoretical HBM peak {peak:.0f} GB/s")
+        for t in self.transposes:
+            if t.gbps > peak:
+                raise ValueError(f"{t.kernel}: {t.gbps:.0f} GB/s is above the theoretical HBM peak {peak:.0f} GB/s")
+        return self

@@ -1,0 +1,284 @@
+"""Lab 03: occupancy and latency (chapter 3).
+
+1. Latency by pointer chase: one thread, a random cycle through working sets from 4 KiB to 1 GiB,
+   cycles (clock64) and nanoseconds (globaltimer) per step: the L1, L2 and HBM plateaus.
+2. Little's law for memory: a copy with 1 to 16 loads of 16 bytes in flight per thread, against
+   the warps resident per SM (one wave of persistent blocks, residency set by the launch's
+   dynamic shared memory), beside Little's law's curve from the measured HBM latency and copy
+   bandwidth; Volkov's point: at low occupancy, enough loads in flight reach the copy's bandwidth.
+3. Little's law for arithmetic: FP32 FMA with 1 to 8 independent chains per thread against the
+   warps per SM, beside the knee the measured dependent-FMA latency predicts.
+4. Register pressure: one kernel compiled at several register limits: registers, spills,
+   occupancy, time.
+5. Waves: time against grid size around whole waves of (SMs x resident blocks per SM).
+6. Nsight Compute's achieved occupancy beside the calculator's theoretical one, stall reasons.
+7. labkit's occupancy calculator against the CUDA driver on the probe's compiled kernels.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as etree
+
+from labkit import occupancy
+from labkit.lab import Lab, Program
+from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, Sizes
+from labkit.report.chart_svg import COLOURS, Axis, Guide, SecondAxis, Series, line_chart
+from labkit.report.labels import label
+from labkit.report.numbers import format_bytes, format_number, format_percent
+from labkit.report.tables import Column, Table
+
+MIB = 1 << 20
+
+
+def _working_sets() -> tuple[int, ...]:
+    """4 KiB to 1 GiB: each power of two and one and a half times it."""
+    sizes = []
+    for power in range(12, 31):
+        sizes.append(1 << power)
+        if power < 30:
+            sizes.append(3 << (power - 1))
+    return tuple(sizes)
+
+
+class Lab03(Lab[Sizes, Lab03Results]):
+    id = "lab-03"
+    folder = "03-occupancy"
+    chapter = "performance/03-occupancy.md"
+    results_type = Lab03Results
+    gpu_sizes = Sizes(
+        chase_working_sets=_working_sets(), chase_steps=8192, chase_warm_steps=1 << 18,
+        stream_bytes=1 << 30, stream_loads=(1, 2, 4, 8, 16),
+        stream_warps=(1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48, 64),
+        fma_chains=(1, 2, 4, 8), fma_warps=(4, 8, 12, 16, 24, 32, 48, 64), fma_trips=4096, fma_latency_trips=4096,
+        register_caps=(None, 72, 64, 56, 48, 40, 32), register_threads=256, register_blocks_per_sm=120,
+        register_rounds=128,
+        wave_threads=128, wave_blocks_per_sm=2, wave_trips=1536,
+        wave_grids=((1, 0), (2, 0), (3, 0), (4, 0), (4, 1), (5, 0), (6, 0), (7, 0), (8, 0), (8, 1), (10, 0), (12, 0),
+                    (12, 1), (14, 0), (16, 0), (16, 1), (18, 0)),
+        repeats=7)
+    simulator_sizes = Sizes(
+        chase_working_sets=(4096, 8192), chase_steps=20, chase_warm_steps=16,
+        stream_bytes=1 << 16, stream_loads=(1, 2), stream_warps=(1, 2),
+        fma_chains=(1, 2), fma_warps=(4, 8), fma_trips=1, fma_latency_trips=1,
+        register_caps=(None, 32), register_threads=32, register_blocks_per_sm=1, register_rounds=1,
+        wave_threads=128, wave_blocks_per_sm=2, wave_trips=1, wave_grids=((2, 0), (4, 0), (4, 1)),
+        repeats=1)
+
+    def program(self) -> Program[Sizes, Lab03Results]:
+        from labkit.labs.lab03.program import Lab03Program
+
+        return Lab03Program()
+
+    # ----- tables --------------------------------------------------------------------------------
+    def tables(self, results: Lab03Results) -> list[Table]:
+        out = [self._latency_table(results), self._little_table(results), self._memory_table(results),
+               self._arithmetic_table(results), self._register_table(results), self._waves_table(results)]
+        if isinstance(results.ncu, NcuStep):
+            arch = results.device.arch
+            out.append(Table("lab03.ncu", (
+                Column("launch", "label"), Column("kernel"), Column("registers", "count"),
+                Column("dynamic_shared", "bytes"), Column("theoretical_calculator", "share"),
+                Column("theoretical_ncu", "pct"), Column("achieved_ncu", "pct"), Column("waves", "decimal2"),
+                Column("sm_busy", "share"), Column("stall_long_scoreboard", "decimal2"), Column("stall_wait", "decimal2"),
+                Column("stall_not_selected", "decimal2"), Column("local_sectors", "count")),
+                tuple((launch.label, launch.kernel, launch.registers_per_thread, launch.dynamic_shared_bytes,
+                       launch.calculated(arch).occupancy, launch.theoretical_pct, launch.achieved_pct,
+                       launch.waves_per_sm, launch.sm_active_share, launch.stall_long_scoreboard, launch.stall_wait,
+                       launch.stall_not_selected,
+                       launch.local_sectors) for launch in results.ncu.launches)))
+        if isinstance(results.driver, DriverStep):
+            driver = results.driver
+            out.append(Table("lab03.driver", (
+                Column("kernels", "count"), Column("configurations", "count"), Column("equal", "count"),
+                Column("edge_cases", "count"), Column("edge_cases_agreeing", "count"),
+                Column("edge_cases_not_modelled", "count")),
+                ((driver.kernels, driver.configurations, driver.equal, driver.edge_cases, driver.edge_cases_agreeing,
+                  driver.edge_cases_not_modelled),)))
+        return out
+
+    def _latency_table(self, results: Lab03Results) -> Table:
+        rows = []
+        for level in LEVELS:
+            plateau = results.plateau(level)
+            if plateau is not None:
+                low, high = results.latency.window(level, results.device.l2_bytes)
+                rows.append((f"level_{level}", low if low else None, high if math.isfinite(high) else None, plateau.points,
+                             plateau.cycles, plateau.ns))
+        return Table("lab03.latency", (Column("level", "label"), Column("from", "bytes"), Column("to", "bytes"),
+                                       Column("points", "count"), Column("cycles", "ratio_plain"),
+                                       Column("ns", "ratio_plain")), tuple(rows))
+
+    def _little_table(self, results: Lab03Results) -> Table:
+        """Little's law's inputs, as measured, and what they say is needed in flight."""
+        rows = [("copy_bandwidth", results.memory.copy_gbps, "unit_gbps"),
+                ("reference_" + results.memory.reference_is, None, "unit_none")]
+        hbm = results.hbm_latency_seconds
+        if hbm is not None:
+            needed = results.memory.copy_gbps / 2 * 1e9 * hbm / results.device.sm_count
+            rows += [("hbm_latency", hbm * 1e9, "unit_ns"), ("reads_in_flight_per_sm", needed / 1024, "unit_kib")]
+        arithmetic = results.arithmetic
+        rows += [("fma_latency", arithmetic.fma_latency_cycles, "unit_cycles"),
+                 ("fma_in_flight_per_scheduler",
+                  arithmetic.fma_latency_cycles * results.device.fma_issue_per_cycle, "unit_instructions")]
+        return Table("lab03.little", (Column("quantity", "label"), Column("value", "ratio_plain"),
+                                      Column("unit", "label")), tuple(rows))
+
+    def _memory_table(self, results: Lab03Results) -> Table:
+        copy = results.memory.copy_gbps
+        rows = []
+        for curve in results.memory_curves():
+            best = curve.best_low_occupancy_gbps
+            rows.append((curve.loads, curve.registers_per_thread, curve.max_warps_per_sm, curve.predicted_knee,
+                         curve.knee.x if curve.knee.within else None, f"knee_{curve.knee.side}", curve.knee_ratio,
+                         curve.knee.plateau / copy, best, None if best is None else best / copy))
+        return Table("lab03.memory", (
+            Column("loads", "count"), Column("registers", "count"), Column("warps_max", "count"),
+            Column("knee_predicted", "ratio_plain"), Column("knee_measured", "ratio_plain"),
+            Column("knee_where", "label"), Column("knee_ratio", "decimal2"), Column("plateau_of_copy", "share"),
+            Column("best_low_gbps", "gbps"), Column("best_low_of_copy", "share")), tuple(rows))
+
+    def _arithmetic_table(self, results: Lab03Results) -> Table:
+        peak = results.fp32_peak_gflops()
+        rows = []
+        for chains in results.sizes.fma_chains:
+            knee, predicted = results.fma_knee(chains), results.predicted_fma_knee(chains)
+            best = max(p.gflops for p in results.arithmetic.curve(chains))
+            rows.append((chains, results.arithmetic.kernel(chains).registers_per_thread, predicted,
+                         knee.x if knee.within else None, f"knee_{knee.side}",
+                         predicted / knee.x if knee.within else None, best, best / peak))
+        return Table("lab03.arithmetic", (
+            Column("chains", "count"), Column("registers", "count"), Column("knee_predicted", "ratio_plain"),
+            Column("knee_measured", "ratio_plain"), Column("knee_where", "label"), Column("knee_ratio", "decimal2"),
+            Column("best_gflops", "count"), Column("of_peak", "share")), tuple(rows))
+
+    def _register_table(self, results: Lab03Results) -> Table:
+        fastest = results.fastest_register_variant().timing.median_seconds
+        rows = []
+        for variant in results.registers.variants:
+            calculated = results.register_occupancy(variant)
+            rows.append(("none" if variant.max_registers is None else str(variant.max_registers),
+                         variant.registers_per_thread, variant.local_bytes_per_thread,
+                         None if calculated is None else calculated.blocks_per_sm,
+                         None if calculated is None else calculated.occupancy, variant.timing.median_seconds,
+                         variant.timing.median_seconds / fastest))
+        return Table("lab03.registers", (
+            Column("max_registers"), Column("registers", "count"), Column("local_bytes", "count"),
+            Column("blocks_per_sm", "count"), Column("occupancy", "share"), Column("time_ms", "ms"),
+            Column("vs_fastest", "decimal2")), tuple(rows))
+
+    def _waves_table(self, results: Lab03Results) -> Table:
+        sms, resident = results.device.sm_count, results.waves.launch.blocks_per_sm
+        rows = tuple((p.grid_blocks, occupancy.waves(p.grid_blocks, sms, resident),
+                      occupancy.tail_efficiency(p.grid_blocks, sms, resident), p.timing.median_seconds,
+                      results.predicted_wave_seconds(p.grid_blocks),
+                      p.timing.median_seconds / results.predicted_wave_seconds(p.grid_blocks))
+                     for p in results.waves.points)
+        return Table("lab03.waves", (Column("grid_blocks", "count"), Column("waves", "decimal3"),
+                                     Column("tail_efficiency", "share"), Column("time_us", "us"),
+                                     Column("predicted_us", "us"), Column("measured_over_predicted", "decimal2")),
+                     rows)
+
+    # ----- figures ---------------------------------------------------------------------------------
+    def figures(self, results: Lab03Results, lang: str) -> list[etree.Element]:
+        charts = [self._latency_chart(results, lang), self._memory_chart(results, lang),
+                  self._arithmetic_chart(results, lang), self._waves_chart(results, lang)]
+        out = []
+        for key, svg in charts:
+            figure = etree.Element("figure", {"class": "lab-figure"})
+            figure.append(svg)
+            etree.SubElement(figure, "figcaption").text = label(lang, f"lab03.plot.{key}.caption")
+            out.append(figure)
+        return out
+
+    @staticmethod
+    def _words(lang: str, key: str) -> str:
+        return label(lang, f"lab03.plot.{key}")
+
+    def _latency_chart(self, results: Lab03Results, lang: str):
+        points = results.latency.points
+        clock_mhz = sorted(p.clock_mhz for p in points)[len(points) // 2]
+        cycles = [p.cycles_per_step for p in points]
+        x = Axis(self._words(lang, "latency.x"), points[0].working_set_bytes, points[-1].working_set_bytes, log=True,
+                 base=2, format_tick=lambda value: format_bytes(value, lang),
+                 ticks=tuple(float(1 << p) for p in range(12, 31, 3)))
+        y = Axis(self._words(lang, "latency.y"), min(cycles) / 1.5, max(cycles) * 1.5, log=True,
+                 format_tick=lambda value: format_number(value, 0, lang))
+        guides = [Guide(f"L2 {format_bytes(results.device.l2_bytes, lang)}", results.device.l2_bytes, vertical=True)]
+        guides += [Guide(label(lang, f"value.level_{level}"), plateau.cycles) for level in LEVELS
+                   if (plateau := results.plateau(level)) is not None]
+        series = [Series(self._words(lang, "latency.series"), tuple((p.working_set_bytes, p.cycles_per_step)
+                                                                   for p in points), COLOURS[0])]
+        second = SecondAxis(self._words(lang, "latency.y2"), 1e3 / clock_mhz,
+                            lambda value: format_number(value, 0, lang))
+        return "latency", line_chart(series, x, y, self._words(lang, "latency.caption"), tuple(guides), second)
+
+    def _memory_chart(self, results: Lab03Results, lang: str):
+        copy = results.memory.copy_gbps
+        warps = sorted({p.launch.warps_per_sm for p in results.memory.points})
+        top = max([copy] + [p.gbps for p in results.memory.points])
+        x = Axis(self._words(lang, "memory.x"), warps[0], warps[-1], log=True, base=2,
+                 format_tick=lambda value: format_number(value, 0, lang))
+        y = Axis(self._words(lang, "memory.y"), 0, top * 1.1, format_tick=lambda value: format_number(value, 0, lang))
+        series = []
+        for index, loads in enumerate(results.sizes.stream_loads):
+            colour = COLOURS[index % len(COLOURS)]
+            curve = results.memory.curve(loads)
+            series.append(Series(self._words(lang, "memory.series").format(loads=loads),
+                                 tuple((p.launch.warps_per_sm, p.gbps) for p in curve), colour))
+            if results.predicted_copy_gbps(loads, 1) is not None:
+                grid = _geometric(warps[0], warps[-1])
+                series.append(Series("", tuple((w, results.predicted_copy_gbps(loads, w)) for w in grid), colour,
+                                     dashed=True, markers=False, legend=False))
+        series.append(Series(self._words(lang, "little"), (), "#555555", dashed=True, markers=False))
+        arch = results.device.arch
+        guides = (Guide(self._words(lang, "memory.copy"), copy),
+                  Guide(format_percent(100 * LOW_OCCUPANCY, 0, lang), LOW_OCCUPANCY * arch.max_warps_per_sm,
+                        vertical=True))
+        return "memory", line_chart(series, x, y, self._words(lang, "memory.caption"), guides, legend_low=True)
+
+    def _arithmetic_chart(self, results: Lab03Results, lang: str):
+        peak = results.fp32_peak_gflops() / 1e3
+        warps = sorted({p.launch.warps_per_sm for p in results.arithmetic.points})
+        x = Axis(self._words(lang, "arithmetic.x"), warps[0], warps[-1], log=True, base=2,
+                 format_tick=lambda value: format_number(value, 0, lang))
+        y = Axis(self._words(lang, "arithmetic.y"), 0, peak * 1.1, format_tick=lambda value: format_number(value, 0, lang))
+        series = []
+        for index, chains in enumerate(results.sizes.fma_chains):
+            colour = COLOURS[index % len(COLOURS)]
+            series.append(Series(self._words(lang, "arithmetic.series").format(chains=chains),
+                                 tuple((p.launch.warps_per_sm, p.gflops / 1e3) for p in results.arithmetic.curve(chains)),
+                                 colour))
+            series.append(Series("", tuple((w, results.predicted_fma_gflops(chains, w) / 1e3)
+                                           for w in _geometric(warps[0], warps[-1])),
+                                 colour, dashed=True, markers=False, legend=False))
+        series.append(Series(self._words(lang, "little"), (), "#555555", dashed=True, markers=False))
+        return "arithmetic", line_chart(series, x, y, self._words(lang, "arithmetic.caption"),
+                                        (Guide(self._words(lang, "arithmetic.peak"), peak),), legend_low=True)
+
+    def _waves_chart(self, results: Lab03Results, lang: str):
+        points = results.waves.points
+        slots = results.wave_slots()
+        top_grid = points[-1].grid_blocks
+        x = Axis(self._words(lang, "waves.x"), 0, top_grid * 1.02, format_tick=lambda value: format_number(value, 0, lang),
+                 ticks=tuple(float(k * slots) for k in range(0, top_grid // slots + 1)))
+        top = max(max(p.timing.median_seconds for p in points), results.predicted_wave_seconds(top_grid)) * 1e6
+        y = Axis(self._words(lang, "waves.y"), 0, top * 1.1, format_tick=lambda value: format_number(value, 0, lang))
+        one_wave = results.one_wave_seconds() * 1e6
+        whole = math.ceil(top_grid / slots)
+        staircase = [(0.0, one_wave)] + [(float(k * slots), (k + 1) * one_wave) for k in range(1, whole)]
+        staircase.append((float(top_grid), whole * one_wave))
+        series = [Series(self._words(lang, "waves.predicted"), tuple(staircase), COLOURS[1], dashed=True,
+                         markers=False, steps=True),
+                  Series(self._words(lang, "waves.measured"),
+                         tuple((p.grid_blocks, p.timing.median_seconds * 1e6) for p in points), COLOURS[0])]
+        return "waves", line_chart(series, x, y, self._words(lang, "waves.caption"))
+
+
+def _geometric(low: float, high: float, per_octave: int = 8) -> list[float]:
+    """Points from low to high, evenly spaced on a log scale (for drawing a model's curve)."""
+    count = max(1, round(math.log2(high / low) * per_octave))
+    return [low * (high / low) ** (k / count) for k in range(count + 1)]
+
+
+LAB = Lab03()

@@ -1,0 +1,518 @@
+"""What lab 03 records, typed once: the file's shape, its validation and its reading.
+
+Stored are the measurements (clock counts, timings, compiled kernels' registers and local memory,
+the launches' shapes, Nsight Compute's counters, the driver's occupancy answers' summary); every
+latency plateau, bandwidth, knee, Little's-law prediction and occupancy is derived here, from
+them and from labkit's pure functions (labkit.occupancy, labkit.latency, labkit.knee). A file
+that validates is complete and physically possible on its GPU: every sweep point holds exactly
+the resident blocks its launch asked for, no bandwidth is above the theoretical HBM peak, no FMA
+rate above the FP32 peak, no clock ticks faster than the SM's maximum.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from labkit import latency, occupancy
+from labkit.device import fma_peak_gflops
+from labkit.knee import Knee, fit_knee
+from labkit.lab import Check
+from labkit.records import Count, NonNegative, Percent, Positive, Record
+from labkit.timing import Timing
+
+PositiveInt = Annotated[int, Field(gt=0)]
+
+#: Working sets whose latency is the L1 plateau: at most this many bytes (an H200 SM's L1 holds
+#: up to 256 KiB less its shared memory; 64 KiB fits whatever the carve-out).
+L1_MAX_BYTES = 64 << 10
+#: L2 plateau: from 1 MiB (four times any L1) to an eighth of L2 (far from its capacity).
+L2_MIN_BYTES = 1 << 20
+L2_MAX_SHARE = 1 / 8
+#: HBM plateau: working sets of at least 8x L2, where at most an eighth of a random chase's
+#: steps can find their line in L2.
+HBM_MIN_L2_MULTIPLE = 8
+#: Bytes per load of the copy kernels (one load4) and threads per warp.
+LOAD_BYTES = 16
+WARP = 32
+#: A point whose theoretical occupancy is at most this is a "low occupancy" point (Volkov's bar).
+LOW_OCCUPANCY = 0.25
+#: The most a clock read in a kernel may exceed the SM's maximum (the timers' granularity).
+CLOCK_SLACK = 1.05
+LEVELS = ("l1", "l2", "hbm")
+ReferenceIs = Literal["cupy_copyto", "labkit_copy"]
+
+
+class Sizes(Record):
+    chase_working_sets: tuple[PositiveInt, ...]   # bytes, increasing
+    chase_steps: PositiveInt                      # timed steps per working set
+    chase_warm_steps: PositiveInt                 # at most this many untimed steps first
+    stream_bytes: PositiveInt                     # per buffer (source and target)
+    stream_loads: tuple[PositiveInt, ...]         # 16-byte loads in flight per thread, one curve each
+    stream_warps: tuple[PositiveInt, ...]         # resident warps per SM, the sweep's x
+    fma_chains: tuple[PositiveInt, ...]
+    fma_warps: tuple[PositiveInt, ...]            # multiples of the FMA block's warps
+    fma_trips: PositiveInt
+    fma_latency_trips: PositiveInt
+    register_caps: tuple[PositiveInt | None, ...]  # None: no limit
+    register_threads: PositiveInt                 # per block
+    register_blocks_per_sm: PositiveInt           # grid = SMs x this: whole waves at every residency
+    register_rounds: PositiveInt
+    wave_threads: PositiveInt
+    wave_blocks_per_sm: PositiveInt               # residency the waves' launch sets
+    wave_trips: PositiveInt
+    wave_grids: tuple[tuple[PositiveInt, int], ...]  # (whole waves numerator in quarters, extra blocks)
+    repeats: PositiveInt
+
+
+class Device(Record):
+    """The recorded GPU's figures that the lab's arithmetic uses."""
+
+    name: str
+    compute_capability: tuple[int, int]
+    sm_count: PositiveInt
+    max_sm_clock_mhz: Positive
+    hbm_peak_gbps: Positive
+    l2_bytes: PositiveInt
+    fp32_lanes_per_sm: PositiveInt
+
+    @property
+    def arch(self) -> occupancy.Architecture:
+        return occupancy.architecture(self.compute_capability)
+
+    @property
+    def schedulers_per_sm(self) -> int:
+        return self.arch.sm_sub_partitions
+
+    @property
+    def fma_issue_per_cycle(self) -> float:
+        """Warp FMA instructions one scheduler can issue per cycle: its FP32 lanes / 32."""
+        return self.fp32_lanes_per_sm / self.schedulers_per_sm / WARP
+
+
+# ----- step 1: latency ---------------------------------------------------------------------------
+class ChasePoint(Record):
+    """One working set chased: the timed steps' SM cycles (clock64) and nanoseconds (globaltimer)."""
+
+    working_set_bytes: PositiveInt
+    steps: PositiveInt
+    cycles: PositiveInt
+    nanoseconds: PositiveInt
+
+    @property
+    def cycles_per_step(self) -> float:
+        return self.cycles / self.steps
+
+    @property
+    def ns_per_step(self) -> float:
+        return self.nanoseconds / self.steps
+
+    @property
+    def clock_mhz(self) -> float:
+        """The SM clock the two counters imply: cycles / nanoseconds."""
+        return self.cycles / self.nanoseconds * 1e3
+
+
+class Plateau(Record):
+    """A level of the memory hierarchy: the median latency over the working sets of its window."""
+
+    level: Literal["l1", "l2", "hbm"]
+    points: PositiveInt
+    cycles: Positive
+    ns: Positive
+
+
+class LatencyStep(Record):
+    stride_bytes: PositiveInt
+    points: Annotated[list[ChasePoint], Field(min_length=1)]
+    sm_clock_mhz: Positive | None     # NVML, during the step
+
+    def window(self, level: str, l2_bytes: int) -> tuple[float, float]:
+        """The working sets (bytes, bounds included) whose median is the ``level`` plateau."""
+        return {"l1": (0, L1_MAX_BYTES), "l2": (L2_MIN_BYTES, l2_bytes * L2_MAX_SHARE),
+                "hbm": (HBM_MIN_L2_MULTIPLE * l2_bytes, math.inf)}[level]
+
+    def plateau(self, level: str, l2_bytes: int) -> Plateau | None:
+        low, high = self.window(level, l2_bytes)
+        inside = [p for p in self.points if low <= p.working_set_bytes <= high]
+        if not inside:
+            return None
+        return Plateau(level=level, points=len(inside), cycles=statistics.median(p.cycles_per_step for p in inside),
+                       ns=statistics.median(p.ns_per_step for p in inside))
+
+
+# ----- step 2: Little's law for memory ------------------------------------------------------------
+class StreamKernel(Record):
+    """One compiled copy kernel: loads in flight per thread, and its registers (None: simulator)."""
+
+    loads: PositiveInt
+    registers_per_thread: PositiveInt | None
+
+
+class Launch(Record):
+    """A launch of a persistent sweep kernel: blocks per SM x SMs blocks, residency capped by its
+    dynamic shared memory."""
+
+    threads_per_block: PositiveInt
+    blocks_per_sm: PositiveInt
+    dynamic_shared_bytes: Count
+
+    @property
+    def warps_per_sm(self) -> int:
+        return self.blocks_per_sm * math.ceil(self.threads_per_block / WARP)
+
+    def calculated(self, registers: int | None, arch: occupancy.Architecture) -> occupancy.Occupancy:
+        """labkit.occupancy's answer for this launch (registers None: as if none)."""
+        return occupancy.calculate(occupancy.KernelLaunch(self.threads_per_block, registers or 0, 0,
+                                                          self.dynamic_shared_bytes), arch)
+
+
+class StreamPoint(Record):
+    loads: PositiveInt
+    launch: Launch
+    moved_bytes: PositiveInt      # read + written
+    timing: Timing
+
+    @property
+    def gbps(self) -> float:
+        return self.timing.gbps(self.moved_bytes)
+
+
+class MemoryStep(Record):
+    copy_bytes: PositiveInt       # read + written by the reference copy
+    reference: Timing
+    reference_is: ReferenceIs
+    kernels: Annotated[list[StreamKernel], Field(min_length=1)]
+    points: Annotated[list[StreamPoint], Field(min_length=1)]
+
+    @property
+    def copy_gbps(self) -> float:
+        """C, the lab's copy bandwidth: the reference copy's bytes read + written over its median time."""
+        return self.reference.gbps(self.copy_bytes)
+
+    def kernel(self, loads: int) -> StreamKernel:
+        return next(k for k in self.kernels if k.loads == loads)
+
+    def curve(self, loads: int) -> list[StreamPoint]:
+        return sorted((p for p in self.points if p.loads == loads), key=lambda p: p.launch.warps_per_sm)
+
+
+@dataclass(frozen=True)
+class MemoryCurve:
+    """One curve of step 2, read (derived, never stored): its measured knee and Little's law's, its
+    best point at low occupancy."""
+
+    loads: int
+    registers_per_thread: int | None
+    max_warps_per_sm: int
+    knee: Knee
+    predicted_knee: float | None     # None: no HBM plateau measured
+    best_low_occupancy_gbps: float | None
+
+    @property
+    def knee_ratio(self) -> float | None:
+        """Predicted / measured knee, where the curve's knee lies within its points."""
+        if self.predicted_knee is None or not self.knee.within:
+            return None
+        return self.predicted_knee / self.knee.x
+
+
+# ----- step 3: Little's law for arithmetic --------------------------------------------------------
+class FmaKernel(Record):
+    chains: PositiveInt
+    registers_per_thread: PositiveInt | None
+
+
+class FmaPoint(Record):
+    chains: PositiveInt
+    launch: Launch
+    flops: Positive
+    timing: Timing
+
+    @property
+    def gflops(self) -> float:
+        return self.flops / self.timing.median_seconds / 1e9
+
+
+class ArithmeticStep(Record):
+    latency_fmas: PositiveInt        # dependent FMAs timed by clock64
+    latency_cycles: PositiveInt
+    kernels: Annotated[list[FmaKernel], Field(min_length=1)]
+    points: Annotated[list[FmaPoint], Field(min_length=1)]
+    sm_clock_mhz: Positive | None    # NVML, median over the sweep's timings
+
+    @property
+    def fma_latency_cycles(self) -> float:
+        return self.latency_cycles / self.latency_fmas
+
+    def kernel(self, chains: int) -> FmaKernel:
+        return next(k for k in self.kernels if k.chains == chains)
+
+    def curve(self, chains: int) -> list[FmaPoint]:
+        return sorted((p for p in self.points if p.chains == chains), key=lambda p: p.launch.warps_per_sm)
+
+
+# ----- step 4: register pressure -------------------------------------------------------------------
+class RegisterVariant(Record):
+    max_registers: PositiveInt | None
+    registers_per_thread: PositiveInt | None     # compiled (None: simulator)
+    local_bytes_per_thread: Count | None         # local memory: the spills
+    flops: Positive
+    timing: Timing
+
+
+class RegisterStep(Record):
+    threads_per_block: PositiveInt
+    variants: Annotated[list[RegisterVariant], Field(min_length=1)]
+
+
+# ----- step 5: waves -------------------------------------------------------------------------------
+class WavePoint(Record):
+    grid_blocks: PositiveInt
+    timing: Timing
+
+
+class WaveStep(Record):
+    launch: Launch                 # threads per block, resident blocks per SM, dynamic shared memory
+    registers_per_thread: PositiveInt | None
+    points: Annotated[list[WavePoint], Field(min_length=1)]
+
+
+# ----- step 6: Nsight Compute ----------------------------------------------------------------------
+class NcuLaunch(Record):
+    """One profiled launch: the lab's name for it and what Nsight Compute measured."""
+
+    label: str
+    kernel: str
+    threads_per_block: PositiveInt
+    grid_blocks: PositiveInt
+    registers_per_thread: PositiveInt
+    dynamic_shared_bytes: Count
+    theoretical_pct: Percent          # sm__maximum_warps_per_active_cycle_pct
+    achieved_pct: Percent             # sm__warps_active.avg.pct_of_peak_sustained_active
+    block_limits: dict[str, NonNegative]  # launch__occupancy_limit_{blocks,registers,shared_mem,warps}
+    waves_per_sm: NonNegative
+    stall_long_scoreboard: NonNegative   # smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+    stall_not_selected: NonNegative
+    stall_math_pipe_throttle: NonNegative
+    stall_wait: NonNegative              # a fixed-latency dependency (a dependent FMA)
+    issue_active_pct: Percent
+    local_sectors: NonNegative        # l1tex local load + store sectors: spills' traffic
+    sm_active_cycles: NonNegative     # sm__cycles_active.avg: cycles an SM had at least one warp
+    sm_elapsed_cycles: Positive       # sm__cycles_elapsed.avg
+    duration_seconds: Positive
+
+    @property
+    def sm_active_share(self) -> float:
+        """How much of the kernel's time an average SM had work: a tail leaves SMs idle, which
+        achieved occupancy (counted over active cycles only) does not show."""
+        return self.sm_active_cycles / self.sm_elapsed_cycles
+
+    def calculated(self, arch: occupancy.Architecture) -> occupancy.Occupancy:
+        return occupancy.calculate(occupancy.KernelLaunch(self.threads_per_block, self.registers_per_thread, 0,
+                                                          self.dynamic_shared_bytes), arch)
+
+
+class NcuStep(Record):
+    status: Literal["ok"]
+    launches: Annotated[list[NcuLaunch], Field(min_length=1)]
+
+
+class Unavailable(Record):
+    status: Literal["unavailable"]
+    reason: str
+
+
+# ----- step 7: the calculator against the driver ---------------------------------------------------
+class DriverStep(Record):
+    """labkit.occupancy against cuOccupancyMaxActiveBlocksPerMultiprocessor on the probe's compiled
+    kernels; the rows are the raw file occupancy_driver.csv beside the record."""
+
+    status: Literal["ok"]
+    kernels: PositiveInt
+    configurations: PositiveInt
+    equal: Count
+    edge_cases: Count
+    edge_cases_agreeing: Count
+    edge_cases_not_modelled: Count
+    device_mismatches: list[str]
+    errors: list[str]
+    seconds: Positive
+
+    @property
+    def all_equal(self) -> bool:
+        return self.equal == self.configurations
+
+
+# ----- the whole record -----------------------------------------------------------------------------
+class Lab03Results(Record):
+    sizes: Sizes
+    checks: list[Check]
+    device: Device
+    latency: LatencyStep
+    memory: MemoryStep
+    arithmetic: ArithmeticStep
+    registers: RegisterStep
+    waves: WaveStep
+    ncu: Annotated[NcuStep | Unavailable, Field(discriminator="status")]
+    driver: Annotated[DriverStep | Unavailable, Field(discriminator="status")]
+    seconds: Positive    # the measurement's wall time, checks to step 7
+
+    # ----- what is derived ---------------------------------------------------------------------
+    def plateau(self, level: str) -> Plateau | None:
+        return self.latency.plateau(level, self.device.l2_bytes)
+
+    @property
+    def hbm_latency_seconds(self) -> float | None:
+        hbm = self.plateau("hbm")
+        return None if hbm is None else hbm.ns * 1e-9
+
+    def theoretical_occupancy(self, launch: Launch, registers: int | None) -> float:
+        return launch.calculated(registers, self.device.arch).occupancy
+
+    def predicted_copy_knee(self, loads: int) -> float | None:
+        """Little's law: warps per SM whose reads in flight sustain the copy bandwidth C at the
+        measured HBM latency."""
+        if self.hbm_latency_seconds is None:
+            return None
+        return latency.copy_knee_warps_per_sm(self.memory.copy_gbps,
+                                              latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
+                                              self.hbm_latency_seconds, self.device.sm_count)
+
+    def predicted_copy_gbps(self, loads: int, warps_per_sm: float) -> float | None:
+        """Little's law's bandwidth, capped by C: min(C, 2 x warps x bytes per warp x SMs / latency)."""
+        if self.hbm_latency_seconds is None:
+            return None
+        rising = latency.copy_gbps(warps_per_sm, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
+                                   self.hbm_latency_seconds, self.device.sm_count)
+        return min(self.memory.copy_gbps, rising)
+
+    def memory_knee(self, loads: int) -> Knee:
+        curve = self.memory.curve(loads)
+        return fit_knee([p.launch.warps_per_sm for p in curve], [p.gbps for p in curve])
+
+    def low_occupancy_points(self, loads: int) -> list[StreamPoint]:
+        registers = self.memory.kernel(loads).registers_per_thread
+        return [p for p in self.memory.curve(loads)
+                if self.theoretical_occupancy(p.launch, registers) <= LOW_OCCUPANCY]
+
+    def memory_curves(self) -> list[MemoryCurve]:
+        out = []
+        for loads in self.sizes.stream_loads:
+            curve, knee, predicted = self.memory.curve(loads), self.memory_knee(loads), self.predicted_copy_knee(loads)
+            low = self.low_occupancy_points(loads)
+            out.append(MemoryCurve(
+                loads=loads, registers_per_thread=self.memory.kernel(loads).registers_per_thread,
+                max_warps_per_sm=curve[-1].launch.warps_per_sm, knee=knee, predicted_knee=predicted,
+                best_low_occupancy_gbps=max((p.gbps for p in low), default=None)))
+        return out
+
+    def fp32_peak_gflops(self) -> float:
+        """At the SM clock read during the FMA sweep (the maximum clock when none was read)."""
+        clock = self.arithmetic.sm_clock_mhz or self.device.max_sm_clock_mhz
+        return fma_peak_gflops(self.device.sm_count, self.device.fp32_lanes_per_sm, clock)
+
+    def predicted_fma_knee(self, chains: int) -> float:
+        return latency.issue_knee_warps_per_sm(chains, self.arithmetic.fma_latency_cycles,
+                                               self.device.fma_issue_per_cycle, self.device.schedulers_per_sm)
+
+    def predicted_fma_gflops(self, chains: int, warps_per_sm: float) -> float:
+        return self.fp32_peak_gflops() * latency.issue_share(
+            warps_per_sm, chains, self.arithmetic.fma_latency_cycles, self.device.fma_issue_per_cycle,
+            self.device.schedulers_per_sm)
+
+    def fma_knee(self, chains: int) -> Knee:
+        curve = self.arithmetic.curve(chains)
+        return fit_knee([p.launch.warps_per_sm for p in curve], [p.gflops for p in curve])
+
+    def register_occupancy(self, variant: RegisterVariant) -> occupancy.Occupancy | None:
+        if variant.registers_per_thread is None:
+            return None
+        return occupancy.calculate(occupancy.KernelLaunch(self.registers.threads_per_block,
+                                                          variant.registers_per_thread), self.device.arch)
+
+    def fastest_register_variant(self) -> RegisterVariant:
+        return min(self.registers.variants, key=lambda v: v.timing.median_seconds)
+
+    def wave_slots(self) -> int:
+        """Blocks the GPU holds at once in the waves' launch: SMs x resident blocks per SM."""
+        return self.device.sm_count * self.waves.launch.blocks_per_sm
+
+    def one_wave_seconds(self) -> float:
+        full = [p for p in self.waves.points if p.grid_blocks == self.wave_slots()]
+        return full[0].timing.median_seconds if full else min(p.timing.median_seconds for p in self.waves.points)
+
+    def predicted_wave_seconds(self, grid_blocks: int) -> float:
+        """Blocks of equal duration: ceil(waves) x the time of one full wave."""
+        return math.ceil(occupancy.waves(grid_blocks, self.device.sm_count, self.waves.launch.blocks_per_sm)) \
+            * self.one_wave_seconds()
+
+    # ----- what cannot be ------------------------------------------------------------------------
+    @model_validator(mode="after")
+    def _complete(self) -> Lab03Results:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        sets = [p.working_set_bytes for p in self.latency.points]
+        if sets != sorted(set(sets)):
+            raise ValueError("latency/points: working sets must increase, each once")
+        for what, found, expected in (
+                ("memory/kernels", [k.loads for k in self.memory.kernels], self.sizes.stream_loads),
+                ("arithmetic/kernels", [k.chains for k in self.arithmetic.kernels], self.sizes.fma_chains),
+                ("registers/variants", [v.max_registers for v in self.registers.variants], self.sizes.register_caps)):
+            if tuple(found) != tuple(expected):
+                raise ValueError(f"{what}: holds {found}, expected {list(expected)}")
+        for loads in self.sizes.stream_loads:
+            if len(self.memory.curve(loads)) < 2:
+                raise ValueError(f"memory/points: the curve of {loads} loads per thread has fewer than two points")
+        for chains in self.sizes.fma_chains:
+            if len(self.arithmetic.curve(chains)) < 2:
+                raise ValueError(f"arithmetic/points: the curve of {chains} chains has fewer than two points")
+        return self
+
+    @model_validator(mode="after")
+    def _residency_as_launched(self) -> Lab03Results:
+        """Every sweep point holds, per labkit.occupancy, exactly the blocks per SM it claims."""
+        arch = self.device.arch
+        launches = [(f"memory point of {p.loads} loads", p.launch, self.memory.kernel(p.loads).registers_per_thread)
+                    for p in self.memory.points]
+        launches += [(f"arithmetic point of {p.chains} chains", p.launch,
+                      self.arithmetic.kernel(p.chains).registers_per_thread) for p in self.arithmetic.points]
+        launches.append(("waves", self.waves.launch, self.waves.registers_per_thread))
+        for what, launch, registers in launches:
+            resident = launch.calculated(registers, arch).blocks_per_sm
+            if resident != launch.blocks_per_sm:
+                raise ValueError(f"{what} at {launch.warps_per_sm} warps per SM: its launch holds {resident} blocks per "
+                                 f"SM, not the {launch.blocks_per_sm} recorded")
+        return self
+
+    @model_validator(mode="after")
+    def _physically_possible(self) -> Lab03Results:
+        device = self.device
+        top = device.max_sm_clock_mhz * CLOCK_SLACK
+        for point in self.latency.points:
+            if point.clock_mhz > top:
+                raise ValueError(f"latency at {point.working_set_bytes} bytes: clock64 and globaltimer imply an SM "
+                                 f"clock of {point.clock_mhz:.0f} MHz, above the maximum {device.max_sm_clock_mhz:g} MHz")
+        rates = [("memory reference copy", self.memory.copy_gbps)]
+        rates += [(f"memory point of {p.loads} loads at {p.launch.warps_per_sm} warps", p.gbps) for p in self.memory.points]
+        for what, gbps in rates:
+            if gbps > device.hbm_peak_gbps:
+                raise ValueError(f"{what}: {gbps:.0f} GB/s is above the GPU's theoretical HBM peak "
+                                 f"{device.hbm_peak_gbps:.0f} GB/s")
+        peak = fma_peak_gflops(device.sm_count, device.fp32_lanes_per_sm, device.max_sm_clock_mhz)
+        flops = [(f"arithmetic point of {p.chains} chains at {p.launch.warps_per_sm} warps", p.gflops)
+                 for p in self.arithmetic.points]
+        flops += [(f"register variant {v.max_registers}", v.flops / v.timing.median_seconds / 1e9)
+                  for v in self.registers.variants]
+        for what, gflops in flops:
+            if gflops > peak:
+                raise ValueError(f"{what}: {gflops:.0f} GFLOP/s is above the FP32 peak {peak:.0f} GFLOP/s")
+        if self.arithmetic.fma_latency_cycles < 1:
+            raise ValueError(f"arithmetic: {self.arithmetic.fma_latency_cycles:.2f} cycles per dependent FMA: "
+                             "a dependent instruction cannot issue more than once per cycle")
+        return self

@@ -1,0 +1,74 @@
+"""Lab 02's pure pieces: the DRAM fetch model, the union of translates, the launch plan, the
+shared sweep's reference, the chart's ticks, the SASS widths."""
+
+import random
+
+import numpy as np
+import pytest
+
+from labkit.access import fetched_bytes, translates_union
+from labkit.kernels.coalescing_cuda import SHARED_SLOTS, shared_stride_reference, tile_shape, transpose_launch
+from labkit.profiling.sass import read_memory_widths
+from labkit.report.xy_svg import nice_ticks
+
+
+def test_fetched_bytes_counts_aligned_64_byte_blocks():
+    assert fetched_bytes([0, 4, 60]) == 64                  # one block
+    assert fetched_bytes([0, 64]) == 128                    # two
+    assert fetched_bytes([i * 128 for i in range(32)]) == 32 * 64   # float32 stride 32: one sector, two moved
+    assert fetched_bytes([]) == 0
+
+
+def test_translates_union_equals_brute_force():
+    rng = random.Random(7)
+    for _ in range(2000):
+        blocks = [rng.randrange(0, rng.choice([4, 40, 400, 4000])) for _ in range(rng.randrange(1, 10))]
+        shift, count = rng.randrange(1, 25), rng.randrange(0, 80)
+        assert translates_union(blocks, shift, count) == len({b + k * shift for b in blocks for k in range(count)})
+
+
+def test_translates_union_refuses_a_non_positive_shift():
+    with pytest.raises(ValueError, match="shift must be positive"):
+        translates_union([1], 0, 3)
+
+
+def test_shared_reference_sums_the_slot_each_lane_reads():
+    out = shared_stride_reference(16, 64, 3, 5)
+    assert out[1] == 5 * 4 * 3 and out[33] == out[1]       # lane 1 of either warp: slot 3, 4 words
+    assert shared_stride_reference(4, 32, 64, 1)[31] == (31 * 64) % SHARED_SLOTS
+
+
+def test_transpose_launch_and_tile_names():
+    assert transpose_launch(16384, 64, 4) == ((256, 256), (64, 4))
+    with pytest.raises(ValueError, match="multiple of the tile"):
+        transpose_launch(100, 64, 4)
+    assert tile_shape("padded", 32) == "[32][33]" and tile_shape("tiled", 64) == "[64][64]"
+
+
+def test_nice_ticks_cover_the_range():
+    ticks = nice_ticks(0, 4270)
+    assert ticks[0] == 0 and ticks[-1] >= 4270 and len(ticks) <= 7
+    assert nice_ticks(0, 1) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+
+
+def test_sass_widths_of_stores_and_shared_accesses():
+    text = "\n".join(f"        /*{i:04x}*/                   {op} R2, [R4] ;" for i, op in enumerate(
+        ["LDG.E.128", "LDG.E.64", "STG.E.128", "STG.E", "LDS.128", "STS", "LDS"]))
+    facts = read_memory_widths(text)
+    assert facts.global_loads_by_bits == {64: 1, 128: 1}
+    assert facts.global_stores_by_bits == {32: 1, 128: 1}
+    assert facts.shared_loads_by_bits == {32: 1, 128: 1} and facts.shared_stores_by_bits == {32: 1}
+
+
+def test_plan_has_every_launch_once_with_whole_grids():
+    from labkit.labs.lab02 import LAB
+    from labkit.labs.lab02.plan import launches
+
+    plan = launches(LAB.gpu_sizes, 132)
+    names = [launch.name for launch in plan]
+    assert len(names) == len(set(names)) == 54 + 4 + 54 + 5
+    sweep = next(launch for launch in plan if launch.name == "sweep.4B.s64.o0")
+    assert sweep.blocks * 256 == 1 << 24
+    with pytest.raises(ValueError, match="multiple"):
+        launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 1000}), 132)
+    assert np.all([launch.blocks > 0 for launch in plan])
