@@ -13,22 +13,50 @@ from typing import Callable
 
 from labkit import access, latency, occupancy, roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
-from labkit.device import fp32_peak_gflops
+from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
+from labkit.labs.lab01 import LAB as LAB01
+from labkit.labs.lab01.results import SWEEP_FMAS
+from labkit.labs.lab04 import LAB as LAB04
 from labkit.labs.lab04.results import RANK_TIE_SHARE
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
+from labkit.profiling import diagnosis
 from labkit.report.numbers import format_number
 
 
 @dataclass(frozen=True)
 class Figure:
-    """A number for the prose: how to compute it and how many decimals to show."""
+    """A number for the prose: how to compute it and how many decimals to show.
+
+    ``count_words``: a large count written with each language's word for its order of magnitude
+    (French: 268,4 millions; Chinese: 2.68 亿), with COUNT_WORDS's decimals.
+    """
 
     compute: Callable[[], float]
     decimals: int = 0
+    count_words: bool = False
 
     def value(self) -> float:
+        if self.count_words:
+            return float(self.compute())
         return float(round(self.compute(), self.decimals))
+
+
+#: A count's (scale, word, decimals) in each language, largest first: 10^9 and 10^6 in French,
+#: 10^8 (亿) and 10^4 (万) in Chinese.
+COUNT_WORDS = {
+    "fr": ((1e9, "milliards", 1), (1e6, "millions", 1)),
+    "zh": ((1e8, "亿", 2), (1e4, "万", 1)),
+}
+
+
+def format_count(value: float, lang: str) -> str:
+    """A count as the language says large ones: 268435456 -> '268,4 millions' (fr), '2.68 亿' (zh);
+    below every scale, the plain number."""
+    for scale, word, decimals in COUNT_WORDS.get(lang, ()):
+        if value >= scale:
+            return f"{format_number(value / scale, decimals, lang)} {word}"
+    return format_number(value, 0, lang)
 
 
 # Chapter 4, quiz "excess traffic": a kernel reaches 2900 GB/s on an H100, needs 40 MB,
@@ -48,19 +76,30 @@ def _traffic_t_min_seconds() -> float:
     return roofline.t_min_seconds(0.0, TRAFFIC_USEFUL_BYTES, H100_SXM.fp32_gflops, H100_SXM.hbm_gbps)
 
 
-# Chapter 4, "measure without a profiler": a 20 MB working set against the H100's L2.
-L2_DEMO_WORKING_SET_BYTES = 20e6
+# Chapter 4, "measure without a profiler": lab 04's working set that fits in L2, against the H100's L2.
+L2_DEMO_WORKING_SET_BYTES = LAB04.gpu_sizes.l2_set_bytes
 
 
-# Chapter 1, worked examples: sizes chosen large enough that launch costs vanish.
-SAXPY_N = 1 << 28
-REDUCTION_N = 1 << 28
-GEMM_N = 8192
+# Chapter 1, worked examples: lab 01's sizes (large enough that launch costs vanish), so that the
+# text's examples are the kernels the lab measures.
+SAXPY_N = LAB01.gpu_sizes.vector_elements
+REDUCTION_N = LAB01.gpu_sizes.vector_elements
+GEMM_N = LAB01.gpu_sizes.gemm_n
 GEMM_TILES = (32, 64, 128)
 #: Register blocks of C per thread (r x r) for the shared-memory roof: 1 is the lab's kernel.
 GEMM_REGISTER_BLOCKS = (1, 2, 4, 8)
-STENCIL_N = 16384
+STENCIL_N = LAB01.gpu_sizes.stencil_n
 VERDICT_EXAMPLE_RATIO = 1.5
+
+
+def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
+    """Sectors a warp's 4-byte load touches, over the coalesced warp's: labkit.access's count."""
+    sectors = access.analyze(access.WarpAccess(access.strided(stride_elements, 4, offset_bytes), 4)).sectors
+    return sectors / access.analyze(access.WarpAccess(access.strided(1, 4), 4)).sectors
+
+
+def _sectors(stride_elements: int) -> float:
+    return access.analyze(access.WarpAccess(access.strided(stride_elements, 4), 4)).sectors
 
 
 def _t_min_us(workload: workloads.Workload, sheet: Datasheet) -> float:
@@ -81,6 +120,7 @@ def _chapter1_figures() -> dict[str, Figure]:
         "h200.ridge": Figure(lambda: _ridge(H200_SXM), 1),
         "ch01.saxpy.intensity": Figure(lambda: workloads.saxpy(SAXPY_N).intensity, 2),
         "ch01.saxpy.n_millions": Figure(lambda: SAXPY_N / 1e6, 1),
+        "ch01.saxpy.n_count": Figure(lambda: SAXPY_N, count_words=True),
         "ch01.saxpy.gb": Figure(lambda: workloads.saxpy(SAXPY_N).bytes_ / 1e9, 2),
         "ch01.reduction.intensity": Figure(lambda: workloads.reduction(REDUCTION_N).intensity, 2),
         "ch01.reduction.gb": Figure(lambda: workloads.reduction(REDUCTION_N).bytes_ / 1e9, 2),
@@ -103,6 +143,7 @@ def _chapter1_figures() -> dict[str, Figure]:
                 lambda s=sheet, t=tile: _t_min_us(workloads.gemm_tiled(GEMM_N, t), s) / 1000, 1)
     for tile in GEMM_TILES:
         out[f"ch01.gemm.intensity.tile{tile}"] = Figure(lambda t=tile: workloads.gemm_tiled(GEMM_N, t).intensity, 1)
+        out[f"ch01.gemm.tile.{tile}"] = Figure(lambda t=tile: t)
     # The shared-memory roof of a tiled GEMM: FLOP per wavefront, and the FLOP rate it allows on
     # an H200 (132 SMs at 1980 MHz), for one output per thread and for register blocks of C.
     for block in GEMM_REGISTER_BLOCKS:
@@ -112,9 +153,13 @@ def _chapter1_figures() -> dict[str, Figure]:
         out[f"ch01.gemm.shared_roof_pct_of_fp32.r{block}.h200"] = Figure(
             lambda f=per_wavefront: 100 * roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz)
             / fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), 1)
-    out["ch01.gemm.flops_per_wavefront.r1"] = Figure(lambda: workloads.gemm_flops_per_wavefront(1, 1))
+        out[f"ch01.gemm.flops_per_wavefront.r{block}"] = Figure(lambda f=per_wavefront: f)
+        out[f"ch01.gemm.outputs_per_thread.r{block}"] = Figure(lambda b=block: b * b)
+        out[f"ch01.gemm.shared_loads_per_step.r{block}"] = Figure(lambda b=block: 2 * b)
     out["ch01.gemm.max_tile_one_output_per_thread"] = Figure(
         lambda: math.isqrt(PORTABLE_MAX_THREADS_PER_BLOCK))
+    out["cuda.max_threads_per_block"] = Figure(lambda: PORTABLE_MAX_THREADS_PER_BLOCK)
+    out["h200.fp32_flops_per_sm_clock"] = Figure(lambda: 2 * fp32_lanes_per_sm((9, 0)))
     return out
 
 
@@ -241,6 +286,21 @@ FIGURES: dict[str, Figure] = {
     "lab04.rank_tie_pct": Figure(lambda: 100 * RANK_TIE_SHARE),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
+    "method.ratio_decimals": Figure(lambda: roofline.RATIO_DECIMALS),
+    # Chapter 4, coalescing: a warp loading 4 bytes per lane, counted by labkit.access
+    "ch04.coalescing.sectors_coalesced": Figure(lambda: _sectors(1)),
+    "ch04.coalescing.sectors_one_per_lane": Figure(lambda: _sectors(8)),
+    "ch04.coalescing.stride2_factor": Figure(lambda: _sectors_ratio(2), 1),
+    "ch04.coalescing.misaligned_factor": Figure(lambda: _sectors_ratio(1, offset_bytes=4), 2),
+    "ch04.coalescing.worst_factor": Figure(lambda: _sectors_ratio(8), 0),
+    "ch04.coalescing.warp_bytes": Figure(
+        lambda: access.analyze(access.WarpAccess(access.strided(1, 4), 4)).unique_bytes),
+    # Chapter 1: a shared-memory wavefront (one per SM per clock), and the sweep's highest intensity
+    "shared.wavefront_bytes": Figure(lambda: roofline.SHARED_BYTES_PER_WAVEFRONT),
+    "ch01.sweep.intensity_max": Figure(lambda: 2 * max(SWEEP_FMAS) / (2 * workloads.FLOAT32_BYTES)),
+    # Chapter 4, the decision tree's thresholds (labkit.profiling.diagnosis)
+    "ch04.diagnosis.high_pct": Figure(lambda: diagnosis.HIGH_PCT),
+    "ch04.diagnosis.launch_bound_us": Figure(lambda: diagnosis.LAUNCH_BOUND_SECONDS * 1e6),
     **_chapter1_figures(),
     **_chapter3_figures(),
 }
@@ -311,4 +371,7 @@ def figure_value(name: str) -> float:
 
 
 def render_figure(name: str, lang: str) -> str:
+    figure = FIGURES.get(name)
+    if figure is not None and figure.count_words:
+        return format_count(figure.value(), lang)
     return format_number(figure_value(name), FIGURES[name].decimals, lang)

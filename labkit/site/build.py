@@ -17,6 +17,8 @@ from pathlib import Path
 from labkit.project import find_project
 from labkit.report.labels import LANGUAGES
 
+#: The directory holding the labkit package that runs this build.
+LABKIT_SOURCES = Path(__file__).resolve().parents[2]
 #: The MkDocs configuration of each language, relative to the repository root.
 CONFIGS = {"fr": "mkdocs.yml", "zh": "docs/mkdocs.zh.yml"}
 
@@ -31,7 +33,10 @@ class BuildResult:
 def build_language(lang: str, site_dir: Path, repo_root: Path) -> BuildResult:
     """mkdocs build --strict of one language into its place under site_dir."""
     out_dir = Path(site_dir, LANGUAGES[lang]["root"]).resolve()
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    # MkDocs imports the plugin from this labkit, not from whichever one the environment installed
+    # (a copy of the sources, a git worktree beside an editable install).
+    python_path = os.pathsep.join(filter(None, (str(LABKIT_SOURCES), os.environ.get("PYTHONPATH"))))
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": python_path}
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", CONFIGS[lang], "-d", str(out_dir)],
         cwd=repo_root, env=env, capture_output=True, text=True,

@@ -1,5 +1,7 @@
 """The quiz block on its own, with Python-Markdown alone: rendering and every error path."""
 
+import re
+
 import markdown
 import pytest
 
@@ -9,6 +11,9 @@ from labkit.site.quiz_block import QuizExtension
 
 CHOICE = "/// quiz | q04-low-low\nQuestion ?\n\n{options}\n\nParce que.\n///\n"
 OPTIONS = "- (a) un\n- (b) deux\n- (c) trois\n- (d) quatre"
+KEY = ANSWER_KEY["q04-low-low"].answer
+#: Two options that leave the key out.
+OTHERS = [letter for letter in "abcd" if letter != KEY][:2]
 
 
 def render(text, lang="fr"):
@@ -20,7 +25,7 @@ def test_choice_quiz_renders_buttons_and_hidden_key():
     assert f'data-answer="{ANSWER_KEY["q04-low-low"].answer}"' in html
     assert html.count('class="quiz-option"') == 4
     assert '<details class="quiz-answer">' in html and "Parce que." in html
-    assert "Bonne réponse : (c)" in html
+    assert f"Bonne réponse : ({KEY})" in html
 
 
 def test_numeric_quiz_renders_field_and_expected_value():
@@ -32,7 +37,8 @@ def test_numeric_quiz_renders_field_and_expected_value():
 @pytest.mark.parametrize(
     "text, message",
     [
-        (CHOICE.format(options="- (a) un\n- (b) deux"), r"key's answer \(c\) is not among \['a', 'b'\]"),
+        (CHOICE.format(options="\n".join(f"- ({letter}) x" for letter in OTHERS)),
+         re.escape(f"key's answer ({KEY}) is not among {OTHERS}")),
         (CHOICE.format(options="- (a) un\n- (a) deux\n- (c) x"), "option letters repeat"),
         (CHOICE.format(options="no list"), "needs a list"),
         ("/// quiz | q04-low-low\nQ?\n\n" + OPTIONS + "\n///\n", "write an explanation"),

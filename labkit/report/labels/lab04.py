@@ -75,7 +75,7 @@ WORDS = {
     'column.repaired_gbps': ('repaired (GB/s)', 'réparé (Go/s)', '修复后（GB/s）'),
     'column.fault': ('fault', 'défaut', '缺陷'),
     'column.saved_ms': ('saved (ms / iteration)', 'gagné (ms / itération)', '节省（毫秒 / 迭代）'),
-    'column.saved_share': ('share of the faulty time', 'part du temps fautif', '占有缺陷版本耗时的百分比'),
+    'column.saved_share': ('share of the faulty time', 'part du temps fautif', '占缺陷版本总耗时的比例'),
     'column.work_over_span': ('work alone ÷ span', 'travail seul ÷ durée', '单独工作 ÷ 跨度'),
     'column.time_pct': ('Time (%)', 'Temps (%)', '时间（%）'),
     'column.instances': ('instances', 'instances', '调用次数'),
