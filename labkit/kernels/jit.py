@@ -7,9 +7,15 @@ from __future__ import annotations
 from labkit.gpu import SIMULATED, cuda
 
 
-def kernel(function):
-    """cuda.jit(lineinfo=True) on a GPU, cuda.jit in the simulator."""
-    return cuda.jit(function) if SIMULATED else cuda.jit(lineinfo=True)(function)
+def kernel(function=None, *, max_registers: int | None = None):
+    """cuda.jit(lineinfo=True) on a GPU, cuda.jit in the simulator. ``@kernel`` or
+    ``kernel(f, max_registers=N)``: at most N registers per thread (ptxas's -maxrregcount; the
+    simulator has no registers to limit)."""
+    if function is None:
+        return lambda f: kernel(f, max_registers=max_registers)
+    if SIMULATED:
+        return cuda.jit(function)
+    return cuda.jit(lineinfo=True, max_registers=max_registers)(function)
 
 
 def device_function(function):
