@@ -15,6 +15,8 @@ from labkit import roofline, workloads
 from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_peak_gflops
 from labkit.labs.lab04.results import RANK_TIE_SHARE
+from labkit.labs.lab05.results import REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
+from labkit.profiling import checklist
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.report.numbers import format_number
@@ -61,6 +63,12 @@ GEMM_TILES = (32, 64, 128)
 GEMM_REGISTER_BLOCKS = (1, 2, 4, 8)
 STENCIL_N = 16384
 VERDICT_EXAMPLE_RATIO = 1.5
+
+
+def _lab05_sizes():
+    from labkit.labs.lab05 import LAB
+
+    return LAB.gpu_sizes
 
 
 def _t_min_us(workload: workloads.Workload, sheet: Datasheet) -> float:
@@ -135,6 +143,16 @@ FIGURES: dict[str, Figure] = {
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
     **_chapter1_figures(),
+    # Chapter 5: the checklist's thresholds, quoted where the prose explains them.
+    "ch05.roof_pct": Figure(lambda: checklist.ROOF_PCT, 1),
+    "ch05.min_gain_pct": Figure(lambda: checklist.MIN_GAIN_PCT),
+    "ch05.divergence_threads": Figure(lambda: checklist.DIVERGENCE_THREADS),
+    "ch05.low_occupancy_pct": Figure(lambda: checklist.LOW_OCCUPANCY_PCT),
+    "ch05.high_pct": Figure(lambda: checklist.HIGH_PCT),
+    "ch05.launch_us": Figure(lambda: checklist.LAUNCH_BOUND_SECONDS * 1e6),
+    "lab05.slices": Figure(lambda: _lab05_sizes().slices),
+    "lab05.slice_blocks": Figure(lambda: _lab05_sizes().slice_elements / LAB05_THREADS),
+    "lab05.max_registers": Figure(lambda: REPAIRED_MAX_REGISTERS),
 }
 
 

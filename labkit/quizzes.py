@@ -46,6 +46,16 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q04-replay": Choice("a"),
     "q04-l2-mirage": Choice("d"),
     "q04-sectors": Choice("b"),
+    "q05-a": Choice("b"),
+    "q05-b": Choice("c"),
+    "q05-c": Choice("a"),
+    "q05-d": Choice("d"),
+    "q05-e": Choice("c"),
+    "q05-f": Choice("b"),
+    "q05-g": Choice("a"),
+    "q05-h": Choice("d"),
+    "q05-waste-first": Choice("c"),
+    "q05-roof": Choice("a"),
 }
 
 

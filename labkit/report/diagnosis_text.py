@@ -153,33 +153,58 @@ def busiest_units(d: Diagnosis, lang: str) -> str:
                       for unit, pct in loads[:BUSIEST_SHOWN])
 
 
-def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None = None,
-                  has_rules: bool = True, width: int = WIDTH) -> str:
-    """One kernel: verdict, launch statistics, Speed of Light and quadrant, busiest units,
-    occupancy, top stalls, then the checklist items by expected gain."""
-    sol, launch = d.speed_of_light, d.launch
-    lines = [heading(d.kernel, launch_id, width)]
-    lines += wrap(verdict_line(d, a, lang), width)
-    lines += _field(lang, "diag.launch", words(lang, "diag.launch_line", {
+def profile_rows(d: Diagnosis, lang: str, readings: bool = True) -> list[tuple[str, str]]:
+    """What the report shows of a kernel, as (label key, text): launch statistics, Speed of Light,
+    (with ``readings``: the quadrant), the busiest units, occupancy, the top stalls; without
+    ``readings`` (a profile card), also the symptoms the checklist reads: bytes used per sector,
+    shared wavefronts against the ideal, local memory, threads per instruction, the FP64 pipe."""
+    sol, launch, memory = d.speed_of_light, d.launch, d.memory
+    rows = [("diag.launch", words(lang, "diag.launch_line", {
         "blocks": launch.grid_blocks, "threads": launch.threads_per_block, "sms": launch.sm_count,
-        "per_sm": round(launch.blocks_per_sm, 1), "duration_us": sol.duration_seconds * 1e6}), width)
-    lines += _field(lang, "diag.sol", words(lang, "diag.sol_line", {
-        "compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct, "dram_pct": sol.dram_pct,
-        "l2_pct": sol.l2_pct, "l1_pct": sol.l1_pct}), width)
-    lines += _field(lang, "diag.quadrant", label(lang, f"value.{d.quadrant.value}"), width)
-    lines += _field(lang, "diag.busiest", busiest_units(d, lang), width)
+        "per_sm": round(launch.blocks_per_sm, 1), "duration_us": sol.duration_seconds * 1e6})),
+        ("diag.sol", words(lang, "diag.sol_line", {
+            "compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct, "dram_pct": sol.dram_pct,
+            "l2_pct": sol.l2_pct, "l1_pct": sol.l1_pct}))]
+    if readings:
+        rows.append(("diag.quadrant", label(lang, f"value.{d.quadrant.value}")))
+    rows.append(("diag.busiest", busiest_units(d, lang)))
     if d.occupancy is not None:
         occupancy = d.occupancy
         values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
                   "registers": occupancy.registers_per_thread}
         if occupancy.theoretical_pct < FULL_PCT:
             limiter = " + ".join(label(lang, f"diag.limiter.{name}") for name in occupancy.limiters)
-            text = words(lang, "diag.occupancy_limited", values, limiter=limiter)
+            rows.append(("diag.occupancy", words(lang, "diag.occupancy_limited", values, limiter=limiter)))
         else:
-            text = words(lang, "diag.occupancy_line", values)
-        lines += _field(lang, "diag.occupancy", text, width)
-    stalls = " · ".join(f"{s.name} {format_value('stall_pct', s.pct, lang)}" for s in d.top_stalls)
-    lines += _field(lang, "diag.stalls", stalls, width)
+            rows.append(("diag.occupancy", words(lang, "diag.occupancy_line", values)))
+    if not readings:
+        used = {name: value for name, value in (("load_bytes", memory.global_load_bytes_per_sector),
+                                                 ("store_bytes", memory.global_store_bytes_per_sector))
+                if value is not None}
+        if memory.global_sectors and len(used) == 2:
+            rows.append(("diag.sectors", words(lang, "diag.sectors_line", used)))
+        if memory.shared_wavefronts:
+            rows.append(("diag.shared", words(lang, "diag.shared_line", {
+                "wavefronts": memory.shared_wavefronts, "ideal": memory.shared_wavefronts_ideal or 0})))
+        rows.append(("diag.local", words(lang, "diag.local_line", {"local_mb": memory.local_memory_bytes / 1e6})))
+        if d.instructions is not None:
+            mix = d.instructions
+            rows.append(("diag.threads", words(lang, "diag.threads_line", {"threads": mix.active_threads})))
+            if mix.fp64_pipe_pct is not None:
+                rows.append(("diag.fp64", words(lang, "diag.fp64_line", {"fp64_pipe_pct": mix.fp64_pipe_pct})))
+    rows.append(("diag.stalls", " · ".join(f"{s.name} {format_value('stall_pct', s.pct, lang)}"
+                                            for s in d.top_stalls)))
+    return rows
+
+
+def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None = None,
+                  has_rules: bool = True, width: int = WIDTH) -> str:
+    """One kernel: verdict, what the report shows (profile_rows), then the checklist items by
+    expected gain."""
+    lines = [heading(d.kernel, launch_id, width)]
+    lines += wrap(verdict_line(d, a, lang), width)
+    for key, text in profile_rows(d, lang):
+        lines += _field(lang, key, text, width)
     if a.items:
         lines.append(label(lang, "diag.items_below" if a.at_roof else "diag.items"))
         for position, fired in enumerate(a.items, start=1):

@@ -279,6 +279,24 @@ WORDS = {
     'diag.limiter.warps': ('warps per block', 'les warps par bloc', '每块 warp 数'),
     'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM 块数'),
     'diag.stalls': ('Top stalls', 'Blocages', '主要 stall'),
+    'diag.sectors': ('Bytes / sector', 'Octets / secteur', '字节 / sector'),
+    'diag.sectors_line': ('global loads use {load_bytes} of 32 bytes per sector, stores {store_bytes}',
+                          'les chargements globaux utilisent {load_bytes} des 32 octets de chaque secteur, les '
+                          'écritures {store_bytes}',
+                          '全局加载每个 sector 用到 32 字节中的 {load_bytes} 字节，写入用到 {store_bytes} 字节'),
+    'diag.shared': ('Shared memory', 'Mém. partagée', 'shared memory'),
+    'diag.shared_line': ('{wavefronts} wavefronts for an ideal of {ideal}', '{wavefronts} wavefronts pour un idéal '
+                         'de {ideal}', '{wavefronts} 个 wavefront，理想值 {ideal}'),
+    'diag.local': ('Local memory', 'Mém. locale', 'local memory'),
+    'diag.local_line': ('{local_mb} of traffic', '{local_mb} de trafic', '流量 {local_mb}'),
+    'diag.threads': ('Warp activity', 'Activité warp', 'warp 活跃度'),
+    'diag.threads_line': ('{threads} active threads per warp instruction, of 32',
+                          '{threads} threads actifs par instruction de warp, sur 32',
+                          '每条 warp 指令平均 {threads} 个活跃线程（满员 32 个）'),
+    'diag.fp64': ('FP64 pipe', 'Pipe FP64', 'FP64 管线'),
+    'diag.fp64_line': ('{fp64_pipe_pct} of its peak', '{fp64_pipe_pct} de son pic', '峰值的 {fp64_pipe_pct}'),
+    'column.metric': ('what Nsight Compute shows', 'ce que montre Nsight Compute', 'Nsight Compute 显示的内容'),
+    'column.value': ('value', 'valeur', '数值'),
     'diag.items': ('Checklist items, by expected gain', 'Éléments de la checklist, par gain attendu',
                    '触发的清单条目（按预期收益排序）'),
     'diag.items_below': ('Below the stop band (listed, not worth it here)', "Sous la zone d'arrêt (listés, sans "
@@ -316,6 +334,7 @@ WORDS = {
     'diag.roof.pipe_tensor': ('the tensor pipe', 'le pipe tensor', 'tensor 管线'),
     'diag.roof.pipe_xu': ('the XU pipe', 'le pipe XU', 'XU 管线'),
     # ----- the chapter's blocks ---------------------------------------------------------------------
+    'column.number': ('#', 'n°', '序号'),
     'column.item': ('item', 'élément', '条目'),
     'column.symptom': ('symptom', 'symptôme', '症状'),
     'column.lever': ('lever', 'levier', '对策'),
