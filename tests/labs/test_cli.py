@@ -30,7 +30,7 @@ def test_lab_04_in_the_simulator_checks_kernels_and_records_nothing():
 
 
 @pytest.mark.parametrize("args, line", [
-    (("run", "lab-99"), "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04"),
+    (("run", "lab-99"), "labkit: unknown lab 'lab-99': choose one of lab-01, lab-04, lab-05"),
     (("run", "lab-04", "--threads", "2048"), "labkit: threads per block: 2048 requested, this GPU allows at most 1024"),
     (("run", "lab-04", "--threads", "0"), "labkit: lab-04: sizes field threads_per_block: Input should be greater "
                                           "than 0 (it holds 0)"),
