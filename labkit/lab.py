@@ -73,9 +73,9 @@ class Gain:
 
 @dataclass(frozen=True)
 class Case:
-    """One profiled kernel a chapter shows as a case: its stored profile, the flaw planted in it (a
-    checklist item id; None for a control), and its time before and after the repair (None: no
-    repair), with t_real / t_min where a ceiling was measured."""
+    """One profiled kernel a chapter shows as a case: its stored profile, the checklist item a reader
+    should find first (the flaw planted in it; None for a control at its roof), and its time before
+    and after the repair (None: no repair measured), with t_real / t_min where a ceiling was measured."""
 
     profile: object                   # labkit.profiling.diagnosis.StoredProfile
     planted: str | None

@@ -56,6 +56,8 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q05-h": Choice("d"),
     "q05-waste-first": Choice("c"),
     "q05-roof": Choice("a"),
+    "q05-tiled": Choice("c"),
+    "q05-scale": Choice("b"),
 }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Gain, Lab, Program
+from labkit.lab import Case, Gain, Lab, Program
 from labkit.labs.lab04.results import PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis
@@ -118,6 +118,24 @@ class Lab04(Lab[Sizes, Lab04Results]):
                 Gain(item="idle-gpu", ratio=whole["pageable_transfer"], context="gain.lab04.transfer"),
                 Gain(item="launch", ratio=phase["normalise"], context="gain.lab04.normalise"),
                 Gain(item="coalescing", ratio=phase["layer"], context="gain.lab04.layer")]
+
+    def cases(self, results: Lab04Results) -> dict[str, Case]:
+        """Three profiled kernels as chapter 5's cases: the naive transpose (its uncoalesced writes; the
+        layer phase before and after), the tiled one (Compute (SM) high from instructions, the lever to
+        find; no repair measured) and scale_add (a 16-block grid; the normalise phase before and after)."""
+        if not isinstance(results.ncu, NcuProfiles):
+            return {}
+        by_name = {kernel.name: kernel for kernel in results.ncu.kernels}
+        layer, normalise = results.phase("layer"), results.phase("normalise")
+        return {
+            "naive": Case(profile=by_name["transpose_naive"], planted="coalescing",
+                          faulty_seconds=layer.faulty.median_seconds, repaired_seconds=layer.repaired.median_seconds),
+            "tiled": Case(profile=by_name["transpose_tiled"], planted="instructions",
+                          faulty_seconds=layer.repaired.median_seconds, repaired_seconds=None),
+            "scale": Case(profile=by_name["scale_add"], planted="launch",
+                          faulty_seconds=normalise.faulty.median_seconds,
+                          repaired_seconds=normalise.repaired.median_seconds),
+        }
 
     def figures(self, results: Lab04Results, lang: str) -> list[etree.Element]:
         """The timeline of both versions as an inline SVG figure, words in ``lang``."""
