@@ -185,6 +185,13 @@ class Assessment(Record):
         """The item to act on first; None at the roof or when nothing fired."""
         return None if self.at_roof or not self.items else self.items[0]
 
+    @property
+    def verdict(self) -> str:
+        """"at-roof", the first item's id, or "none" (nothing fired and no roof)."""
+        if self.at_roof:
+            return "at-roof"
+        return self.first.item if self.first else "none"
+
 
 def rule_gain(rules: list[Rule], spec: tuple[str, ...]) -> tuple[float, str] | None:
     """The largest global Est. Speedup among the fired rules that ``spec`` names ("Name" or

@@ -28,7 +28,7 @@ def as_json(report: reports.Report, kernels) -> str:
     for profile, found, assessment in kernels:
         launches.append({
             "id": profile.id, "kernel": profile.name, "full_name": profile.full_name,
-            "verdict": "at-roof" if assessment.at_roof else ("item" if assessment.first else "none"),
+            "verdict": assessment.verdict,
             "first_item": assessment.first.item if assessment.first else None,
             "assessment": assessment.model_dump(mode="json"),
             "diagnosis": found.model_dump(mode="json"),

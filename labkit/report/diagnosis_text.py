@@ -105,7 +105,7 @@ def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
     return title + "━" * max(3, width - columns(title))
 
 
-def verdict_line(d: Diagnosis, a: Assessment, lang: str) -> str:
+def verdict_line(a: Assessment, lang: str) -> str:
     """At the roof (and which lever is left), or the item to act on first, or nothing fired."""
     if a.at_roof:
         lever = item_words(lang, "fewer-bytes" if a.roof == "dram" else "tensor-cores", "lever")
@@ -202,7 +202,7 @@ def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None 
     """One kernel: verdict, what the report shows (profile_rows), then the checklist items by
     expected gain."""
     lines = [heading(d.kernel, launch_id, width)]
-    lines += wrap(verdict_line(d, a, lang), width)
+    lines += wrap(verdict_line(a, lang), width)
     for key, text in profile_rows(d, lang):
         lines += _field(lang, key, text, width)
     if a.items:

@@ -185,11 +185,10 @@ def _ncu_row(kernel: Diagnosis) -> tuple:
     stall = kernel.top_stalls[0] if kernel.top_stalls else None
     rule = kernel.leading_rule
     found = checklist.assess(kernel)
-    first = "item.at-roof" if found.at_roof else (f"item.{found.first.item}" if found.first else "item.none")
     return (kernel.kernel, sol.duration_seconds, kernel.grid_blocks, sol.compute_pct, sol.memory_pct,
             kernel.quadrant.value, f"unit.{busiest.unit}" if busiest else None, busiest.pct if busiest else None,
             memory.sectors_per_request, memory.store_sectors_per_request, stall.name if stall else None,
-            kernel.remedy, rule.name if rule else None, rule.speedup_pct if rule else None, first,
+            kernel.remedy, rule.name if rule else None, rule.speedup_pct if rule else None, f"item.{found.verdict}",
             found.first.gain_pct if found.first else None)
 
 

@@ -18,13 +18,6 @@ from labkit.report.tables import Column, Table
 from labkit.roofline import verdict
 
 
-def verdict_label(assessment: checklist.Assessment) -> str:
-    """The value label of what the checklist says first: an item, the roof, or nothing."""
-    if assessment.at_roof:
-        return "item.at-roof"
-    return f"item.{assessment.first.item}" if assessment.first else "item.none"
-
-
 def assessed(profile: StoredProfile) -> checklist.Assessment:
     return checklist.assess(profile.diagnosis())
 
@@ -53,7 +46,7 @@ class Lab05(Lab[Sizes, Lab05Results]):
             planted = PLANTED[pair.mystery]
             matches = None if found is None else (found.at_roof if planted is None else bool(first and first.item == planted))
             rows.append((f"kernel_{pair.mystery}", f"item.{planted}" if planted else "item.control",
-                         verdict_label(found) if found else None, first.gain_pct if first else None,
+                         f"item.{found.verdict}" if found else None, first.gain_pct if first else None,
                          pair.faulty.median_seconds, pair.repaired.median_seconds if pair.repaired else None,
                          pair.gain, matches))
         out = [Table("lab05.kernels", (Column("mystery"), Column("planted", "label"), Column("first_item", "label"),
@@ -77,7 +70,7 @@ class Lab05(Lab[Sizes, Lab05Results]):
                 sol = diagnosis.speed_of_light
                 ncu_rows.append((name, sol.duration_seconds, diagnosis.grid_blocks, sol.compute_pct, sol.memory_pct,
                                  diagnosis.quadrant.value, f"unit.{busiest.unit}" if busiest else None,
-                                 busiest.pct if busiest else None, verdict_label(found),
+                                 busiest.pct if busiest else None, f"item.{found.verdict}",
                                  found.first.gain_pct if found.first else None))
             out.append(Table("lab05.ncu", (
                 Column("kernel"), Column("duration_us", "us"), Column("grid_blocks", "count"),

@@ -295,8 +295,6 @@ WORDS = {
                           '每条 warp 指令平均 {threads} 个活跃线程（满员 32 个）'),
     'diag.fp64': ('FP64 pipe', 'Pipe FP64', 'FP64 管线'),
     'diag.fp64_line': ('{fp64_pipe_pct} of its peak', '{fp64_pipe_pct} de son pic', '峰值的 {fp64_pipe_pct}'),
-    'column.metric': ('what Nsight Compute shows', 'ce que montre Nsight Compute', 'Nsight Compute 显示的内容'),
-    'column.value': ('value', 'valeur', '数值'),
     'diag.items': ('Checklist items, by expected gain', 'Éléments de la checklist, par gain attendu',
                    '触发的清单条目（按预期收益排序）'),
     'diag.items_below': ('Below the stop band (listed, not worth it here)', "Sous la zone d'arrêt (listés, sans "
