@@ -42,6 +42,9 @@ STEPS = 128
 #: kernel_d's tile.
 TILE = 32
 ROWS = 8
+#: kernel_d's twin pads each tile row by one float (a compile-time constant: a shared array's shape
+#: must be one).
+TILE_PADDED = TILE + 1
 #: kernel_f: bins of the per-thread histogram, values per thread.
 BINS = 32
 BINS_F = np.float32(BINS)
@@ -165,7 +168,7 @@ def kernel_d(source, target):
 
 @kernel
 def kernel_d_repaired(source, target):
-    tile = cuda.shared.array(shape=(TILE, TILE + 1), dtype=float32)   # a padded row: a column spans 32 banks
+    tile = cuda.shared.array(shape=(TILE, TILE_PADDED), dtype=float32)   # a padded row: a column spans 32 banks
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
     y0 = cuda.blockIdx.y * TILE + ty
