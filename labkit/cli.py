@@ -1,4 +1,4 @@
-"""``labkit``: doctor, run a lab, list recorded results, translations.
+"""``labkit``: doctor, run a lab, list recorded results, diagnose an Nsight Compute report, translations.
 
 Every mistake is one line naming the file and the fix, never a traceback (LABKIT_DEBUG=1 shows
 the traceback). This module imports only the standard library at the top, so that a Python
@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from labkit.errors import LabkitError  # standard library only, like this module
 
@@ -82,6 +83,14 @@ def _results(args, console) -> int:
     return status
 
 
+def _diagnose(args, console) -> int:
+    """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
+    from labkit.profiling.diagnose import diagnose_report
+
+    print(diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json), end="", flush=True)
+    return 0
+
+
 def _translations(args, console) -> int:
     from labkit.project import find_project
     from labkit.site.translations import mark_fresh, statuses
@@ -115,6 +124,19 @@ def parser() -> argparse.ArgumentParser:
     results = commands.add_parser("results", help="list the recorded results files and check them")
     results.add_argument("--json", action="store_true", help="print the listing as JSON on stdout")
     results.set_defaults(handler=_results)
+    diagnose = commands.add_parser(
+        "diagnose", help="chapter 5's checklist applied to the kernels of an Nsight Compute report",
+        description="Reads ncu's CSV pages (--csv --page raw, and --page details for the rules' Est. Speedup), a "
+                    "folder holding ncu_raw.csv and ncu_details.csv, or an .ncu-rep report (through ncu --import, "
+                    "where ncu is installed). For each kernel: the busiest units, the chapter 4 quadrant, launch "
+                    "statistics, occupancy, the top stalls, then the checklist items it triggers by expected gain, "
+                    "each with the sections of the course to read.")
+    diagnose.add_argument("report", nargs="+", metavar="REPORT",
+                          help="raw.csv [details.csv], a folder holding ncu_raw.csv [ncu_details.csv], or an .ncu-rep")
+    diagnose.add_argument("-k", "--kernel", metavar="REGEX", help="only the kernels whose name matches REGEX")
+    diagnose.add_argument("--lang", choices=("en", "fr", "zh"), default="en", help="language of the text (default en)")
+    diagnose.add_argument("--json", action="store_true", help="JSON for scripts instead of text")
+    diagnose.set_defaults(handler=_diagnose)
     translations = commands.add_parser("translations", help="which translated pages are behind their French source")
     translations.add_argument("--mark-fresh", nargs="*", default=[], metavar="PAGE",
                               help="record that PAGE (docs/zh/...) now translates its French source as it is")

@@ -18,6 +18,8 @@ from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab04 import LAB as LAB04
 from labkit.labs.lab04.results import RANK_TIE_SHARE
+from labkit.labs.lab05.results import REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
+from labkit.profiling import checklist
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.profiling import diagnosis
@@ -100,6 +102,12 @@ def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
 
 def _sectors(stride_elements: int) -> float:
     return access.analyze(access.WarpAccess(access.strided(stride_elements, 4), 4)).sectors
+
+
+def _lab05_sizes():
+    from labkit.labs.lab05 import LAB
+
+    return LAB.gpu_sizes
 
 
 def _t_min_us(workload: workloads.Workload, sheet: Datasheet) -> float:
@@ -303,6 +311,16 @@ FIGURES: dict[str, Figure] = {
     "ch04.diagnosis.launch_bound_us": Figure(lambda: diagnosis.LAUNCH_BOUND_SECONDS * 1e6),
     **_chapter1_figures(),
     **_chapter3_figures(),
+    # Chapter 5: the checklist's thresholds, quoted where the prose explains them.
+    "ch05.roof_pct": Figure(lambda: checklist.ROOF_PCT, 1),
+    "ch05.min_gain_pct": Figure(lambda: checklist.MIN_GAIN_PCT),
+    "ch05.divergence_threads": Figure(lambda: checklist.DIVERGENCE_THREADS),
+    "ch05.low_occupancy_pct": Figure(lambda: checklist.LOW_OCCUPANCY_PCT),
+    "ch05.high_pct": Figure(lambda: checklist.HIGH_PCT),
+    "ch05.launch_us": Figure(lambda: checklist.LAUNCH_BOUND_SECONDS * 1e6),
+    "lab05.slices": Figure(lambda: _lab05_sizes().slices),
+    "lab05.slice_blocks": Figure(lambda: _lab05_sizes().slice_elements / LAB05_THREADS),
+    "lab05.max_registers": Figure(lambda: REPAIRED_MAX_REGISTERS),
 }
 
 

@@ -61,6 +61,29 @@ class Bench:
     simulated: bool = False
 
 
+@dataclass(frozen=True)
+class Gain:
+    """What a lever of chapter 5's checklist gave in a lab: time before / time after, and what was
+    measured (a label key, ``gain.<lab>.<what>``)."""
+
+    item: str        # a checklist item id (labkit.profiling.checklist.ITEM_IDS)
+    ratio: float
+    context: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One profiled kernel a chapter shows as a case: its stored profile, the checklist item a reader
+    should find first (the flaw planted in it; None for a control at its roof), and its time before
+    and after the repair (None: no repair measured), with t_real / t_min where a ceiling was measured."""
+
+    profile: object                   # labkit.profiling.diagnosis.StoredProfile
+    planted: str | None
+    faulty_seconds: float
+    repaired_seconds: float | None
+    ratio_to_min: float | None = None
+
+
 class Program(ABC, Generic[S, R]):
     """A lab's kernels and measurements (importing it chooses the GPU or the simulator)."""
 
@@ -104,6 +127,14 @@ class Lab(ABC, Generic[S, R]):
     def figures(self, results: R, lang: str) -> list[etree.Element]:
         """The results as figures in ``lang`` (inline SVG); none by default."""
         return []
+
+    def gains(self, results: R) -> list[Gain]:
+        """What the checklist's levers gave in this lab's results (chapter 5 renders them); none by default."""
+        return []
+
+    def cases(self, results: R) -> dict[str, Case]:
+        """The kernels a chapter shows as cases, by key (``/// profile | lab-NN-key``); none by default."""
+        return {}
 
     @property
     def number(self) -> str:

@@ -60,6 +60,18 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q03-not-selected": Choice("b"),
     "q03-small-grid": Choice("d"),
     "q03-spills": Choice("a"),
+    "q05-a": Choice("b"),
+    "q05-b": Choice("c"),
+    "q05-c": Choice("a"),
+    "q05-d": Choice("d"),
+    "q05-e": Choice("c"),
+    "q05-f": Choice("b"),
+    "q05-g": Choice("a"),
+    "q05-h": Choice("d"),
+    "q05-waste-first": Choice("c"),
+    "q05-roof": Choice("a"),
+    "q05-tiled": Choice("c"),
+    "q05-scale": Choice("b"),
 }
 
 

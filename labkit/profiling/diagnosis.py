@@ -21,7 +21,7 @@ from typing import Annotated, ClassVar
 from pydantic import Field
 
 from labkit.profiling.ncu import KernelProfile, Metric, NcuError, Rule
-from labkit.profiling.units import UNIT_METRICS, UnitLoad, unit_loads
+from labkit.profiling.units import MEMORY_SIDE_UNITS, UNIT_METRICS, UnitLoad, unit_loads
 from labkit.records import NonNegative, Percent, Record, Seconds
 from labkit.roofline import Traffic
 
@@ -49,7 +49,8 @@ _CYCLES_PER_ISSUE = "smsp__average_warp_latency_per_inst_issued.ratio"
 
 class Quadrant(str, Enum):
     MEMORY_BOUND = "memory-bound"
-    COMPUTE_BOUND = "compute-bound"
+    COMPUTE_BOUND = "compute-bound"          # Compute (SM) high, and an arithmetic pipe sets it
+    INSTRUCTION_BOUND = "instruction-bound"  # Compute (SM) high from issue, integer or load/store instructions
     LATENCY_BOUND = "latency-bound"
     BALANCED = "balanced"
 
@@ -77,21 +78,33 @@ class SpeedOfLight(Record):
         )
 
 
-def quadrant(sol: SpeedOfLight) -> Quadrant:
+def quadrant(sol: SpeedOfLight, units: list[UnitLoad] | None = None) -> Quadrant:
     """The chapter's table, a throughput being high at HIGH_PCT % of peak or more.
 
-    compute low, memory high: memory-bound; compute high, memory low: compute-bound;
-    both low: latency-bound; both high: balanced.
+    compute low, memory high: memory-bound; compute high, memory low: compute-bound; both low:
+    latency-bound; both high: balanced. "Compute (SM)" is the maximum of the SM's units, so with
+    the breakdown (``units``) a high compute side is compute-bound only when an arithmetic pipe
+    sets it: when instruction issue, an integer pipe or the load/store pipe does, the kernel is
+    instruction-bound (a transpose's index arithmetic and memory instructions are not compute).
     """
     compute_high = sol.compute_pct >= HIGH_PCT
     memory_high = sol.memory_pct >= HIGH_PCT
     if memory_high and not compute_high:
         return Quadrant.MEMORY_BOUND
     if compute_high and not memory_high:
+        setter = compute_setter(units or [])
+        if setter is not None and setter.kind != "arithmetic":
+            return Quadrant.INSTRUCTION_BOUND
         return Quadrant.COMPUTE_BOUND
     if compute_high and memory_high:
         return Quadrant.BALANCED
     return Quadrant.LATENCY_BOUND
+
+
+def compute_setter(units: list[UnitLoad]) -> UnitLoad | None:
+    """The unit that sets "Compute (SM)": the busiest of the SM's issue and pipes (L1's data stage,
+    ``lsu_wavefronts``, is a memory-side unit that "Compute (SM)" does not include)."""
+    return next((unit for unit in units if unit.unit not in MEMORY_SIDE_UNITS), None)
 
 
 class MemoryWorkload(Record):
@@ -114,14 +127,27 @@ class MemoryWorkload(Record):
     local_load_bytes: NonNegative
     local_store_bytes: NonNegative
     shared_bank_conflicts: NonNegative
+    # Read where the report has them (ncu 2023.2 and later), None otherwise:
+    global_excessive_sectors: NonNegative | None = None   # sectors beyond what the bytes used need
+    global_load_bytes_per_sector: Annotated[float, Field(ge=0, le=32)] | None = None   # of the 32
+    global_store_bytes_per_sector: Annotated[float, Field(ge=0, le=32)] | None = None
+    shared_wavefronts: NonNegative | None = None          # shared-memory wavefronts, as served
+    shared_wavefronts_ideal: NonNegative | None = None    # the same accesses without bank conflicts
 
-    #: The raw metrics it is read from.
+    #: The raw metrics it is read from (those of OPTIONAL_METRICS only where present).
     METRICS: ClassVar[frozenset[str]] = frozenset({
         "dram__bytes_read.sum", "dram__bytes_write.sum",
         *(f"l1tex__t_{what}_pipe_lsu_mem_global_op_{op}.sum" for what in ("sectors", "requests") for op in ("ld", "st")),
         "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct",
         "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"})
+    OPTIONAL_METRICS: ClassVar[dict[str, str]] = {
+        "global_excessive_sectors": "derived__memory_l2_theoretical_sectors_global_excessive",
+        "global_load_bytes_per_sector": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+        "global_store_bytes_per_sector": "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
+        "shared_wavefronts": "memory_l1_wavefronts_shared",
+        "shared_wavefronts_ideal": "memory_l1_wavefronts_shared_ideal",
+    }
 
     @classmethod
     def from_profile(cls, profile: KernelProfile) -> MemoryWorkload:
@@ -143,6 +169,7 @@ class MemoryWorkload(Record):
             local_store_bytes=SECTOR_BYTES * profile.value(local.format("st")),
             shared_bank_conflicts=profile.value(
                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"),
+            **{field: optional_value(profile, metric) for field, metric in cls.OPTIONAL_METRICS.items()},
         )
 
     @property
@@ -172,6 +199,136 @@ class MemoryWorkload(Record):
     def spills(self) -> bool:
         """Non-zero local-memory traffic."""
         return self.local_memory_bytes > 0
+
+    @property
+    def global_sectors(self) -> float:
+        return self.global_load_sectors + self.global_store_sectors
+
+    @property
+    def global_excess_share(self) -> float | None:
+        """Share of the global sectors that carry no byte a thread asked for: excessive sectors /
+        (load + store sectors), ncu's UncoalescedGlobalAccess figure; else from the bytes used per
+        sector, sum of sectors x (1 - used / 32) over loads and stores. None without either."""
+        if self.global_sectors == 0:
+            return None
+        if self.global_excessive_sectors is not None:
+            return min(1.0, self.global_excessive_sectors / self.global_sectors)
+        used = ((self.global_load_sectors, self.global_load_bytes_per_sector),
+                (self.global_store_sectors, self.global_store_bytes_per_sector))
+        if any(bps is None for sectors, bps in used if sectors > 0):
+            return None
+        wasted = sum(sectors * (1 - bps / SECTOR_BYTES) for sectors, bps in used if sectors > 0)
+        return wasted / self.global_sectors
+
+    @property
+    def shared_excess_share(self) -> float | None:
+        """Share of shared-memory wavefronts that bank conflicts add: (wavefronts - ideal) /
+        wavefronts, as ncu's UncoalescedSharedAccess rule computes it. None without shared
+        accesses or without those metrics. (l1tex__data_bank_conflicts_pipe_lsu_mem_shared is not
+        used: on the H200 it counts 159,741 "conflicts" in a padded transpose whose wavefronts
+        equal the ideal.)"""
+        if not self.shared_wavefronts or self.shared_wavefronts_ideal is None:
+            return None
+        return max(0.0, self.shared_wavefronts - self.shared_wavefronts_ideal) / self.shared_wavefronts
+
+    @property
+    def local_share(self) -> float:
+        """Local-memory sectors / (local + global sectors) at L1: how much of the traffic a
+        per-thread array or spilled registers make."""
+        local = self.local_memory_bytes / SECTOR_BYTES
+        total = local + self.global_sectors
+        return local / total if total else 0.0
+
+
+class LaunchStats(Record):
+    """Launch Statistics: the grid against the GPU."""
+
+    grid_blocks: Annotated[int, Field(ge=1)]
+    threads_per_block: Annotated[int, Field(ge=1)]
+    sm_count: Annotated[int, Field(ge=1)]
+    waves_per_sm: NonNegative | None = None     # launch__waves_per_multiprocessor
+
+    @property
+    def blocks_per_sm(self) -> float:
+        return self.grid_blocks / self.sm_count
+
+
+#: Occupancy's block limits, as ncu names them (launch__occupancy_limit_<name>).
+BLOCK_LIMITS = ("registers", "shared_mem", "warps", "blocks")
+
+
+class Occupancy(Record):
+    """Occupancy: warps the resources allow per SM (theoretical) and warps seen (achieved), in % of
+    the SM's maximum, with the block limit of each resource; the smallest limit is the limiter."""
+
+    theoretical_pct: Percent          # sm__maximum_warps_per_active_cycle_pct
+    achieved_pct: Percent             # sm__warps_active.avg.pct_of_peak_sustained_active
+    registers_per_thread: Annotated[int, Field(ge=0)]
+    block_limits: dict[str, NonNegative]
+
+    METRICS: ClassVar[frozenset[str]] = frozenset({
+        "sm__maximum_warps_per_active_cycle_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "launch__registers_per_thread", *(f"launch__occupancy_limit_{name}" for name in BLOCK_LIMITS)})
+
+    @classmethod
+    def from_profile(cls, profile: KernelProfile) -> Occupancy | None:
+        """None when the report has no Occupancy section."""
+        if any(optional_value(profile, name) is None for name in cls.METRICS):
+            return None
+        return cls(theoretical_pct=profile.value("sm__maximum_warps_per_active_cycle_pct"),
+                   achieved_pct=profile.value("sm__warps_active.avg.pct_of_peak_sustained_active"),
+                   registers_per_thread=int(profile.value("launch__registers_per_thread")),
+                   block_limits={name: profile.value(f"launch__occupancy_limit_{name}") for name in BLOCK_LIMITS})
+
+    @property
+    def limiters(self) -> list[str]:
+        """The resources whose block limit is the smallest (ties all named), in BLOCK_LIMITS order."""
+        smallest = min(self.block_limits.values())
+        return [name for name in BLOCK_LIMITS if self.block_limits.get(name) == smallest]
+
+
+class InstructionMix(Record):
+    """What the warps executed: threads active per warp instruction, and the FP64 pipe."""
+
+    threads_per_instruction: Annotated[float, Field(ge=0, le=32)]   # smsp__thread_inst_executed_per_inst_executed
+    predicated_threads_per_instruction: Annotated[float, Field(ge=0, le=32)]   # ..._pred_on_...
+    fp64_pipe_pct: Percent | None = None       # sm__pipe_fp64_cycles_active, % of peak over the elapsed time
+    fp64_to_fp32_rate: Annotated[float, Field(gt=0)] | None = None   # DFMA / FFMA per SM per cycle at peak
+
+    METRICS: ClassVar[frozenset[str]] = frozenset({
+        "smsp__thread_inst_executed_per_inst_executed.ratio",
+        "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"})
+    FP64_PIPE: ClassVar[tuple[str, ...]] = ("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+                 "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_elapsed")
+    FP_PEAKS: ClassVar[tuple[str, ...]] = ("sm__sass_thread_inst_executed_op_dfma_pred_on.avg.peak_sustained",
+                "sm__sass_thread_inst_executed_op_ffma_pred_on.avg.peak_sustained")
+
+    @classmethod
+    def from_profile(cls, profile: KernelProfile) -> InstructionMix | None:
+        """None when the report has no thread-instruction counts (Warp State / Instruction Statistics)."""
+        if any(optional_value(profile, name) is None for name in cls.METRICS):
+            return None
+        dfma, ffma = (optional_value(profile, name) for name in cls.FP_PEAKS)
+        return cls(
+            threads_per_instruction=profile.value("smsp__thread_inst_executed_per_inst_executed.ratio"),
+            predicated_threads_per_instruction=profile.value(
+                "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio"),
+            fp64_pipe_pct=next((v for v in map(lambda n: optional_value(profile, n), cls.FP64_PIPE) if v is not None),
+                               None),
+            fp64_to_fp32_rate=dfma / ffma if dfma and ffma else None,
+        )
+
+    @property
+    def active_threads(self) -> float:
+        """Threads doing work per warp instruction: the smaller of the two counts (a predicated-off
+        thread issues but does nothing), as ncu's ThreadDivergence rule takes it."""
+        return min(self.threads_per_instruction, self.predicated_threads_per_instruction)
+
+
+def optional_value(profile: KernelProfile, metric: str) -> float | None:
+    """A raw metric's number, or None when the report lacks it or holds no number there."""
+    found = profile.metrics.get(metric)
+    return found.value if found is not None and not isinstance(found.value, str) else None
 
 
 def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
@@ -301,6 +458,7 @@ LAUNCH_BOUND_SECONDS = 10e-6
 DRAM_SETS_MEMORY_PCT = 1.0
 _BY_KIND = {"onchip": Finding.ONCHIP_BOUND, "issue": Finding.ISSUE_BOUND, "arithmetic": Finding.ARITHMETIC_BOUND}
 _SM_COUNT = "device__attribute_multiprocessor_count"
+_WAVES = "launch__waves_per_multiprocessor"
 
 
 def finding(sol: SpeedOfLight, units: list[UnitLoad], grid_blocks: int, sm_count: int) -> Finding:
@@ -328,12 +486,21 @@ class Diagnosis(Record):
     speed_of_light: SpeedOfLight
     quadrant: Quadrant
     units: list[UnitLoad]
-    grid_blocks: Annotated[int, Field(ge=1)]
-    sm_count: Annotated[int, Field(ge=1)]
+    launch: LaunchStats
     finding: Finding
     memory: MemoryWorkload
+    occupancy: Occupancy | None
+    instructions: InstructionMix | None
     top_stalls: list[Stall]
     rules: list[Rule]
+
+    @property
+    def grid_blocks(self) -> int:
+        return self.launch.grid_blocks
+
+    @property
+    def sm_count(self) -> int:
+        return self.launch.sm_count
 
     @property
     def busiest(self) -> UnitLoad | None:
@@ -366,17 +533,18 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
     stalls, rules by Est. Speedup."""
     sol = SpeedOfLight.from_profile(profile)
     units = unit_loads(profile)
-    grid_blocks = math.prod(profile.grid_size)
-    sm_count = int(profile.value(_SM_COUNT))
+    launch = LaunchStats(grid_blocks=math.prod(profile.grid_size), threads_per_block=math.prod(profile.block_size),
+                         sm_count=int(profile.value(_SM_COUNT)), waves_per_sm=optional_value(profile, _WAVES))
     return Diagnosis(
         kernel=profile.name,
         speed_of_light=sol,
-        quadrant=quadrant(sol),
+        quadrant=quadrant(sol, units),
         units=units,
-        grid_blocks=grid_blocks,
-        sm_count=sm_count,
-        finding=finding(sol, units, grid_blocks, sm_count),
+        launch=launch,
+        finding=finding(sol, units, launch.grid_blocks, launch.sm_count),
         memory=MemoryWorkload.from_profile(profile),
+        occupancy=Occupancy.from_profile(profile),
+        instructions=InstructionMix.from_profile(profile),
         top_stalls=stall_reasons(profile)[:top_n],
         rules=rules_by_speedup(profile),
     )
@@ -385,8 +553,9 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
 def diagnosis_metrics(profile: KernelProfile) -> set[str]:
     """The raw metrics :func:`diagnose` reads in ``profile``: a profile kept with only these (and its
     rules) gives the same diagnosis, so a results file stores the measurement, not the verdict."""
-    fixed = {_COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, *UNIT_METRICS,
-             *MemoryWorkload.METRICS}
+    fixed = {_COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
+             *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
+             *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS}
     return {name for name in profile.metrics if name in fixed or _STALL.fullmatch(name)}
 
 

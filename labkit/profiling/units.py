@@ -11,8 +11,8 @@ request throughputs, which DRAM, L2 and L1 feed; see labkit.profiling.diagnosis.
 
 What each unit's saturation means (the ``kind``):
 
-- ``onchip``: the load/store path (LSU instructions, L1's data-stage wavefronts, which shared
-  memory and bank conflicts fill): too many or too narrow memory instructions;
+- ``onchip``: the load/store path (LSU instructions, L1's data-stage wavefronts, and among them
+  shared memory's, which bank conflicts multiply): too many or too narrow memory instructions;
 - ``issue``: instruction issue and the integer/control pipes (ALU, uniform, ADU, CBU): too many
   instructions per useful byte or FLOP, often index arithmetic;
 - ``arithmetic``: FMA, FP64, tensor and XU (special functions) pipes. The FMA pipe also runs
@@ -32,6 +32,7 @@ UnitKind = Literal["dram", "onchip", "issue", "arithmetic"]   # "dram": only Spe
 #: (unit id, kind, metric names: the first one present in the report is read).
 UNITS: tuple[tuple[str, UnitKind, tuple[str, ...]], ...] = (
     ("lsu_wavefronts", "onchip", ("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",)),
+    ("shared_wavefronts", "onchip", ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",)),
     ("pipe_lsu", "onchip", ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",)),
     ("issue", "issue", ("sm__inst_issued.avg.pct_of_peak_sustained_elapsed",)),
     ("pipe_alu", "issue", ("sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed",)),
@@ -43,6 +44,11 @@ UNITS: tuple[tuple[str, UnitKind, tuple[str, ...]], ...] = (
     ("pipe_tensor", "arithmetic", ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",)),
     ("pipe_xu", "arithmetic", ("sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",)),
 )
+
+#: Units of the list that belong to L1, not to the SM's issue and pipes: Speed of Light's "Compute
+#: (SM)" is not their maximum (the naive transpose's L1 data stage reads 25 % under a Compute (SM)
+#: of 7.5 %).
+MEMORY_SIDE_UNITS = frozenset({"lsu_wavefronts", "shared_wavefronts"})
 
 #: Every metric the units read, so that a stored profile can keep just these.
 UNIT_METRICS = frozenset(name for _, _, names in UNITS for name in names)

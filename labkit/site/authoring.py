@@ -1,6 +1,7 @@
 """Authoring mistakes that Markdown would silently print as literal text, found before rendering.
 
-- A block line ``/// ...`` must be ``/// quiz | <id>``, ``/// lab | <id>`` or a closing ``///``;
+- A block line ``/// ...`` must open one of BLOCKS (``/// quiz | <id>``, ``/// lab | <id>``...) or
+  be a closing ``///``;
   every block is closed before the next opens and before the page ends.
 - The option lines right under a block's opener (``    unit: MB``) are YAML: a value YAML cannot
   read (``unit: %``, a directive to YAML) would make the whole block print as text.
@@ -19,7 +20,7 @@ import yaml
 from labkit.figures import FIGURES
 
 FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
-BLOCKS = ("quiz", "lab")
+BLOCKS = ("quiz", "lab", "checklist", "profile", "diagnosis")
 BLOCK_LINE = re.compile(r"^\s*///(.*)$")
 BLOCK_OPENER = re.compile(r"^\s*(\w+)\s*\|\s*([a-z0-9]+(?:-[a-z0-9]+)*)\s*$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -63,8 +64,9 @@ def authoring_problems(markdown: str, first_line: int = 1) -> list[str]:
             opener = BLOCK_OPENER.match(header)
             name = header.split("|")[0].strip()
             if name not in BLOCKS:
+                known = [f"'/// {b} | <id>'" for b in BLOCKS]
                 problems.append(f"line {number}: unknown block '/// {name}': the blocks are "
-                                + " and ".join(f"'/// {b} | <id>'" for b in BLOCKS))
+                                + ", ".join(known[:-1]) + " and " + known[-1])
             elif opener is None:
                 problems.append(f"line {number}: '/// {header}' needs an id in lower case: write '/// {name} | <id>'")
             elif open_block is not None:

@@ -18,7 +18,8 @@ REFERENCE_LANG = "fr"
 HEADING_ANCHOR = re.compile(r"^#{2,3} .*\{[^}]*#([\w-]+)[^}]*\}\s*$", re.MULTILINE)
 HEADING = re.compile(r"^#{2,3} .*$", re.MULTILINE)
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
-BLOCK = re.compile(r"^/// *(quiz|lab) *\| *([\w-]+)\s*$(.*?)^///\s*$", re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"^/// *(quiz|lab|checklist|profile|diagnosis) *\| *([\w-]+)\s*$(.*?)^///\s*$",
+                   re.MULTILINE | re.DOTALL)
 OPTION = re.compile(r"^- \(([a-z])\) ", re.MULTILINE)
 MERMAID = re.compile(r"^```mermaid\s*$", re.MULTILINE)
 
@@ -28,14 +29,17 @@ class PageInventory:
     anchors: tuple[str, ...]
     quizzes: tuple[str, ...]          # "id" or "id:abcd" (with the option letters)
     labs: tuple[str, ...]
+    records: tuple[str, ...]          # "kind:id" of the other blocks that render records (checklist, profile...)
     mermaid_diagrams: int
 
 
 def page_inventory(text: str) -> PageInventory:
-    quizzes, labs = [], []
+    quizzes, labs, records = [], [], []
     for kind, block_id, body in BLOCK.findall(text):
         if kind == "lab":
             labs.append(block_id)
+        elif kind != "quiz":
+            records.append(f"{kind}:{block_id}")
         else:
             letters = "".join(OPTION.findall(body))
             quizzes.append(f"{block_id}:{letters}" if letters else block_id)
@@ -43,6 +47,7 @@ def page_inventory(text: str) -> PageInventory:
         anchors=tuple(HEADING_ANCHOR.findall(text)),
         quizzes=tuple(quizzes),
         labs=tuple(labs),
+        records=tuple(records),
         mermaid_diagrams=len(MERMAID.findall(text)),
     )
 

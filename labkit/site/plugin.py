@@ -34,6 +34,8 @@ from labkit.project import Project, find_project
 from labkit.report.labels import LANGUAGES, label
 from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site.inventory import REFERENCE_LANG
+from labkit.site.case_block import DiagnosisExtension, ProfileExtension
+from labkit.site.checklist_block import ChecklistExtension
 from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
 from labkit.site.translations import digest
@@ -111,6 +113,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         options = {"lang": lang, "project": str(self.project.root), "context": self.context}
         config.markdown_extensions.append(QuizExtension(**options))
         config.markdown_extensions.append(LabExtension(**options))
+        for extension in (ChecklistExtension, ProfileExtension, DiagnosisExtension):
+            config.markdown_extensions.append(extension(**options))
         config.extra["alternate"] = [
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]

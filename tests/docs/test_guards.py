@@ -15,11 +15,13 @@ CHAPTER = "performance/04-profiling.md"
 
 @pytest.fixture
 def project(tmp_path):
-    """A copy of the site's sources that a test may break (labs/ copied, node_modules linked)."""
+    """A copy of the site's sources that a test may break (labs/ copied; node_modules and labkit/, whose
+    source files chapters include as snippets, linked)."""
     shutil.copytree(DOCS, tmp_path / "docs")
     shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs")
     shutil.copy(REPO_ROOT / "mkdocs.yml", tmp_path)
     (tmp_path / "node_modules").symlink_to(REPO_ROOT / "node_modules")
+    (tmp_path / "labkit").symlink_to(REPO_ROOT / "labkit")
     return tmp_path
 
 
@@ -38,10 +40,10 @@ def one_error(log: str) -> str:
 
 def test_a_broken_link_fails_the_build(project):
     page = project / "docs/fr" / CHAPTER
-    page.write_text(page.read_text() + "\nVoir [la suite](05-checklist.md).\n")
+    page.write_text(page.read_text() + "\nVoir [la suite](06-nulle-part.md).\n")
     result = build_language("fr", project / "site", project)
     assert result.returncode != 0
-    assert CHAPTER in result.log and "05-checklist.md" in result.log
+    assert CHAPTER in result.log and "06-nulle-part.md" in result.log
 
 
 def test_a_broken_anchor_fails_the_build(project):

@@ -27,7 +27,7 @@ def test_a_correct_page_has_no_problem():
     ("/// quiz\nQ?\n///\n", "line 1: '/// quiz' needs an id in lower case: write '/// quiz | <id>'"),
     ("/// lab |\n///\n", "line 1: '/// lab |' needs an id in lower case"),
     ("/// quiz | Q04-Low\n///\n", "line 1: '/// quiz | Q04-Low' needs an id in lower case"),
-    ("/// quizz | q04-low-low\n///\n", "line 1: unknown block '/// quizz': the blocks are '/// quiz | <id>' and"),
+    ("/// quizz | q04-low-low\n///\n", "line 1: unknown block '/// quizz': the blocks are '/// quiz | <id>', '/// lab | <id>',"),
     ("text\n/// quiz | q04-low-low\nQ?\n", "line 2: the quiz block opened here is never closed: end it with '///'"),
     ("/// quiz | a\n/// lab | lab-01\n///\n", "line 2: '/// lab' opens inside the quiz block of line 1"),
     ("///\n", "line 1: '///' closes no block"),

@@ -264,9 +264,11 @@ def lab04_profiles():
 
 def test_compute_sm_throughput_is_the_busiest_of_its_breakdown(lab04_profiles):
     """Speed of Light's "Compute (SM)" is a maximum: the tiled transpose, which does no arithmetic,
-    reads 66 % because its instruction issue is that busy, with ALU (index arithmetic) next."""
+    reads 66 % because its instruction issue is that busy, with ALU (index arithmetic) next. Its
+    quadrant says so: instruction-bound, not compute-bound (Speed of Light alone would say compute)."""
     tiled = d.diagnose(lab04_profiles["transpose_tiled"])
-    assert tiled.quadrant is d.Quadrant.COMPUTE_BOUND
+    assert d.quadrant(tiled.speed_of_light) is d.Quadrant.COMPUTE_BOUND
+    assert tiled.quadrant is d.Quadrant.INSTRUCTION_BOUND
     assert tiled.busiest.unit == "issue"
     assert tiled.busiest.pct == pytest.approx(tiled.speed_of_light.compute_pct, abs=0.01)
     assert "pipe_alu" in [u.unit for u in tiled.units[:3]]

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Lab, Program
+from labkit.lab import Case, Gain, Lab, Program
 from labkit.labs.lab04.results import PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
+from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
@@ -96,7 +97,8 @@ class Lab04(Lab[Sizes, Lab04Results]):
                 Column("compute_pct", "pct"), Column("memory_pct", "pct"), Column("quadrant", "label"),
                 Column("busiest", "label"), Column("busiest_pct", "pct"), Column("sectors_ld", "ratio_plain"),
                 Column("sectors_st", "ratio_plain"), Column("top_stall"), Column("remedy", "label"),
-                Column("top_rule"), Column("speedup_pct", "pct")),
+                Column("top_rule"), Column("speedup_pct", "pct"), Column("first_item", "label"),
+                Column("item_gain_pct", "pct")),
                 tuple(_ncu_row(kernel.diagnosis()) for kernel in results.ncu.kernels)))
         if isinstance(results.sass, SassListing):
             out.append(Table("lab04.sass", (Column("kernel"), Column("global_loads"), Column("wide_loads", "bool"),
@@ -104,6 +106,36 @@ class Lab04(Lab[Sizes, Lab04Results]):
                              tuple((name, _load_widths(facts.global_loads_by_bits), facts.wide_loads, facts.spills,
                                     facts.ffma) for name, facts in results.sass.kernels.items())))
         return out
+
+    def gains(self, results: Lab04Results) -> list[Gain]:
+        """The levers of chapter 5 this lab measured: the host synchronisation and the transfer on the
+        whole program (faulty time / time with only that fault repaired), the fused chain and the
+        tiled transpose on their phase alone (faulty / repaired GPU time)."""
+        faulty = results.totals.faulty.median_seconds
+        whole = {row.fault: faulty / row.with_only_this_repaired.median_seconds for row in results.ablation}
+        phase = {row.phase: row.faulty.median_seconds / row.repaired.median_seconds for row in results.phases}
+        return [Gain(item="idle-gpu", ratio=whole["host_sync"], context="gain.lab04.host_sync"),
+                Gain(item="idle-gpu", ratio=whole["pageable_transfer"], context="gain.lab04.transfer"),
+                Gain(item="launch", ratio=phase["normalise"], context="gain.lab04.normalise"),
+                Gain(item="coalescing", ratio=phase["layer"], context="gain.lab04.layer")]
+
+    def cases(self, results: Lab04Results) -> dict[str, Case]:
+        """Three profiled kernels as chapter 5's cases: the naive transpose (its uncoalesced writes; the
+        layer phase before and after), the tiled one (Compute (SM) high from instructions, the lever to
+        find; no repair measured) and scale_add (a 16-block grid; the normalise phase before and after)."""
+        if not isinstance(results.ncu, NcuProfiles):
+            return {}
+        by_name = {kernel.name: kernel for kernel in results.ncu.kernels}
+        layer, normalise = results.phase("layer"), results.phase("normalise")
+        return {
+            "naive": Case(profile=by_name["transpose_naive"], planted="coalescing",
+                          faulty_seconds=layer.faulty.median_seconds, repaired_seconds=layer.repaired.median_seconds),
+            "tiled": Case(profile=by_name["transpose_tiled"], planted="instructions",
+                          faulty_seconds=layer.repaired.median_seconds, repaired_seconds=None),
+            "scale": Case(profile=by_name["scale_add"], planted="launch",
+                          faulty_seconds=normalise.faulty.median_seconds,
+                          repaired_seconds=normalise.repaired.median_seconds),
+        }
 
     def figures(self, results: Lab04Results, lang: str) -> list[etree.Element]:
         """The timeline of both versions as an inline SVG figure, words in ``lang``."""
@@ -147,14 +179,17 @@ def _timeline_table(results: Lab04Results, timeline: Timeline) -> Table:
 
 def _ncu_row(kernel: Diagnosis) -> tuple:
     """One kernel's diagnosis: Speed of Light, the busiest unit, coalescing, the first stall, the
-    lever the decision tree points to, and the first rule that concerns the kernel."""
+    lever the decision tree points to, the first rule that concerns the kernel, and what chapter 5's
+    checklist puts first (labkit diagnose), with its expected gain."""
     sol, memory, busiest = kernel.speed_of_light, kernel.memory, kernel.busiest
     stall = kernel.top_stalls[0] if kernel.top_stalls else None
     rule = kernel.leading_rule
+    found = checklist.assess(kernel)
     return (kernel.kernel, sol.duration_seconds, kernel.grid_blocks, sol.compute_pct, sol.memory_pct,
             kernel.quadrant.value, f"unit.{busiest.unit}" if busiest else None, busiest.pct if busiest else None,
             memory.sectors_per_request, memory.store_sectors_per_request, stall.name if stall else None,
-            kernel.remedy, rule.name if rule else None, rule.speedup_pct if rule else None)
+            kernel.remedy, rule.name if rule else None, rule.speedup_pct if rule else None, f"item.{found.verdict}",
+            found.first.gain_pct if found.first else None)
 
 
 def _load_widths(by_bits: dict[int, int]) -> str:

@@ -1,0 +1,385 @@
+"""Chapter 5's optimisation checklist, defined once: the chapter renders it, ``labkit diagnose``
+applies it to a profiled kernel.
+
+The items are in the chapter's order, by decreasing yield: the paper estimate first, then whether
+the GPU is busy at all, then the bytes moved, then what happens on the chip (shared memory,
+occupancy, latency), then the instruction level. Each item names its symptom (the metric and its
+threshold, the constants below), its lever, the sections of chapters 1-4 that explain it, and the
+Nsight Compute rules whose Est. Speedup speaks for it.
+
+Applied to one kernel (:func:`assess`), an item *fires* when its symptom is in the report, with an
+expected gain: the share of the kernel's time the lever could remove, in %. Where a rule of ncu
+that speaks for the item fired with a whole-kernel ("global") Est. Speedup, that estimate is the
+gain; otherwise labkit's own estimate, whose formula each evaluator gives. The fired items are
+ranked by gain. Two orderings of the chapter are kept as rules, because a gain estimate cannot see
+them: an item that removes wasted work or idle hardware (the grid, coalescing, local memory, bank
+conflicts, FP64, divergence: ``Item.removes_waste``) comes before any latency-hiding item, which
+only fires when none of those did (hiding the latency of accesses that should not exist is
+premature); and a kernel at a roof (:data:`ROOF_PCT`) with no such waste gets the verdict "at the
+roof, stop", its remaining items listed as below the stop band.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from labkit.profiling.diagnosis import HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant, compute_setter
+from labkit.profiling.ncu import Rule
+from labkit.records import Record
+from labkit.roofline import STOP_BELOW
+
+#: A unit at this share of its peak or more is at its roof: t_real / t_min under the stop band of
+#: chapter 1 (1.2) against ncu's peak, which is the theoretical one (stricter than a measured ceiling).
+ROOF_PCT = 100.0 / STOP_BELOW
+#: An item whose expected gain is below this is not listed: a lever worth less is noise.
+MIN_GAIN_PCT = 5.0
+#: Fewer active threads per warp instruction than this is divergence (ncu's ThreadDivergence rule).
+DIVERGENCE_THREADS = 24.0
+#: A theoretical occupancy below this is low (ncu's TheoreticalOccupancy rule).
+LOW_OCCUPANCY_PCT = 80.0
+#: The FP64:FP32 rate assumed when the report does not give the GPU's (H100, H200: 1/2). A consumer
+#: GPU's 1/64 would make the gain larger: the assumption can only understate it.
+DEFAULT_FP64_RATE = 0.5
+WARP_THREADS = 32
+
+#: Stall reasons that are a wait on memory (the latency the occupancy and ILP items hide).
+MEMORY_WAITS = frozenset({"long_scoreboard"})
+
+
+class Level(int, Enum):
+    """The chapter's five steps, in order of yield."""
+
+    PAPER = 1
+    BUSY = 2
+    BYTES = 3
+    ON_CHIP = 4
+    INSTRUCTIONS = 5
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A section of the course: a page under docs/<lang>/ and an anchor in it (None: the page)."""
+
+    page: str
+    anchor: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Its label key: read.<page stem>[.<anchor>]."""
+        stem = self.page.rsplit("/", 1)[-1].removesuffix(".md")
+        return f"read.{stem}" + (f".{self.anchor}" if self.anchor else "")
+
+
+CH1 = "performance/01-roofline.md"
+CH2 = "performance/02-coalescing.md"
+CH3 = "performance/03-occupancy.md"
+CH4 = "performance/04-profiling.md"
+CH5 = "performance/05-checklist.md"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the checklist. Its words (title, symptom, lever) are labels
+    ``checklist.<id>.title|symptom|lever`` in labkit.report.labels.checklist; the symptom's
+    placeholders are filled from :data:`THRESHOLDS`."""
+
+    id: str
+    level: Level
+    readings: tuple[Reading, ...]
+    #: ncu rules whose Est. Speedup speaks for the item; a rule listed as "Name:word" counts only
+    #: when its description holds that word (MemoryCacheAccessPattern says "global" or "local").
+    rules: tuple[str, ...] = ()
+    #: It removes wasted work or idle hardware (see the module docstring); False: it hides latency
+    #: or trims instructions, and fires only once no waste is found.
+    removes_waste: bool = False
+    #: False: a step the chapter teaches that an Nsight Compute report cannot show (the paper
+    #: estimate, the timeline) or a lever for a kernel already at its roof.
+    in_reports: bool = True
+
+    @property
+    def section(self) -> Reading:
+        """Its own section in chapter 5."""
+        return Reading(CH5, self.id)
+
+
+ITEMS: tuple[Item, ...] = (
+    Item("roofline", Level.PAPER, (Reading(CH1, "t-min"), Reading(CH1, "verdict")), in_reports=False),
+    Item("idle-gpu", Level.BUSY, (Reading(CH4, "tool-order"), Reading(CH4, "four-questions")), in_reports=False),
+    Item("launch", Level.BUSY, (Reading(CH4, "speed-of-light"), Reading(CH3)), rules=("LaunchConfiguration",),
+         removes_waste=True),
+    Item("coalescing", Level.BYTES, (Reading(CH2, "stride"), Reading(CH4, "memory-workload")),
+         rules=("UncoalescedGlobalAccess", "MemoryCacheAccessPattern:global"), removes_waste=True),
+    Item("local-memory", Level.BYTES, (Reading(CH4, "memory-workload"), Reading(CH4, "sass"), Reading(CH3)),
+         rules=("MemoryCacheAccessPattern:local",), removes_waste=True),
+    Item("fewer-bytes", Level.BYTES, (Reading(CH1, "intensity"), Reading(CH1, "ex-stencil")), in_reports=False),
+    Item("bank-conflicts", Level.ON_CHIP, (Reading(CH2, "conflicts"), Reading(CH2, "padding-swizzle")),
+         rules=("UncoalescedSharedAccess", "SharedMemoryConflicts"), removes_waste=True),
+    Item("occupancy", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "occupancy")), rules=("TheoreticalOccupancy",)),
+    Item("latency", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "warp-states")), rules=("CPIStall:L1TEX",)),
+    Item("fp64", Level.INSTRUCTIONS, (Reading(CH1, "ridge"), Reading(CH4, "sass")),
+         rules=("HighPipeUtilization:FP64",), removes_waste=True),
+    Item("divergence", Level.INSTRUCTIONS, (Reading(CH4, "warp-states"), Reading(CH4, "source-counters")),
+         rules=("ThreadDivergence",), removes_waste=True),
+    Item("instructions", Level.INSTRUCTIONS, (Reading(CH4, "sass"), Reading(CH2, "vector"))),
+    Item("tensor-cores", Level.INSTRUCTIONS, (Reading(CH1, "ex-gemm"), Reading(CH4, "sass")), in_reports=False),
+)
+ITEM_IDS = tuple(item.id for item in ITEMS)
+
+
+def item(item_id: str) -> Item:
+    for candidate in ITEMS:
+        if candidate.id == item_id:
+            return candidate
+    raise KeyError(f"no checklist item {item_id!r}: the items are {', '.join(ITEM_IDS)}")
+
+
+#: The thresholds the symptoms quote, by placeholder name (labels write {launch_us}, {roof_pct}...).
+THRESHOLDS: dict[str, float] = {
+    "stop_below": STOP_BELOW,
+    "roof_pct": ROOF_PCT,
+    "high_pct": HIGH_PCT,
+    "launch_us": LAUNCH_BOUND_SECONDS * 1e6,
+    "divergence_threads": DIVERGENCE_THREADS,
+    "low_occupancy_pct": LOW_OCCUPANCY_PCT,
+    "min_gain_pct": MIN_GAIN_PCT,
+}
+
+
+# ----- applying it to one kernel ---------------------------------------------------------------
+class Evidence(Record):
+    """What the report shows, as a label key (``evidence.<id>``) and the numbers it quotes. A number
+    whose name ends in ``_pct`` is a percentage, ``_us`` microseconds, ``_x`` a ratio; others are
+    counts or plain numbers (labkit.report.diagnosis_text formats them per language)."""
+
+    key: str
+    values: dict[str, float]
+
+
+class Fired(Record):
+    """An item whose symptom the report shows, with its expected gain (% of the kernel's time; None
+    when no estimate exists) and where the estimate comes from."""
+
+    item: str
+    gain_pct: float | None
+    rule: str | None          # the ncu rule whose global Est. Speedup is the gain; None: labkit's estimate
+    evidence: Evidence
+
+
+class Assessment(Record):
+    """A kernel against the checklist: the roof it is at (None: none) and the items that fired,
+    ranked (see the module docstring)."""
+
+    kernel: str
+    roof: str | None          # "dram", "pipe_fma", "pipe_fp64", "pipe_tensor" when at that roof with no waste
+    roof_pct: float | None
+    items: list[Fired]
+
+    @property
+    def at_roof(self) -> bool:
+        return self.roof is not None
+
+    @property
+    def first(self) -> Fired | None:
+        """The item to act on first; None at the roof or when nothing fired."""
+        return None if self.at_roof or not self.items else self.items[0]
+
+    @property
+    def verdict(self) -> str:
+        """"at-roof", the first item's id, or "none" (nothing fired and no roof)."""
+        if self.at_roof:
+            return "at-roof"
+        return self.first.item if self.first else "none"
+
+
+def rule_gain(rules: list[Rule], spec: tuple[str, ...]) -> tuple[float, str] | None:
+    """The largest global Est. Speedup among the fired rules that ``spec`` names ("Name" or
+    "Name:word", the word in the rule's description), with the rule's name; None if none fired."""
+    best = None
+    for rule in rules:
+        if rule.speedup_pct is None or rule.speedup_type != "global":
+            continue
+        for wanted in spec:
+            name, _, word = wanted.partition(":")
+            if rule.name == name and (not word or word in rule.description):
+                if best is None or rule.speedup_pct > best[0]:
+                    best = (rule.speedup_pct, rule.name)
+    return best
+
+
+def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | None:
+    """Grid smaller than the SM count: gain 100 x (1 - blocks / SMs), the SMs left idle (ncu's
+    LaunchConfiguration estimate). A duration under LAUNCH_BOUND_SECONDS: the launch costs as much
+    as the work, gain unknown from one kernel (the timeline shows it)."""
+    launch = d.launch
+    if launch.grid_blocks < launch.sm_count:
+        return (Evidence(key="evidence.launch.grid", values={"blocks": launch.grid_blocks, "sms": launch.sm_count}),
+                100.0 * (1 - launch.grid_blocks / launch.sm_count))
+    seconds = d.speed_of_light.duration_seconds
+    if seconds < LAUNCH_BOUND_SECONDS:
+        return (Evidence(key="evidence.launch.short", values={"duration_us": seconds * 1e6,
+                                                             "limit_us": LAUNCH_BOUND_SECONDS * 1e6}), None)
+    return None
+
+
+def _coalescing(d: Diagnosis):
+    """Gain 100 x excess x Memory Throughput / 100: the share of global sectors that carry no
+    requested byte, weighted by how busy the memory system is."""
+    excess = d.memory.global_excess_share
+    if excess is None:
+        return None
+    values = {"excess_pct": 100 * excess}
+    for name, bps in (("load_bytes", d.memory.global_load_bytes_per_sector),
+                      ("store_bytes", d.memory.global_store_bytes_per_sector)):
+        if bps is not None:
+            values[name] = bps
+    return Evidence(key="evidence.coalescing", values=values), excess * d.speed_of_light.memory_pct
+
+
+def _local_memory(d: Diagnosis):
+    """Gain 100 x local share x Memory Throughput / 100: local sectors' share of L1's global and
+    local sectors, weighted by how busy the memory system is. Fires on any local traffic."""
+    if not d.memory.spills:
+        return None
+    share = d.memory.local_share
+    return (Evidence(key="evidence.local-memory", values={"local_mb": d.memory.local_memory_bytes / 1e6,
+                                                         "share_pct": 100 * share}),
+            share * d.speed_of_light.memory_pct)
+
+
+def _bank_conflicts(d: Diagnosis):
+    """Gain 100 x excess x L1 throughput / 100: the wavefronts conflicts add, weighted by how busy L1
+    is (ncu's UncoalescedSharedAccess weighs by L1's active cycles)."""
+    excess = d.memory.shared_excess_share
+    if not excess:
+        return None
+    ways = d.memory.shared_wavefronts / d.memory.shared_wavefronts_ideal if d.memory.shared_wavefronts_ideal else 0.0
+    return (Evidence(key="evidence.bank-conflicts", values={"excess_pct": 100 * excess, "ways_x": ways}),
+            excess * d.speed_of_light.l1_pct)
+
+
+def _fp64(d: Diagnosis):
+    """Gain = FP64 pipe % x (1 - FP64:FP32 rate): the FP64 pipe's busy time that FP32 would do at
+    its higher rate (the rate from the report's DFMA and FFMA peaks, else DEFAULT_FP64_RATE)."""
+    mix = d.instructions
+    if mix is None or not mix.fp64_pipe_pct:
+        return None
+    rate = mix.fp64_to_fp32_rate or DEFAULT_FP64_RATE
+    return (Evidence(key="evidence.fp64", values={"fp64_pipe_pct": mix.fp64_pipe_pct, "rate_x": 1 / rate}),
+            mix.fp64_pipe_pct * max(0.0, 1 - rate))
+
+
+def _divergence(d: Diagnosis):
+    """Fewer than DIVERGENCE_THREADS active threads per warp instruction. Gain = 100 x (1 - active /
+    32) x Compute (SM) / 100: the idle lanes of each instruction, weighted by how busy the SM is."""
+    mix = d.instructions
+    if mix is None or mix.active_threads >= DIVERGENCE_THREADS:
+        return None
+    return (Evidence(key="evidence.divergence", values={"threads": mix.active_threads}),
+            (1 - mix.active_threads / WARP_THREADS) * d.speed_of_light.compute_pct)
+
+
+def _latency_bound(d: Diagnosis) -> bool:
+    """Neither side of Speed of Light at HIGH_PCT, and warps wait on memory first."""
+    sol = d.speed_of_light
+    return (max(sol.compute_pct, sol.memory_pct) < HIGH_PCT and bool(d.top_stalls)
+            and d.top_stalls[0].reason in MEMORY_WAITS)
+
+
+def _occupancy(d: Diagnosis):
+    """Latency-bound, and a theoretical occupancy under LOW_OCCUPANCY_PCT. Gain = 100 x min(1 -
+    theoretical / 100, 1 - busiest side / 100): more warps help until a unit saturates, and cannot
+    add more than the missing warps."""
+    occupancy = d.occupancy
+    if occupancy is None or occupancy.theoretical_pct >= LOW_OCCUPANCY_PCT or not _latency_bound(d):
+        return None
+    busiest = max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
+    limiter = occupancy.limiters[0]
+    return (Evidence(key=f"evidence.occupancy.{limiter}",
+                     values={"theoretical_pct": occupancy.theoretical_pct, "registers": occupancy.registers_per_thread}),
+            min(100 - occupancy.theoretical_pct, 100 - busiest))
+
+
+def _latency(d: Diagnosis):
+    """Latency-bound with enough warps (theoretical occupancy at LOW_OCCUPANCY_PCT or more). Gain =
+    100 x (1 - busiest side / 100) x the memory wait's share of the stalls: what hiding that wait
+    (more independent loads per thread) could give before a unit saturates."""
+    occupancy = d.occupancy
+    if not _latency_bound(d) or (occupancy is not None and occupancy.theoretical_pct < LOW_OCCUPANCY_PCT):
+        return None
+    stall = d.top_stalls[0]
+    busiest = max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
+    return (Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}),
+            (100 - busiest) * stall.pct / 100)
+
+
+def _instructions(d: Diagnosis):
+    """Compute (SM) high from instruction issue or an integer or load/store pipe, not arithmetic (the
+    instruction-bound quadrant). Gain = 100 x (1 - Memory / Compute (SM)): fewer instructions help
+    until the memory side sets the pace."""
+    sol = d.speed_of_light
+    if d.quadrant is not Quadrant.INSTRUCTION_BOUND:
+        return None
+    setter = compute_setter(d.units)
+    return (Evidence(key="evidence.instructions", values={"compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct,
+                                                         "unit_pct": setter.pct if setter else sol.compute_pct}),
+            100 * max(0.0, 1 - sol.memory_pct / sol.compute_pct))
+
+
+EVALUATORS: dict[str, Callable[[Diagnosis], tuple[Evidence, float | None] | None]] = {
+    "launch": _launch, "coalescing": _coalescing, "local-memory": _local_memory, "bank-conflicts": _bank_conflicts,
+    "fp64": _fp64, "divergence": _divergence, "occupancy": _occupancy, "latency": _latency,
+    "instructions": _instructions,
+}
+
+
+def roof(d: Diagnosis) -> tuple[str, float] | None:
+    """The roof a kernel is at: DRAM, or an arithmetic pipe (FMA, FP64, tensor), at ROOF_PCT of its
+    peak or more (the busiest of them); None otherwise."""
+    candidates = [("dram", d.speed_of_light.dram_pct)]
+    candidates += [(u.unit, u.pct) for u in d.units if u.kind == "arithmetic"]
+    unit, pct = max(candidates, key=lambda pair: pair[1])
+    return (unit, pct) if pct >= ROOF_PCT else None
+
+
+def assess(d: Diagnosis) -> Assessment:
+    """The checklist applied to one kernel (see the module docstring for the ranking)."""
+    fired: list[Fired] = []
+    for entry in ITEMS:
+        evaluator = EVALUATORS.get(entry.id)
+        if evaluator is None or not entry.removes_waste:
+            continue
+        found = _fire(entry, evaluator, d)
+        if found is not None:
+            fired.append(found)
+    if not fired:
+        for entry in ITEMS:
+            evaluator = EVALUATORS.get(entry.id)
+            if evaluator is not None and not entry.removes_waste:
+                found = _fire(entry, evaluator, d)
+                if found is not None:
+                    fired.append(found)
+    order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
+    fired.sort(key=lambda f: (f.gain_pct is None, -(f.gain_pct or 0.0), order[f.item]))
+    at = roof(d)
+    waste = any(item(f.item).removes_waste for f in fired)
+    return Assessment(kernel=d.kernel, roof=at[0] if at and not waste else None,
+                      roof_pct=at[1] if at and not waste else None, items=fired)
+
+
+def _fire(entry: Item, evaluator, d: Diagnosis) -> Fired | None:
+    """The item fired, or None: its symptom absent, or its gain under MIN_GAIN_PCT (a gain of None,
+    unknown, still fires). ncu's global Est. Speedup for the item, where a rule gave one, is the gain."""
+    found = evaluator(d)
+    from_rule = rule_gain(d.rules, entry.rules)
+    if found is None:
+        if from_rule is None or from_rule[0] < MIN_GAIN_PCT or not entry.removes_waste:
+            return None
+        evidence, own = Evidence(key="evidence.rule", values={}), None
+    else:
+        evidence, own = found
+    gain, rule = (from_rule[0], from_rule[1]) if from_rule is not None else (own, None)
+    if gain is not None and gain < MIN_GAIN_PCT:
+        return None
+    return Fired(item=entry.id, gain_pct=gain, rule=rule, evidence=evidence)

@@ -1,0 +1,221 @@
+"""`labkit diagnose` as text: one kernel per block, in English, French or Chinese, wrapped to fit an
+80-column terminal (Chinese characters count as two columns, as terminals draw them).
+
+Numbers are written the language's way (labkit.report.numbers); a placeholder's name says its kind:
+``_pct`` a percentage, ``_us`` microseconds, ``_x`` a ratio, ``_mb`` megabytes, anything else a
+plain number (no decimals when whole).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from labkit.profiling.checklist import THRESHOLDS, Assessment, Fired, Reading, item
+from labkit.profiling.diagnosis import Diagnosis
+from labkit.report.labels import label
+from labkit.report.numbers import format_number, format_percent
+
+WIDTH = 80
+#: Between a number and its unit, so that a line never breaks there.
+NO_BREAK = "\u00a0"
+#: Display columns of the left-hand labels ("Speed of Light", "Occupancy"...).
+LABEL_COLUMNS = 16
+#: A theoretical occupancy this high has no limiter worth naming.
+FULL_PCT = 100.0
+#: How many units "Busiest units" names.
+BUSIEST_SHOWN = 3
+
+
+def format_value(name: str, value: float, lang: str) -> str:
+    """One placeholder's value, by the kind its name says (see the module docstring)."""
+    decimals = 0 if float(value).is_integer() else 1
+    if name.endswith("_pct"):
+        return format_percent(value, decimals, lang)
+    if name.endswith("_us"):
+        return format_number(value, decimals, lang) + NO_BREAK + "µs"
+    if name.endswith("_x"):
+        return format_number(value, decimals, lang) + "×"
+    if name.endswith("_mb"):
+        return format_number(value, 0, lang) + NO_BREAK + ("Mo" if lang == "fr" else "MB")
+    return format_number(value, decimals, lang)
+
+
+def words(lang: str, key: str, values: dict[str, float] | None = None, **texts: str) -> str:
+    """The label ``key`` with its numeric placeholders formatted and its text placeholders as given."""
+    filled = {name: format_value(name, value, lang) for name, value in (values or {}).items()}
+    return label(lang, key).format(**filled, **texts)
+
+
+def item_words(lang: str, item_id: str, part: str) -> str:
+    """An item's title, symptom or lever, thresholds filled in."""
+    return words(lang, f"checklist.{item_id}.{part}", THRESHOLDS)
+
+
+def reading_words(lang: str, reading: Reading) -> str:
+    return label(lang, reading.key)
+
+
+def columns(text: str) -> int:
+    """Display width: wide (W) and full-width (F) characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+#: Full-width punctuation that may not start a line, and brackets that may not end one.
+CLOSING = "，。；：、）」』！？％"
+OPENING = "（「『"
+
+
+def _tokens(text: str) -> list[str]:
+    """Words, each with its trailing space; a wide character is a token of its own (Chinese breaks
+    between characters), and the punctuation that must not start a line stays with what precedes."""
+    tokens: list[str] = []
+    for char in text:
+        wide = unicodedata.east_asian_width(char) in "WF"
+        if (wide and char in CLOSING) or (tokens and tokens[-1][-1] in OPENING):
+            tokens[-1:] = [(tokens[-1] if tokens else "") + char]
+        elif wide or not tokens or tokens[-1].endswith(" ") or columns(tokens[-1][-1:]) == 2:
+            tokens.append(char)
+        else:
+            tokens[-1] += char
+    return tokens
+
+
+def wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> list[str]:
+    """Lines of at most ``width`` columns: ``first`` before the first, ``rest`` before the others."""
+    lines, line = [], first
+    for token in _tokens(text):
+        if columns(line + token.rstrip()) > width and line.strip():
+            lines.append(line.rstrip())
+            line = rest + token.lstrip()
+        else:
+            line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _field(lang: str, key: str, text: str, width: int) -> list[str]:
+    name = label(lang, key)
+    pad = " " * max(1, LABEL_COLUMNS - columns(name))
+    return wrap(text, width, first=name + pad, rest=" " * LABEL_COLUMNS)
+
+
+def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
+    title = f"━━ {kernel}" + (f" · ID {launch_id} " if launch_id is not None else " ")
+    return title + "━" * max(3, width - columns(title))
+
+
+def verdict_line(a: Assessment, lang: str) -> str:
+    """At the roof (and which lever is left), or the item to act on first, or nothing fired."""
+    if a.at_roof:
+        lever = item_words(lang, "fewer-bytes" if a.roof == "dram" else "tensor-cores", "lever")
+        return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
+                     lever=lever)
+    if a.first is not None:
+        return words(lang, "diag.verdict.first", title=item_words(lang, a.first.item, "title"))
+    return label(lang, "diag.verdict.none")
+
+
+def gain_words(fired: Fired, lang: str) -> str:
+    if fired.gain_pct is None:
+        return label(lang, "diag.gain_unknown")
+    source = (words(lang, "diag.gain_from_rule", rule=fired.rule) if fired.rule
+              else label(lang, "diag.gain_from_labkit"))
+    return words(lang, "diag.gain", {"gain_pct": fired.gain_pct}) + (f"（{source}）" if lang == "zh" else f" ({source})")
+
+
+def item_lines(position: int, fired: Fired, lang: str, width: int) -> list[str]:
+    entry = item(fired.item)
+    number = f"{position:>2}. "
+    indent = " " * len(number)
+    separator = " — " if lang != "zh" else "——"
+    lines = wrap(item_words(lang, fired.item, "title") + separator + gain_words(fired, lang), width,
+                 first=number, rest=indent)
+    evidence = words(lang, fired.evidence.key, fired.evidence.values)
+    lines += wrap(evidence, width, first=indent, rest=indent)
+    colon = " : " if lang == "fr" else ("：" if lang == "zh" else ": ")
+    lines += wrap(label(lang, "diag.lever") + colon + item_words(lang, fired.item, "lever"), width,
+                  first=indent, rest=indent + "  ")
+    reads = [reading_words(lang, r) for r in entry.readings] + [
+        f"{label(lang, 'read.05-checklist')} #{entry.section.anchor}"]
+    joiner = {"zh": "；", "fr": " ; "}.get(lang, "; ")
+    lines += wrap(label(lang, "diag.read") + colon + joiner.join(reads), width, first=indent, rest=indent + "  ")
+    return lines
+
+
+def busiest_units(d: Diagnosis, lang: str) -> str:
+    """The busiest of DRAM, L2, L1 (Speed of Light) and the SM's units (the breakdown)."""
+    sol = d.speed_of_light
+    loads = [("dram", sol.dram_pct), ("l2", sol.l2_pct), ("l1", sol.l1_pct)]
+    loads += [(u.unit, u.pct) for u in d.units if u.unit != "lsu_wavefronts" or u.pct > sol.l1_pct]
+    loads.sort(key=lambda pair: pair[1], reverse=True)
+    return " · ".join(f"{label(lang, f'value.unit.{unit}')} {format_value('unit_pct', pct, lang)}"
+                      for unit, pct in loads[:BUSIEST_SHOWN])
+
+
+def profile_rows(d: Diagnosis, lang: str, readings: bool = True) -> list[tuple[str, str]]:
+    """What the report shows of a kernel, as (label key, text): launch statistics, Speed of Light,
+    (with ``readings``: the quadrant), the busiest units, occupancy, the top stalls; without
+    ``readings`` (a profile card), also the symptoms the checklist reads: bytes used per sector,
+    shared wavefronts against the ideal, local memory, threads per instruction, the FP64 pipe."""
+    sol, launch, memory = d.speed_of_light, d.launch, d.memory
+    rows = [("diag.launch", words(lang, "diag.launch_line", {
+        "blocks": launch.grid_blocks, "threads": launch.threads_per_block, "sms": launch.sm_count,
+        "per_sm": round(launch.blocks_per_sm, 1), "duration_us": sol.duration_seconds * 1e6})),
+        ("diag.sol", words(lang, "diag.sol_line", {
+            "compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct, "dram_pct": sol.dram_pct,
+            "l2_pct": sol.l2_pct, "l1_pct": sol.l1_pct}))]
+    if readings:
+        rows.append(("diag.quadrant", label(lang, f"value.{d.quadrant.value}")))
+    rows.append(("diag.busiest", busiest_units(d, lang)))
+    if d.occupancy is not None:
+        occupancy = d.occupancy
+        values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
+                  "registers": occupancy.registers_per_thread}
+        if occupancy.theoretical_pct < FULL_PCT:
+            limiter = " + ".join(label(lang, f"diag.limiter.{name}") for name in occupancy.limiters)
+            rows.append(("diag.occupancy", words(lang, "diag.occupancy_limited", values, limiter=limiter)))
+        else:
+            rows.append(("diag.occupancy", words(lang, "diag.occupancy_line", values)))
+    if not readings:
+        used = {name: value for name, value in (("load_bytes", memory.global_load_bytes_per_sector),
+                                                 ("store_bytes", memory.global_store_bytes_per_sector))
+                if value is not None}
+        if memory.global_sectors and len(used) == 2:
+            rows.append(("diag.sectors", words(lang, "diag.sectors_line", used)))
+        if memory.shared_wavefronts:
+            rows.append(("diag.shared", words(lang, "diag.shared_line", {
+                "wavefronts": memory.shared_wavefronts, "ideal": memory.shared_wavefronts_ideal or 0})))
+        rows.append(("diag.local", words(lang, "diag.local_line", {"local_mb": memory.local_memory_bytes / 1e6})))
+        if d.instructions is not None:
+            mix = d.instructions
+            rows.append(("diag.threads", words(lang, "diag.threads_line", {"threads": mix.active_threads})))
+            if mix.fp64_pipe_pct is not None:
+                rows.append(("diag.fp64", words(lang, "diag.fp64_line", {"fp64_pipe_pct": mix.fp64_pipe_pct})))
+    rows.append(("diag.stalls", " · ".join(f"{s.name} {format_value('stall_pct', s.pct, lang)}"
+                                            for s in d.top_stalls)))
+    return rows
+
+
+def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None = None,
+                  has_rules: bool = True, width: int = WIDTH) -> str:
+    """One kernel: verdict, what the report shows (profile_rows), then the checklist items by
+    expected gain."""
+    lines = [heading(d.kernel, launch_id, width)]
+    lines += wrap(verdict_line(a, lang), width)
+    for key, text in profile_rows(d, lang):
+        lines += _field(lang, key, text, width)
+    if a.items:
+        lines.append(label(lang, "diag.items_below" if a.at_roof else "diag.items"))
+        for position, fired in enumerate(a.items, start=1):
+            lines += item_lines(position, fired, lang, width)
+    if not has_rules:
+        lines += wrap(label(lang, "diag.no_rules"), width)
+    return "\n".join(lines)
+
+
+def render(kernels: list[tuple[Diagnosis, Assessment, int | None]], lang: str, has_rules: bool = True,
+           width: int = WIDTH) -> str:
+    """Every kernel, then the reminder that the timeline comes before the microscope."""
+    blocks = [render_kernel(d, a, lang, launch_id, has_rules, width) for d, a, launch_id in kernels]
+    return "\n\n".join(blocks + ["\n".join(wrap(label(lang, "diag.timeline_note"), width))]) + "\n"

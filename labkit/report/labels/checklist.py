@@ -1,0 +1,359 @@
+"""Chapter 5's checklist (labkit.profiling.checklist) and `labkit diagnose`'s words. (en, fr, zh)
+
+Placeholders in braces are filled by labkit.report.diagnosis_text: thresholds from
+labkit.profiling.checklist.THRESHOLDS, evidence from the report (a name ending in _pct is a
+percentage, _us microseconds, _x a ratio, _mb megabytes).
+"""
+
+WORDS = {
+    # ----- the five levels ------------------------------------------------------------------------
+    'level.1': ('On paper', 'Sur papier', '纸上估算'),
+    'level.2': ('Is the GPU busy?', 'Le GPU travaille-t-il ?', 'GPU 在忙吗？'),
+    'level.3': ('Bytes moved', 'Octets déplacés', '搬运的字节'),
+    'level.4': ('On the chip', 'Sur la puce', '片上'),
+    'level.5': ('Instructions', 'Instructions', '指令层面'),
+    # ----- the items: title, symptom, lever -----------------------------------------------------
+    'checklist.roofline.title': ('Estimate on paper: t_min and t_real / t_min',
+                                 'Estimer sur papier : t_min et t_réel / t_min',
+                                 '先在纸上估算：t_min 与 t_real / t_min'),
+    'checklist.roofline.symptom': ('t_real / t_min above {stop_below}: there is room; under it, stop',
+                                   't_réel / t_min au-dessus de {stop_below} : il reste de la marge ; en dessous, arrêtez',
+                                   't_real / t_min 高于 {stop_below}：还有提升空间；低于它就停手'),
+    'checklist.roofline.lever': ('count bytes and FLOPs, compute the intensity and t_min, measure, compare',
+                                 "compter octets et FLOP, calculer l'intensité et t_min, mesurer, comparer",
+                                 '数清字节与 FLOP，算出算术强度和 t_min，测量并比较'),
+    'checklist.idle-gpu.title': ('Is the GPU busy? Gaps, synchronisations, transfers',
+                                 'Le GPU travaille-t-il ? Trous, synchronisations, transferts',
+                                 'GPU 在忙吗？空隙、同步、传输'),
+    'checklist.idle-gpu.symptom': ('gaps between kernels on the timeline (nsys); .item() or cudaDeviceSynchronize '
+                                   'in the loop; copies that do not overlap the kernels',
+                                   'des trous entre les noyaux sur la chronologie (nsys) ; .item() ou '
+                                   'cudaDeviceSynchronize dans la boucle ; des copies qui ne recouvrent pas les noyaux',
+                                   '时间线（nsys）上 kernel 之间有空隙；循环里有 .item() 或 cudaDeviceSynchronize；'
+                                   '拷贝没有与 kernel 重叠'),
+    'checklist.idle-gpu.lever': ('keep data on the GPU, remove host synchronisations, pinned memory and a second '
+                                 'stream to overlap copies',
+                                 'garder les données sur le GPU, supprimer les synchronisations avec l\'hôte, mémoire '
+                                 'épinglée et second flux pour recouvrir les copies',
+                                 '数据留在 GPU 上，去掉与主机的同步，用锁页内存和第二个 stream 让拷贝与计算重叠'),
+    'checklist.launch.title': ('Launch overhead and grids too small', 'Coût de lancement et grilles trop petites',
+                               '启动开销与过小的网格'),
+    'checklist.launch.symptom': ('fewer blocks than SMs, or a kernel shorter than {launch_us}',
+                                 'moins de blocs que de SM, ou un noyau de moins de {launch_us}',
+                                 '线程块少于 SM，或 kernel 时长不到 {launch_us}'),
+    'checklist.launch.lever': ('more work per launch: fuse kernels, batch calls, CUDA Graphs for chains of small '
+                               'kernels',
+                               'plus de travail par lancement : fusionner les noyaux, regrouper les appels, CUDA '
+                               'Graphs pour les chaînes de petits noyaux',
+                               '每次启动做更多工作：融合 kernel、合并调用，小 kernel 链用 CUDA Graphs'),
+    'checklist.coalescing.title': ('Coalescing: the bytes used in each sector', 'Coalescence : les octets utiles de '
+                                   'chaque secteur', '合并访存：每个 sector 里用到的字节'),
+    'checklist.coalescing.symptom': ('fewer than 32 of the 32 bytes of each sector used (sectors per request above '
+                                     'the ideal); ncu rule UncoalescedGlobalAccess',
+                                     'moins de 32 des 32 octets de chaque secteur utilisés (secteurs par requête '
+                                     "au-dessus de l'idéal) ; règle UncoalescedGlobalAccess de ncu",
+                                     '每个 sector 的 32 字节没有全部用上（每请求的 sector 数高于理想值）；'
+                                     'ncu 规则 UncoalescedGlobalAccess'),
+    'checklist.coalescing.lever': ('neighbouring threads on neighbouring addresses: swap the index mapping, go '
+                                   'through shared memory in tiles, structures of arrays',
+                                   "threads voisins sur des adresses voisines : inverser l'indexation, passer par la "
+                                   'mémoire partagée en tuiles, structures de tableaux',
+                                   '相邻线程访问相邻地址：调换索引映射，经 shared memory 分块中转，改用数组结构（SoA）'),
+    'checklist.local-memory.title': ('Local memory: spills and dynamically indexed arrays',
+                                     'Mémoire locale : débordements et tableaux à indice dynamique',
+                                     'local memory：寄存器溢出与动态下标数组'),
+    'checklist.local-memory.symptom': ('local-memory traffic (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st), '
+                                       'LDL/STL in the SASS',
+                                       'du trafic en mémoire locale (l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st), '
+                                       'des LDL/STL dans le SASS',
+                                       '有 local memory 流量（l1tex__t_sectors_pipe_lsu_mem_local_op_ld/st），'
+                                       'SASS 中有 LDL/STL'),
+    'checklist.local-memory.lever': ('indices known at compile time (unrolled loops), shared memory for per-thread '
+                                     'tables, fewer values live at once',
+                                     'des indices connus à la compilation (boucles déroulées), la mémoire partagée '
+                                     'pour les tables propres à chaque thread, moins de valeurs vivantes à la fois',
+                                     '让下标在编译期确定（展开循环），每个线程自己的表放进 shared memory，'
+                                     '减少同时存活的值'),
+    'checklist.fewer-bytes.title': ('Fewer bytes: fusion, smaller types, reuse',
+                                    "Moins d'octets : fusion, types plus petits, réutilisation",
+                                    '更少的字节：融合、更小的类型、复用'),
+    'checklist.fewer-bytes.symptom': ('DRAM at its roof (t_real / t_min under {stop_below}), and the kernel still '
+                                      'too slow for the application',
+                                      "la DRAM à son plafond (t_réel / t_min sous {stop_below}), et le noyau encore "
+                                      "trop lent pour l'application",
+                                      'DRAM 已到屋顶（t_real / t_min 低于 {stop_below}），对应用来说 kernel 仍然太慢'),
+    'checklist.fewer-bytes.lever': ('change the work, not the code: fuse with the neighbouring kernels, FP16, BF16 '
+                                    'or INT8 data, tiles that reuse what they load',
+                                    'changer le travail, pas le code : fusionner avec les noyaux voisins, données '
+                                    'FP16, BF16 ou INT8, tuiles qui réutilisent ce qu\'elles chargent',
+                                    '改变工作量而不是改代码：与相邻 kernel 融合，使用 FP16、BF16 或 INT8 数据，'
+                                    '用分块复用已加载的数据'),
+    'checklist.bank-conflicts.title': ('Shared-memory bank conflicts', 'Conflits de banc en mémoire partagée',
+                                       'shared memory 的 bank 冲突'),
+    'checklist.bank-conflicts.symptom': ('more shared-memory wavefronts than the ideal (memory_l1_wavefronts_shared '
+                                         'against its _ideal); ncu rule UncoalescedSharedAccess',
+                                         'plus de wavefronts de mémoire partagée que l\'idéal '
+                                         '(memory_l1_wavefronts_shared face à son _ideal) ; règle '
+                                         'UncoalescedSharedAccess de ncu',
+                                         'shared memory 的 wavefront 多于理想值（memory_l1_wavefronts_shared '
+                                         '对比其 _ideal）；ncu 规则 UncoalescedSharedAccess'),
+    'checklist.bank-conflicts.lever': ('pad the tile ([32][33]) or swizzle its columns (XOR)',
+                                       'rembourrer la tuile ([32][33]) ou permuter ses colonnes (XOR)',
+                                       '给 tile 加一列填充（[32][33]），或用异或重排各列（swizzle）'),
+    'checklist.occupancy.title': ('Occupancy held down by a resource', 'Occupancy bridée par une ressource',
+                                  '占用率被某种资源压低'),
+    'checklist.occupancy.symptom': ('latency-bound (both Speed of Light figures under {high_pct}), Long Scoreboard '
+                                    'first, theoretical occupancy under {low_occupancy_pct}',
+                                    'limité par la latence (les deux débits de Speed of Light sous {high_pct}), Long '
+                                    'Scoreboard en tête, occupancy théorique sous {low_occupancy_pct}',
+                                    '延迟受限（Speed of Light 两项都低于 {high_pct}），Long Scoreboard 居首，'
+                                    '理论占用率低于 {low_occupancy_pct}'),
+    'checklist.occupancy.lever': ('lift the limiter: cap the registers (__launch_bounds__, max_registers), less '
+                                  'shared memory per block, another block size',
+                                  'lever la limite : plafonner les registres (__launch_bounds__, max_registers), '
+                                  'moins de mémoire partagée par bloc, une autre taille de bloc',
+                                  '解除限制：限定寄存器数（__launch_bounds__、max_registers），减少每个块的 '
+                                  'shared memory，换一种块大小'),
+    'checklist.latency.title': ('Memory latency not hidden: more loads in flight',
+                                'Latence mémoire non cachée : plus de chargements en vol',
+                                '访存延迟没有被隐藏：让更多加载同时在途'),
+    'checklist.latency.symptom': ('latency-bound, Long Scoreboard first, occupancy already at {low_occupancy_pct} '
+                                  'or more',
+                                  'limité par la latence, Long Scoreboard en tête, occupancy déjà à '
+                                  '{low_occupancy_pct} ou plus',
+                                  '延迟受限，Long Scoreboard 居首，占用率已达 {low_occupancy_pct} 或更高'),
+    'checklist.latency.lever': ('instruction-level parallelism: several independent loads per thread, wider '
+                                '(vector) loads',
+                                "parallélisme d'instructions : plusieurs chargements indépendants par thread, des "
+                                'chargements plus larges (vectoriels)',
+                                '指令级并行：每个线程发出多个相互独立的加载，使用更宽的（向量）加载'),
+    'checklist.fp64.title': ('Accidental FP64 in FP32 code', 'FP64 accidentel dans du code FP32',
+                             'FP32 代码里意外的 FP64'),
+    'checklist.fp64.symptom': ('the FP64 pipe busy in a kernel meant to be FP32 (DADD, DMUL, DFMA and F2F in the '
+                               'SASS)',
+                               'le pipe FP64 occupé dans un noyau censé être en FP32 (DADD, DMUL, DFMA et F2F dans '
+                               'le SASS)',
+                               '本应是 FP32 的 kernel 里 FP64 管线在忙（SASS 中有 DADD、DMUL、DFMA 和 F2F）'),
+    'checklist.fp64.lever': ('float32 constants (np.float32(...) in Numba, the f suffix in C++) and float '
+                             'functions (expf, sqrtf); if FP64 is meant, this is its roof',
+                             'des constantes float32 (np.float32(...) en Numba, le suffixe f en C++) et les '
+                             'fonctions float (expf, sqrtf) ; si le FP64 est voulu, c\'est son plafond',
+                             '使用 float32 常量（Numba 中写 np.float32(...)，C++ 中加 f 后缀）和 float 版函数'
+                             '（expf、sqrtf）；若确实需要 FP64，这就是它的屋顶'),
+    'checklist.divergence.title': ('Warp divergence', 'Divergence dans les warps', 'warp 内分歧'),
+    'checklist.divergence.symptom': ('fewer than {divergence_threads} active threads per warp instruction',
+                                     'moins de {divergence_threads} threads actifs par instruction de warp',
+                                     '每条 warp 指令的活跃线程少于 {divergence_threads} 个'),
+    'checklist.divergence.lever': ('make branches uniform within a warp: give each warp work that takes one path '
+                                   '(reorder, sort or split the data)',
+                                   'rendre les branches uniformes dans un warp : donner à chaque warp un travail qui '
+                                   'suit un seul chemin (réordonner, trier ou séparer les données)',
+                                   '让分支在 warp 内一致：给每个 warp 分配只走一条路径的工作（重排、排序或拆分数据）'),
+    'checklist.instructions.title': ('Too many instructions per byte', "Trop d'instructions par octet",
+                                     '每字节的指令太多'),
+    'checklist.instructions.symptom': ('Compute (SM) at {high_pct} or more, set by instruction issue or an integer '
+                                       'or load/store pipe rather than arithmetic',
+                                       "Compute (SM) à {high_pct} ou plus, fixé par l'émission d'instructions ou un "
+                                       'pipe entier ou de chargement plutôt que par le calcul',
+                                       'Compute (SM) 达到 {high_pct} 或更高，却是由指令发射、整数或访存管线'
+                                       '而不是算术决定的'),
+    'checklist.instructions.lever': ('more bytes per instruction (vector loads), index arithmetic out of the loops, '
+                                     'unrolling',
+                                     "plus d'octets par instruction (chargements vectoriels), calcul d'indices sorti "
+                                     'des boucles, déroulage',
+                                     '每条指令搬更多字节（向量加载），把索引计算移出循环，循环展开'),
+    'checklist.tensor-cores.title': ('Tensor cores and lower precision', 'Tensor cores et précision réduite',
+                                     'Tensor Core 与更低的精度'),
+    'checklist.tensor-cores.symptom': ('the FMA pipe at its roof in matrix products or convolutions',
+                                       'le pipe FMA à son plafond dans des produits de matrices ou des convolutions',
+                                       '矩阵乘或卷积中 FMA 管线已到屋顶'),
+    'checklist.tensor-cores.lever': ('TF32, BF16 or FP8 on the tensor cores (cuBLAS, CUTLASS, '
+                                     'torch.backends.cuda.matmul.allow_tf32)',
+                                     'TF32, BF16 ou FP8 sur les tensor cores (cuBLAS, CUTLASS, '
+                                     'torch.backends.cuda.matmul.allow_tf32)',
+                                     '在 Tensor Core 上用 TF32、BF16 或 FP8（cuBLAS、CUTLASS、'
+                                     'torch.backends.cuda.matmul.allow_tf32）'),
+    # ----- what the report shows, per item ------------------------------------------------------
+    'evidence.launch.grid': ('{blocks} blocks for {sms} SMs', '{blocks} blocs pour {sms} SM',
+                             '{blocks} 个线程块，{sms} 个 SM'),
+    'evidence.launch.short': ('{duration_us} per launch, under {limit_us}', '{duration_us} par lancement, moins de '
+                              '{limit_us}', '每次启动 {duration_us}，不到 {limit_us}'),
+    'evidence.coalescing': ('{excess_pct} of the global sectors carry no requested byte',
+                            '{excess_pct} des secteurs globaux ne portent aucun octet demandé',
+                            '{excess_pct} 的全局 sector 不含任何被请求的字节'),
+    'evidence.local-memory': ('{local_mb} of local-memory traffic, {share_pct} of the sectors at L1',
+                              '{local_mb} de trafic en mémoire locale, {share_pct} des secteurs au L1',
+                              'local memory 流量 {local_mb}，占 L1 处 sector 的 {share_pct}'),
+    'evidence.bank-conflicts': ('{ways_x} the ideal shared-memory wavefronts ({excess_pct} added by conflicts)',
+                                '{ways_x} les wavefronts idéaux en mémoire partagée ({excess_pct} dus aux conflits)',
+                                'shared memory 的 wavefront 是理想值的 {ways_x}（{excess_pct} 来自冲突）'),
+    'evidence.fp64': ('FP64 pipe at {fp64_pipe_pct}; FP32 runs {rate_x} as fast on this GPU',
+                      'pipe FP64 à {fp64_pipe_pct} ; le FP32 va {rate_x} plus vite sur ce GPU',
+                      'FP64 管线 {fp64_pipe_pct}；在这块 GPU 上 FP32 的速率是它的 {rate_x}'),
+    'evidence.divergence': ('{threads} active threads per warp instruction, of 32',
+                            '{threads} threads actifs par instruction de warp, sur 32',
+                            '每条 warp 指令平均 {threads} 个活跃线程（满员 32 个）'),
+    'evidence.occupancy.registers': ('theoretical occupancy {theoretical_pct}, limited by registers '
+                                     '({registers} per thread)',
+                                     'occupancy théorique {theoretical_pct}, limitée par les registres '
+                                     '({registers} par thread)',
+                                     '理论占用率 {theoretical_pct}，受寄存器限制（每线程 {registers} 个）'),
+    'evidence.occupancy.shared_mem': ('theoretical occupancy {theoretical_pct}, limited by shared memory',
+                                      'occupancy théorique {theoretical_pct}, limitée par la mémoire partagée',
+                                      '理论占用率 {theoretical_pct}，受 shared memory 限制'),
+    'evidence.occupancy.warps': ('theoretical occupancy {theoretical_pct}, limited by the warps per block',
+                                 'occupancy théorique {theoretical_pct}, limitée par les warps de chaque bloc',
+                                 '理论占用率 {theoretical_pct}，受每块的 warp 数限制'),
+    'evidence.occupancy.blocks': ('theoretical occupancy {theoretical_pct}, limited by the blocks per SM (blocks too '
+                                  'small)',
+                                  'occupancy théorique {theoretical_pct}, limitée par le nombre de blocs par SM '
+                                  '(blocs trop petits)',
+                                  '理论占用率 {theoretical_pct}，受每个 SM 的块数限制（块太小）'),
+    'evidence.latency': ('{stall_pct} of the stall cycles wait on memory (Long Scoreboard); busiest side at '
+                         '{busiest_pct}',
+                         '{stall_pct} des cycles de blocage attendent la mémoire (Long Scoreboard) ; côté le plus '
+                         'chargé à {busiest_pct}',
+                         '{stall_pct} 的 stall 周期在等内存（Long Scoreboard）；较忙的一侧为 {busiest_pct}'),
+    'evidence.instructions': ('Compute (SM) {compute_pct} from instructions, Memory {memory_pct}',
+                              'Compute (SM) {compute_pct} dû aux instructions, Memory {memory_pct}',
+                              'Compute (SM) {compute_pct} 来自指令开销，Memory {memory_pct}'),
+    'evidence.rule': ('ncu rule fired', 'règle de ncu déclenchée', 'ncu 规则已触发'),
+    # ----- the sections to read -----------------------------------------------------------------
+    'read.01-roofline.t-min': ('ch.\u00a01 · The bound: t_min', 'chap.\u00a01 · La borne : t_min', '第 1 章 · 时间下限：t_min'),
+    'read.01-roofline.verdict': ('ch.\u00a01 · Measure and compare', 'chap.\u00a01 · Mesurer et comparer',
+                                 '第 1 章 · 测量并比较'),
+    'read.01-roofline.intensity': ('ch.\u00a01 · Arithmetic intensity', "chap.\u00a01 · L'intensité arithmétique",
+                                   '第 1 章 · 算术强度'),
+    'read.01-roofline.ex-stencil': ('ch.\u00a01 · A stencil (reuse)', 'chap.\u00a01 · Un stencil (réutilisation)',
+                                    '第 1 章 · 模板计算（复用）'),
+    'read.01-roofline.ex-gemm': ('ch.\u00a01 · A GEMM tile', 'chap.\u00a01 · Une tuile de GEMM', '第 1 章 · GEMM 的分块'),
+    'read.01-roofline.ridge': ('ch.\u00a01 · The machine balance (FP32 and FP64 peaks)',
+                               'chap.\u00a01 · Le seuil de la machine (pics FP32 et FP64)',
+                               '第 1 章 · 机器阈值（FP32 与 FP64 峰值）'),
+    'read.02-coalescing.stride': ('ch.\u00a02 · Stride and misalignment', 'chap.\u00a02 · Pas et désalignement',
+                                  '第 2 章 · 步长与未对齐'),
+    'read.02-coalescing.vector': ('ch.\u00a02 · Vector loads', 'chap.\u00a02 · Chargements vectoriels', '第 2 章 · 向量化加载'),
+    'read.02-coalescing.conflicts': ('ch.\u00a02 · Conflicts and broadcast', 'chap.\u00a02 · Conflits et diffusion',
+                                     '第 2 章 · 冲突与广播'),
+    'read.02-coalescing.padding-swizzle': ('ch.\u00a02 · Padding and XOR swizzling', 'chap.\u00a02 · Rembourrage et '
+                                           'permutation XOR', '第 2 章 · 填充与异或重排'),
+    'read.03-occupancy': ('ch.\u00a03 · Occupancy and latency', 'chap.\u00a03 · Occupancy et latence', '第 3 章 · 占用率与延迟'),
+    'read.04-profiling.tool-order': ('ch.\u00a04 · The order of the tools', "chap.\u00a04 · L'ordre des outils",
+                                     '第 4 章 · 工具的使用顺序'),
+    'read.04-profiling.four-questions': ('ch.\u00a04 · Four questions to the timeline', 'chap.\u00a04 · Les quatre questions '
+                                         'à la chronologie', '第 4 章 · 向时间线提的四个问题'),
+    'read.04-profiling.speed-of-light': ('ch.\u00a04 · Speed of Light', 'chap.\u00a04 · Speed of Light',
+                                         '第 4 章 · Speed of Light'),
+    'read.04-profiling.memory-workload': ('ch.\u00a04 · Memory Workload Analysis', 'chap.\u00a04 · Memory Workload Analysis',
+                                          '第 4 章 · Memory Workload Analysis'),
+    'read.04-profiling.warp-states': ('ch.\u00a04 · Warp State Statistics', 'chap.\u00a04 · Warp State Statistics',
+                                      '第 4 章 · Warp State Statistics'),
+    'read.04-profiling.source-counters': ('ch.\u00a04 · Source Counters', 'chap.\u00a04 · Source Counters',
+                                          '第 4 章 · Source Counters'),
+    'read.04-profiling.occupancy': ('ch.\u00a04 · Occupancy', 'chap.\u00a04 · Occupancy', '第 4 章 · Occupancy'),
+    'read.04-profiling.sass': ('ch.\u00a04 · The SASS', 'chap.\u00a04 · Le SASS', '第 4 章 · SASS'),
+    'read.05-checklist': ('ch.\u00a05', 'chap.\u00a05', '第 5 章'),
+    # ----- `labkit diagnose` ----------------------------------------------------------------------
+    'diag.launch': ('Launch', 'Lancement', '启动'),
+    'diag.launch_line': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · {duration_us}',
+                         '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · {duration_us}',
+                         '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
+    'diag.sol': ('Speed of Light', 'Speed of Light', 'Speed of Light'),
+    'diag.sol_line': ('Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
+                      'Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
+                      'Compute (SM) {compute_pct} · Memory {memory_pct}（DRAM {dram_pct}，L2 {l2_pct}，L1 {l1_pct}）'),
+    'diag.quadrant': ('Quadrant', 'Quadrant', '象限'),
+    'diag.busiest': ('Busiest units', 'Plus chargées', '最忙的单元'),
+    'diag.occupancy': ('Occupancy', 'Occupancy', '占用率'),
+    'diag.occupancy_line': ('theoretical {theoretical_pct}, achieved {achieved_pct}, {registers} registers per '
+                            'thread',
+                            'théorique {theoretical_pct}, atteinte {achieved_pct}, {registers} registres par thread',
+                            '理论 {theoretical_pct}，实际 {achieved_pct}，每线程 {registers} 个寄存器'),
+    'diag.occupancy_limited': ('theoretical {theoretical_pct}, limited by {limiter}; achieved {achieved_pct}; '
+                               '{registers} registers per thread',
+                               'théorique {theoretical_pct}, limitée par {limiter} ; atteinte {achieved_pct} ; '
+                               '{registers} registres par thread',
+                               '理论 {theoretical_pct}（受{limiter}限制），实际 {achieved_pct}，每线程 {registers} 个寄存器'),
+    'diag.limiter.registers': ('registers', 'les registres', '寄存器'),
+    'diag.limiter.shared_mem': ('shared memory', 'la mémoire partagée', 'shared memory'),
+    'diag.limiter.warps': ('warps per block', 'les warps par bloc', '每块 warp 数'),
+    'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM 块数'),
+    'diag.stalls': ('Top stalls', 'Blocages', '主要 stall'),
+    'diag.sectors': ('Bytes / sector', 'Octets / secteur', '字节 / sector'),
+    'diag.sectors_line': ('global loads use {load_bytes} of 32 bytes per sector, stores {store_bytes}',
+                          'les chargements globaux utilisent {load_bytes} des 32 octets de chaque secteur, les '
+                          'écritures {store_bytes}',
+                          '全局加载每个 sector 用到 32 字节中的 {load_bytes} 字节，写入用到 {store_bytes} 字节'),
+    'diag.shared': ('Shared memory', 'Mém. partagée', 'shared memory'),
+    'diag.shared_line': ('{wavefronts} wavefronts for an ideal of {ideal}', '{wavefronts} wavefronts pour un idéal '
+                         'de {ideal}', '{wavefronts} 个 wavefront，理想值 {ideal}'),
+    'diag.local': ('Local memory', 'Mém. locale', 'local memory'),
+    'diag.local_line': ('{local_mb} of traffic', '{local_mb} de trafic', '流量 {local_mb}'),
+    'diag.threads': ('Warp activity', 'Activité warp', 'warp 活跃度'),
+    'diag.threads_line': ('{threads} active threads per warp instruction, of 32',
+                          '{threads} threads actifs par instruction de warp, sur 32',
+                          '每条 warp 指令平均 {threads} 个活跃线程（满员 32 个）'),
+    'diag.fp64': ('FP64 pipe', 'Pipe FP64', 'FP64 管线'),
+    'diag.fp64_line': ('{fp64_pipe_pct} of its peak', '{fp64_pipe_pct} de son pic', '峰值的 {fp64_pipe_pct}'),
+    'diag.items': ('Checklist items, by expected gain', 'Éléments de la checklist, par gain attendu',
+                   '触发的清单条目（按预期收益排序）'),
+    'diag.items_below': ('Below the stop band (listed, not worth it here)', "Sous la zone d'arrêt (listés, sans "
+                         'intérêt ici)', '低于停止线（仅列出，此处不值得做）'),
+    'diag.gain': ('expected gain {gain_pct}', 'gain attendu {gain_pct}', '预期收益 {gain_pct}'),
+    'diag.gain_unknown': ('gain: see the timeline', 'gain : voir la chronologie', '收益：看时间线'),
+    'diag.gain_from_rule': ('ncu {rule}', 'ncu {rule}', 'ncu {rule}'),
+    'diag.gain_from_labkit': ('labkit estimate', 'estimation labkit', 'labkit 估算'),
+    'diag.read': ('read', 'lire', '阅读'),
+    'diag.lever': ('lever', 'levier', '对策'),
+    'diag.verdict.at-roof': ('At the roof, stop: {unit} at {roof_pct} of its peak, no wasted work. Only another roof helps: '
+                             '{lever}.',
+                             'Au plafond, arrêtez : {unit} à {roof_pct} de son pic, sans travail gaspillé. Seul un autre '
+                             'plafond aide : {lever}.',
+                             '已到屋顶，停手：{unit} 达到峰值的 {roof_pct}，没有浪费的工作。只有换一个屋顶才有用：{lever}。'),
+    'diag.verdict.first': ('First lever — {title}.', 'Premier levier — {title}.', '首要对策——{title}。'),
+    'diag.verdict.none': ('No checklist item fires from this report: check the paper estimate (item 1) and the '
+                          'timeline (item 2).',
+                          "Aucun élément de la checklist ne se déclenche sur ce rapport : vérifiez l'estimation sur "
+                          'papier (élément 1) et la chronologie (élément 2).',
+                          '这份报告没有触发任何清单条目：请检查纸上估算（第 1 条）和时间线（第 2 条）。'),
+    'diag.timeline_note': ('ncu sees one kernel at a time: whether the GPU is busy between kernels is item 2, on the '
+                           'timeline (nsys).',
+                           'ncu voit un noyau à la fois : savoir si le GPU travaille entre les noyaux relève de '
+                           "l'élément 2, sur la chronologie (nsys).",
+                           'ncu 一次只看一个 kernel：kernel 之间 GPU 是否空闲属于第 2 条，要看时间线（nsys）。'),
+    'diag.no_rules': ('(no details page: expected gains are labkit\'s estimates; export `--page details` for ncu\'s '
+                      'Est. Speedup)',
+                      '(pas de page details : les gains attendus sont les estimations de labkit ; exportez '
+                      '`--page details` pour l\'Est. Speedup de ncu)',
+                      '（没有 details 页：预期收益为 labkit 的估算；导出 `--page details` 可得到 ncu 的 Est. Speedup）'),
+    'diag.roof.dram': ('DRAM', 'la DRAM', 'DRAM'),
+    'diag.roof.pipe_fma': ('the FMA pipe', 'le pipe FMA', 'FMA 管线'),
+    'diag.roof.pipe_fp64': ('the FP64 pipe', 'le pipe FP64', 'FP64 管线'),
+    'diag.roof.pipe_tensor': ('the tensor pipe', 'le pipe tensor', 'tensor 管线'),
+    'diag.roof.pipe_xu': ('the XU pipe', 'le pipe XU', 'XU 管线'),
+    # ----- the chapter's blocks ---------------------------------------------------------------------
+    'column.number': ('#', 'n°', '序号'),
+    'column.item': ('item', 'élément', '条目'),
+    'column.symptom': ('symptom', 'symptôme', '症状'),
+    'column.lever': ('lever', 'levier', '对策'),
+    'column.read': ('read', 'à lire', '阅读'),
+    'column.measured_gain': ('gain measured in this course', 'gain mesuré dans ce cours', '本课程实测的收益'),
+    'checklist.not_in_reports': ('(not in an ncu report)', "(absent d'un rapport ncu)", '（ncu 报告里看不到）'),
+    'checklist.no_gain_yet': ('not measured yet', 'pas encore mesuré', '尚未测量'),
+    'checklist.coming': ('{section} (coming)', '{section} (à venir)', '{section}（即将发布）'),
+    'profile.caption': ('What Nsight Compute shows for {kernel} ({gpu})', 'Ce que Nsight Compute montre pour '
+                        '{kernel} ({gpu})', 'Nsight Compute 对 {kernel} 的结果（{gpu}）'),
+    'profile.summary': ('labkit diagnose, then the repair, measured', 'labkit diagnose, puis la réparation, mesurée',
+                        'labkit diagnose 的结论，以及修复后的实测'),
+    'profile.twin_gain': ('The repaired twin runs {gain_x} as fast ({faulty_us} → {repaired_us}, medians).',
+                          'Le jumeau réparé va {gain_x} plus vite ({faulty_us} → {repaired_us}, médianes).',
+                          '修复后的版本快 {gain_x}（{faulty_us} → {repaired_us}，中位数）。'),
+    'profile.control': ('Nothing to repair: this kernel is the negative control.',
+                        'Rien à réparer : ce noyau est le témoin négatif.',
+                        '无需修复：这个 kernel 是阴性对照。'),
+    'profile.verdict_matches': ('The item to find: {title}.', "L'élément à trouver : {title}.",
+                                '应当找出的条目：{title}。'),
+    'profile.ratio_to_min': ('t_real / t_min against the copy ceiling measured in the same run: {ratio}.',
+                             't_réel / t_min face au plafond de copie mesuré pendant la même exécution : {ratio}.',
+                             '相对同一次运行中实测的拷贝上限，t_real / t_min = {ratio}。'),
+}

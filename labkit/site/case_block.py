@@ -1,0 +1,137 @@
+"""The ``/// profile | lab-NN-key`` and ``/// diagnosis | lab-NN-key`` blocks: a kernel a lab
+profiled (``Lab.cases``), shown in two steps so that the reader can guess first.
+
+- ``profile``: what Nsight Compute shows of the kernel, for every GPU the lab was recorded on (no
+  verdict, no rule: the evidence the reader judges);
+- ``diagnosis``: folded, what `labkit diagnose` says of the same profile (the same text the
+  command prints, in the page's language), the flaw that was planted, and what the repair gained.
+
+Without a record, each says how to make one.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as etree
+from pathlib import Path
+
+from labkit.errors import LabkitError
+from labkit.lab import Case, Lab, lab
+from labkit.profiling import checklist
+from labkit.project import Project, find_project
+from labkit.recording import recorded_paths
+from labkit.report.diagnosis_text import item_words, profile_rows, render_kernel, words
+from labkit.report.labels import label
+from labkit.report.numbers import format_number
+from labkit.results import read_results
+from labkit.roofline import RATIO_DECIMALS
+from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+
+CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9]+)")
+
+
+class CaseError(LabkitError, ValueError):
+    """A case block naming a lab or a case that does not exist."""
+
+
+def recorded_cases(the_lab: Lab, key: str, project: Project) -> list[tuple[str, Case]]:
+    """(GPU, case) for every GPU the lab was recorded on; CaseError when the records hold cases but not
+    this one."""
+    out = []
+    for path in recorded_paths(the_lab.lab_dir(project), project.relative):
+        document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
+        cases = the_lab.cases(document.results)
+        if cases and key not in cases:
+            raise CaseError(f"{the_lab.id} has no case '{key}': its cases are {', '.join(cases)}")
+        if key in cases:
+            out.append((document.provenance.gpu, cases[key]))
+    return out
+
+
+def _no_record(block: etree.Element, the_lab: Lab, lang: str) -> None:
+    note = etree.SubElement(block, "p", {"class": "lab-empty"})
+    note.text = label(lang, "lab.no_results") + " "
+    etree.SubElement(note, "code").text = f"make {the_lab.id}"
+
+
+def render_profile(block: etree.Element, the_lab: Lab, key: str, project: Project, lang: str) -> None:
+    found = recorded_cases(the_lab, key, project)
+    if not found:
+        _no_record(block, the_lab, lang)
+    for gpu, case in found:
+        diagnosis = case.profile.diagnosis()
+        caption = etree.SubElement(block, "p", {"class": "lab-table-title"})
+        etree.SubElement(caption, "strong").text = label(lang, "profile.caption").format(kernel=case.profile.name,
+                                                                                        gpu=gpu)
+        wrapper = etree.SubElement(etree.SubElement(block, "div", {"class": "md-typeset__scrollwrap"}),
+                                   "div", {"class": "md-typeset__table"})
+        table = etree.SubElement(wrapper, "table", {"data-case": key})
+        body = etree.SubElement(table, "tbody")
+        for row_key, text in profile_rows(diagnosis, lang, readings=False):
+            row = etree.SubElement(body, "tr")
+            etree.SubElement(row, "th").text = label(lang, row_key)
+            etree.SubElement(row, "td").text = text
+
+
+def render_diagnosis(block: etree.Element, the_lab: Lab, key: str, project: Project, lang: str) -> None:
+    found = recorded_cases(the_lab, key, project)
+    if not found:
+        _no_record(block, the_lab, lang)
+    for gpu, case in found:
+        diagnosis = case.profile.diagnosis()
+        assessment = checklist.assess(diagnosis)
+        details = etree.SubElement(block, "details", {"class": "case-diagnosis", "data-case": key})
+        etree.SubElement(details, "summary").text = f"{label(lang, 'profile.summary')} ({gpu})"
+        pre = etree.SubElement(details, "pre", {"class": "diagnose-output"})
+        etree.SubElement(pre, "code").text = f"$ labkit diagnose --lang {lang} …\n" + render_kernel(
+            diagnosis, assessment, lang)
+        verdict = etree.SubElement(details, "p")
+        if case.planted is None:
+            verdict.text = label(lang, "profile.control")
+        else:
+            verdict.text = words(lang, "profile.verdict_matches", title=item_words(lang, case.planted, "title"))
+        if case.repaired_seconds is not None:
+            verdict.text += " " + words(lang, "profile.twin_gain", {
+                "gain_x": case.faulty_seconds / case.repaired_seconds, "faulty_us": case.faulty_seconds * 1e6,
+                "repaired_us": case.repaired_seconds * 1e6})
+        if case.ratio_to_min is not None:
+            verdict.text += " " + label(lang, "profile.ratio_to_min").format(
+                ratio=format_number(case.ratio_to_min, RATIO_DECIMALS, lang))
+
+
+class _CaseBlock(PageBlock):
+    ARGUMENT = True
+    RENDER = staticmethod(render_profile)
+
+    def on_create(self, parent: etree.Element) -> etree.Element:
+        return etree.SubElement(parent, "div", {"class": f"case-{self.NAME}"})
+
+    def on_end(self, block: etree.Element) -> None:
+        argument = self.argument.strip()
+        match = CASE_ID.fullmatch(argument)
+        try:
+            if match is None:
+                raise CaseError(f"'{argument}' is not lab-NN-<case>, e.g. lab-05-a")
+            root = self.config["project"]
+            project = Project(Path(root)) if root else find_project()
+            self.RENDER(block, lab(match.group(1)), match.group(2), project, self.config["lang"])
+        except LabkitError as exc:
+            raise self.fail(f"{self.NAME} block '{argument}': {exc}") from None
+
+
+class ProfileBlock(_CaseBlock):
+    NAME = "profile"
+    RENDER = staticmethod(render_profile)
+
+
+class DiagnosisBlock(_CaseBlock):
+    NAME = "diagnosis"
+    RENDER = staticmethod(render_diagnosis)
+
+
+class ProfileExtension(LanguageBlockExtension):
+    BLOCK = ProfileBlock
+
+
+class DiagnosisExtension(LanguageBlockExtension):
+    BLOCK = DiagnosisBlock

@@ -1,0 +1,266 @@
+"""Chapter 5's checklist: defined once with its words and sections; applied to real H200 profiles
+(lab 04's record and the probe fixtures); each trigger's threshold held both ways on profiles
+changed one metric at a time."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from labkit.profiling import checklist as c
+from labkit.profiling import diagnosis as d
+from labkit.profiling import ncu
+from labkit.profiling.ncu import Metric, Rule
+from labkit.report.diagnosis_text import item_words
+from labkit.report.labels import LABELS, label
+from labkit.site.inventory import page_inventory
+from tests.conftest import DOCS, REPO_ROOT
+
+LANGS = ("en", "fr", "zh")
+PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
+LAB04 = REPO_ROOT / "labs/04-profiling/results/nvidia-h200"
+
+
+def load(folder: Path) -> dict[str, ncu.KernelProfile]:
+    merged = ncu.merge_profiles(ncu.parse_raw_csv((folder / "ncu_raw.csv").read_text()),
+                                ncu.parse_details_csv((folder / "ncu_details.csv").read_text()))
+    return {k.name: k for k in merged}
+
+
+@pytest.fixture(scope="module")
+def profiles():
+    return {**load(PROBE), **load(LAB04)}
+
+
+def assess(profile):
+    return c.assess(d.diagnose(profile))
+
+
+def changed(profile: ncu.KernelProfile, rules=None, **metrics: float) -> ncu.KernelProfile:
+    """The profile with some raw metrics set (metric names with dots written as __dot__)."""
+    values = dict(profile.metrics)
+    for name, value in metrics.items():
+        name = name.replace("__dot__", ".")
+        assert name in values, name
+        values[name] = Metric(unit=values[name].unit, value=value)
+    return replace(profile, metrics=values, rules=profile.rules if rules is None else rules)
+
+
+# ----- defined once, words and sections ---------------------------------------------------------
+def test_item_ids_are_unique_and_in_the_chapter_order_of_levels():
+    assert len(set(c.ITEM_IDS)) == len(c.ITEM_IDS)
+    levels = [item.level for item in c.ITEMS]
+    assert levels == sorted(levels)
+    assert set(levels) == set(c.Level)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_item_has_its_words_with_thresholds_filled(lang):
+    for item in c.ITEMS:
+        for part in ("title", "symptom", "lever"):
+            text = item_words(lang, item.id, part)
+            assert text and "{" not in text, (item.id, part)
+        assert label(lang, f"value.item.{item.id}")
+        for reading in item.readings:
+            assert label(lang, reading.key)
+
+
+def test_the_evaluators_are_the_items_a_report_can_show():
+    assert set(c.EVALUATORS) == {item.id for item in c.ITEMS if item.in_reports}
+    assert all(not item.removes_waste or item.in_reports for item in c.ITEMS)
+
+
+@pytest.mark.parametrize("lang", ("fr", "zh"))
+def test_each_item_has_its_section_in_chapter_5_and_each_reading_exists(lang):
+    chapter = page_inventory((DOCS / lang / c.CH5).read_text())
+    for item in c.ITEMS:
+        assert item.id in chapter.anchors, item.id
+        for reading in item.readings:
+            page = DOCS / lang / reading.page
+            if page.exists() and reading.anchor:
+                assert reading.anchor in page_inventory(page.read_text()).anchors, reading
+    # chapters 1 and 4 are in this tree: their sections must be there
+    assert (DOCS / lang / c.CH1).exists() and (DOCS / lang / c.CH4).exists()
+
+
+def test_the_symptom_thresholds_are_the_constants():
+    assert c.ROOF_PCT == pytest.approx(100 / 1.2)
+    assert c.THRESHOLDS["divergence_threads"] == 24 and c.THRESHOLDS["low_occupancy_pct"] == 80
+    assert "under 1.2" in item_words("en", "fewer-bytes", "symptom")
+    assert "10\u00a0µs" in item_words("en", "launch", "symptom")
+    assert "sous 80\u202f%" in item_words("fr", "occupancy", "symptom")
+
+
+# ----- real profiles ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name, first", [
+    ("transpose_naive", "coalescing"), ("transpose_tiled", "instructions"), ("scale_add", "launch"),
+    ("fused_chain", "launch"), ("sum_squares", "launch"), ("copy_coalesced", "latency"),
+    ("copy_strided", "coalescing"), ("copy_c128", "coalescing"), ("spill", "local-memory"),
+])
+def test_what_the_checklist_puts_first_on_recorded_profiles(profiles, name, first):
+    found = assess(profiles[name])
+    assert not found.at_roof
+    assert found.first.item == first
+
+
+def test_the_tiled_transpose_is_instruction_bound_not_compute_bound(profiles):
+    tiled = d.diagnose(profiles["transpose_tiled"])
+    assert tiled.quadrant is d.Quadrant.INSTRUCTION_BOUND
+    assert [f.item for f in c.assess(tiled).items] == ["instructions"]
+
+
+def test_sixteen_block_kernels_get_ncus_launch_estimate(profiles):
+    for name in ("scale_add", "fused_chain"):
+        first = assess(profiles[name]).first
+        assert first.rule == "LaunchConfiguration"
+        assert first.gain_pct == pytest.approx(100 * (1 - 16 / 132), abs=0.01)
+        assert first.evidence.values == {"blocks": 16, "sms": 132}
+
+
+def test_a_short_kernel_is_launch_bound_with_no_gain_estimate(profiles):
+    first = assess(profiles["sum_squares"]).first
+    assert first.gain_pct is None and first.evidence.key == "evidence.launch.short"
+
+
+def test_the_spill_probe_ranks_local_memory_before_its_uncoalesced_loads(profiles):
+    items = assess(profiles["spill"]).items
+    assert [f.item for f in items] == ["local-memory", "coalescing"]
+    assert items[0].rule == "MemoryCacheAccessPattern" and "local" in next(
+        r.description for r in profiles["spill"].rules if r.speedup_pct == items[0].gain_pct)
+    assert items[0].gain_pct > items[1].gain_pct
+
+
+def test_advisory_rules_never_give_a_gain(profiles):
+    for profile in profiles.values():
+        for fired in assess(profile).items:
+            assert fired.rule not in d.ADVISORY_RULES
+
+
+def test_local_estimates_of_ncu_never_rank(profiles):
+    """The naive transpose's HighPipeUtilization (local, 93 %) is not a gain of any item."""
+    for fired in assess(profiles["transpose_naive"]).items:
+        rule = next((r for r in profiles["transpose_naive"].rules if r.name == fired.rule), None)
+        assert rule is None or rule.speedup_type == "global"
+
+
+# ----- each trigger, both ways ------------------------------------------------------------------
+def test_divergence_fires_below_24_active_threads(profiles):
+    base = profiles["transpose_tiled"]
+    fired = assess(changed(base, smsp__thread_inst_executed_per_inst_executed__dot__ratio=16.0))
+    assert "divergence" in [f.item for f in fired.items]
+    assert fired.first.item == "divergence"   # waste first: the instruction item waits for it
+    assert "instructions" not in [f.item for f in fired.items]
+    kept = assess(changed(base, smsp__thread_inst_executed_per_inst_executed__dot__ratio=c.DIVERGENCE_THREADS))
+    assert "divergence" not in [f.item for f in kept.items]
+
+
+def test_the_predicated_count_counts_too(profiles):
+    base = profiles["transpose_tiled"]
+    fired = assess(changed(base, smsp__thread_inst_executed_pred_on_per_inst_executed__dot__ratio=20.0))
+    assert fired.first.item == "divergence"
+
+
+def test_fp64_gain_uses_the_gpus_rate(profiles):
+    base = profiles["copy_coalesced"]
+    busy = changed(base, sm__pipe_fp64_cycles_active__dot__avg__dot__pct_of_peak_sustained_elapsed=80.0)
+    fired = {f.item: f for f in assess(busy).items}
+    assert fired["fp64"].gain_pct == pytest.approx(80.0 * (1 - 8448 / 16896))
+    rationed = changed(busy, sm__sass_thread_inst_executed_op_dfma_pred_on__dot__avg__dot__peak_sustained=2.0)
+    assert {f.item: f for f in assess(rationed).items}["fp64"].gain_pct == pytest.approx(80.0 * (1 - 2 / 128))
+    idle = changed(base, sm__pipe_fp64_cycles_active__dot__avg__dot__pct_of_peak_sustained_elapsed=5.0)
+    assert "fp64" not in [f.item for f in assess(idle).items]   # 2.5 % of gain: under MIN_GAIN_PCT
+
+
+def test_bank_conflicts_fire_on_wavefronts_above_the_ideal_not_on_the_conflict_counter(profiles):
+    tiled = profiles["transpose_tiled"]
+    assert d.diagnose(tiled).memory.shared_bank_conflicts > 0          # the counter reads 159,741...
+    assert "bank-conflicts" not in [f.item for f in assess(tiled).items]   # ...wavefronts equal the ideal
+    conflicted = changed(tiled, memory_l1_wavefronts_shared=4194304 * 16.5)
+    fired = assess(conflicted)
+    assert fired.first.item == "bank-conflicts"
+    assert fired.first.evidence.values["ways_x"] == pytest.approx(16.5)
+
+
+def test_occupancy_fires_only_when_latency_bound_with_a_low_theoretical_occupancy(profiles):
+    latency_bound = profiles["copy_coalesced"]
+    low = changed(latency_bound, sm__maximum_warps_per_active_cycle_pct=37.5, launch__occupancy_limit_registers=3.0)
+    fired = assess(low)
+    assert fired.first.item == "occupancy"
+    assert fired.first.evidence.key == "evidence.occupancy.registers"
+    assert "latency" not in [f.item for f in fired.items]   # one of the two, by the theoretical occupancy
+    at_threshold = changed(latency_bound, sm__maximum_warps_per_active_cycle_pct=c.LOW_OCCUPANCY_PCT)
+    assert assess(at_threshold).first.item == "latency"
+    memory_bound = changed(profiles["copy_strided"], sm__maximum_warps_per_active_cycle_pct=37.5)
+    assert "occupancy" not in [f.item for f in assess(memory_bound).items]
+
+
+def test_waste_comes_before_hiding_latency(profiles):
+    """An uncoalesced, latency-bound kernel with a low theoretical occupancy: coalescing only."""
+    strided = profiles["copy_strided"]
+    both = changed(strided, gpu__compute_memory_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=50.0,
+                   sm__maximum_warps_per_active_cycle_pct=37.5)
+    assert d.diagnose(both).quadrant is d.Quadrant.LATENCY_BOUND
+    assert [f.item for f in assess(both).items] == ["coalescing"]
+
+
+# ----- the roof -----------------------------------------------------------------------------------
+def test_dram_at_the_roof_with_no_waste_is_stop(profiles):
+    coalesced = profiles["copy_coalesced"]
+    at_roof = changed(coalesced, gpu__dram_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT + 0.1,
+                      gpu__compute_memory_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT + 0.1)
+    found = assess(at_roof)
+    assert found.at_roof and found.roof == "dram" and found.first is None
+    below = changed(coalesced, gpu__dram_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT - 0.1,
+                    gpu__compute_memory_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT - 0.1)
+    assert not assess(below).at_roof
+
+
+def test_a_saturated_dram_that_moves_waste_is_not_at_the_roof(profiles):
+    strided = changed(profiles["copy_strided"], gpu__dram_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=95.0)
+    found = assess(strided)
+    assert not found.at_roof and found.first.item == "coalescing"
+
+
+def test_an_arithmetic_pipe_at_the_roof_counts(profiles):
+    fma = changed(profiles["transpose_tiled"], sm__inst_executed_pipe_fma__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0,
+                  sm__throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0)
+    found = assess(fma)
+    assert found.roof == "pipe_fma" and found.at_roof
+
+
+# ----- how a rule's estimate is read ---------------------------------------------------------------
+def _rule(name, speedup, kind="global", text=""):
+    return Rule(section="s", name=name, type="OPT", description=text, speedup_type=kind, speedup_pct=speedup)
+
+
+def test_rule_gain_takes_global_estimates_of_the_named_rules():
+    rules = [_rule("UncoalescedGlobalAccess", 40.0), _rule("UncoalescedGlobalAccess", 90.0, "local"),
+             _rule("MemoryCacheAccessPattern", 55.0, text="global loads from L2"),
+             _rule("MemoryCacheAccessPattern", 70.0, text="local stores to L2")]
+    assert c.rule_gain(rules, ("UncoalescedGlobalAccess", "MemoryCacheAccessPattern:global")) == (55.0,
+                                                                                                  "MemoryCacheAccessPattern")
+    assert c.rule_gain(rules, ("MemoryCacheAccessPattern:local",)) == (70.0, "MemoryCacheAccessPattern")
+    assert c.rule_gain(rules, ("TheoreticalOccupancy",)) is None
+
+
+def test_a_waste_rule_alone_fires_its_item(profiles):
+    """An uncoalesced-access rule with a global estimate fires the item even where labkit's own
+    measure is missing (an older report without the excessive-sectors metric)."""
+    base = profiles["copy_coalesced"]
+    metrics = {k: v for k, v in base.metrics.items() if k not in (
+        "derived__memory_l2_theoretical_sectors_global_excessive",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+        "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")}
+    stripped = replace(base, metrics=metrics, rules=[*base.rules, _rule("UncoalescedGlobalAccess", 30.0)])
+    first = assess(stripped).first
+    assert (first.item, first.gain_pct, first.evidence.key) == ("coalescing", 30.0, "evidence.rule")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_evidence_key_has_words(lang):
+    keys = {key for key in LABELS[lang] if key.startswith("evidence.")}
+    for limiter in d.BLOCK_LIMITS:
+        assert f"evidence.occupancy.{limiter}" in keys
+    assert {"evidence.launch.grid", "evidence.launch.short", "evidence.coalescing", "evidence.local-memory",
+            "evidence.bank-conflicts", "evidence.fp64", "evidence.divergence", "evidence.latency",
+            "evidence.instructions", "evidence.rule"} <= keys
