@@ -46,6 +46,7 @@ def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
     shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs")
     shutil.copy(REPO_ROOT / "mkdocs.yml", tmp_path)
     (tmp_path / "node_modules").symlink_to(REPO_ROOT / "node_modules")
+    (tmp_path / "labkit").symlink_to(REPO_ROOT / "labkit")     # the chapters' code snippets
     port = free_port()
     url = f"http://127.0.0.1:{port}/performance/"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
