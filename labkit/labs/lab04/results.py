@@ -18,7 +18,7 @@ from labkit.profiling import timeline as tl
 from labkit.profiling.diagnosis import StoredProfile
 from labkit.profiling.nsys import KernelSum
 from labkit.profiling.sass import SassFacts
-from labkit.records import Positive, Record, Seconds, Spread
+from labkit.records import Positive, PositiveInt, Record, Seconds, Spread
 from labkit.timing import Timing
 
 FAULTS = ("pageable_transfer", "tiny_kernels", "uncoalesced", "host_sync")
@@ -41,7 +41,6 @@ STREAMS = ("compute", "copy")
 Phase = Literal["transfer", "normalise", "layer", "loss"]
 Fault = Literal["pageable_transfer", "tiny_kernels", "uncoalesced", "host_sync"]
 ProfiledKernel = Literal["transpose_naive", "transpose_tiled", "scale_add", "fused_chain", "sum_squares"]
-PositiveInt = Annotated[int, Field(gt=0)]
 
 
 class Sizes(Record):

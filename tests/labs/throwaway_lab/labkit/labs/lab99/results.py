@@ -1,0 +1,36 @@
+"""What lab 99 records: its checks, the GPU's theoretical HBM bandwidth, and the time of one scale."""
+
+from __future__ import annotations
+
+from pydantic import model_validator
+
+from labkit.kernels.throwaway import BYTES_PER_ELEMENT
+from labkit.lab import Check
+from labkit.records import Positive, PositiveInt, Record
+from labkit.timing import Timing
+
+
+class Sizes(Record):
+    elements: PositiveInt
+    repeats: PositiveInt = 20
+
+
+class Lab99Results(Record):
+    sizes: Sizes
+    checks: list[Check]
+    hbm_peak_gbps: Positive
+    scale: Timing
+
+    @property
+    def scale_gbps(self) -> float:
+        return self.scale.gbps(BYTES_PER_ELEMENT * self.sizes.elements)
+
+    @model_validator(mode="after")
+    def _possible(self) -> Lab99Results:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        if self.scale_gbps > self.hbm_peak_gbps:
+            raise ValueError(f"scale: {self.scale_gbps:.0f} GB/s is above the theoretical HBM peak "
+                             f"{self.hbm_peak_gbps:.0f} GB/s")
+        return self
