@@ -82,6 +82,12 @@ endif
 lab-%: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli run lab-$* --record $(ARGS)
 
+# An exercise: your file under labs/NN-*/exercises/ checked against its criteria, in the simulator
+# (output, memory traffic, bank conflicts...) and, on a GPU, against our solution's time.
+# make exercise-01-fuse ARGS="--lang zh"; `.venv/bin/labkit check` lists them.
+exercise-%: $(LAB_DEPS)
+	$(LAB_PY) -m labkit.cli check $* $(ARGS)
+
 doctor: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli doctor
 

@@ -1,4 +1,5 @@
-"""``labkit``: doctor, run a lab, list recorded results, diagnose an Nsight Compute report, translations.
+"""``labkit``: doctor, run a lab, list recorded results, check an exercise, diagnose an Nsight Compute
+report, translations.
 
 Every mistake is one line naming the file and the fix, never a traceback (LABKIT_DEBUG=1 shows
 the traceback). This module imports only the standard library at the top, so that a Python
@@ -108,6 +109,40 @@ def _translations(args, console) -> int:
     return 0
 
 
+def terminal_lang() -> str:
+    """LABKIT_LANG, else the locale's language when it is French or Chinese, else English."""
+    wanted = os.environ.get("LABKIT_LANG") or os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    return next((lang for lang in ("fr", "zh", "en") if wanted.lower().startswith(lang)), "en")
+
+
+def _check(args, console) -> int:
+    from labkit.exercises import exercise, exercises
+    from labkit.exercises.check import check
+    from labkit.exercises.render import report_lines
+    from labkit.project import find_project
+
+    project = find_project()
+    if args.exercise is None:
+        for item in exercises().values():
+            console.print(f"{item.command:<32} {project.relative(project.root / item.learner_file)}",
+                          markup=False, highlight=False, soft_wrap=True)
+        return 0
+    item = exercise(args.exercise)
+    path = Path(args.file).resolve() if args.file else project.root / item.learner_file
+    shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
+    report = check(item, path, shown_as, simulator_only=args.simulator)
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1))
+    else:
+        from rich.text import Text
+
+        for line in report_lines(item, report, project.docs_dir, args.lang or terminal_lang()):
+            indent = len(line) - len(line.lstrip(" "))   # wrapped lines keep the line's indent
+            for piece in Text(line.lstrip(" ")).wrap(console, max(20, console.width - indent)):
+                console.print(" " * indent + piece.plain.rstrip(), markup=False, highlight=False, soft_wrap=True)
+    return 0 if report.passed else EXIT_ERROR
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
@@ -124,6 +159,15 @@ def parser() -> argparse.ArgumentParser:
     results = commands.add_parser("results", help="list the recorded results files and check them")
     results.add_argument("--json", action="store_true", help="print the listing as JSON on stdout")
     results.set_defaults(handler=_results)
+    check = commands.add_parser("check", help="check your solution to an exercise, with or without a GPU")
+    check.add_argument("exercise", nargs="?", help="e.g. 01-fuse (none: list the exercises)")
+    check.add_argument("--file", metavar="PATH", help="your file (default: the exercise's file under labs/)")
+    check.add_argument("--lang", choices=("en", "fr", "zh"),
+                       help="language of the report (default: LABKIT_LANG, else the locale's if fr or zh, else en)")
+    check.add_argument("--simulator", action="store_true",
+                       help="the simulator's criteria only, even on a GPU (it names the line of an out-of-bounds access)")
+    check.add_argument("--json", action="store_true", help="the report as JSON on stdout")
+    check.set_defaults(handler=_check)
     diagnose = commands.add_parser(
         "diagnose", help="chapter 5's checklist applied to the kernels of an Nsight Compute report",
         description="Reads ncu's CSV pages (--csv --page raw, and --page details for the rules' Est. Speedup), a "

@@ -20,7 +20,7 @@ import yaml
 from labkit.figures import FIGURES
 
 FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
-BLOCKS = ("quiz", "lab", "checklist", "profile", "diagnosis")
+BLOCKS = ("quiz", "lab", "checklist", "profile", "diagnosis", "exercise")
 BLOCK_LINE = re.compile(r"^\s*///(.*)$")
 BLOCK_OPENER = re.compile(r"^\s*(\w+)\s*\|\s*([a-z0-9]+(?:-[a-z0-9]+)*)\s*$")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")

@@ -1,6 +1,6 @@
 """The MkDocs plugin ``labkit``: one per language build.
 
-- registers the quiz and lab Markdown blocks for the page's language;
+- registers the quiz, lab, case, checklist and exercise Markdown blocks for the page's language;
 - replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
 - adds the site's own assets, the lab notebooks (rendered by mkdocs-jupyter, which comes after this
   plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
@@ -36,6 +36,7 @@ from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site.inventory import REFERENCE_LANG
 from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension
+from labkit.site.exercise_block import ExerciseExtension
 from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
 from labkit.site.translations import digest
@@ -113,7 +114,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         options = {"lang": lang, "project": str(self.project.root), "context": self.context}
         config.markdown_extensions.append(QuizExtension(**options))
         config.markdown_extensions.append(LabExtension(**options))
-        for extension in (ChecklistExtension, ProfileExtension, DiagnosisExtension):
+        for extension in (ChecklistExtension, ProfileExtension, DiagnosisExtension, ExerciseExtension):
             config.markdown_extensions.append(extension(**options))
         config.extra["alternate"] = [
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()

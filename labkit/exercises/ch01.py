@@ -1,0 +1,85 @@
+"""Chapter 1's exercises: count the bytes, then reach the roof.
+
+- ``01-fuse``: SAXPY then ReLU in two kernels writes and reads a temporary array: 20 bytes per
+  element where 12 are needed. Fusing them into one kernel brings the bytes to the floor.
+- ``01-reduce``: a sum with one atomic add per element is right and hundreds of times slower than
+  the memory allows; per-thread sums, a block reduction and one atomic per block reach the roof.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from labkit.exercises.spec import CORRECT, Criterion, Exercise
+
+CHAPTER = "performance/01-roofline.md"
+SAXPY_A = np.float32(2.0)
+
+
+def _fuse_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
+    return {"a": SAXPY_A, "x": rng.standard_normal(n, dtype=np.float32),
+            "y": rng.standard_normal(n, dtype=np.float32),
+            "out": np.empty(n, np.float32), "tmp": np.empty(n, np.float32)}
+
+
+def _fuse_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
+    return {"out": np.maximum(inputs["a"] * inputs["x"] + inputs["y"], np.float32(0))}
+
+
+def _reduce_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
+    """Zeros and ones: every partial sum is an integer below 2^24, exact in float32 in any order,
+    so the sum is compared exactly and one missed element shows."""
+    return {"x": rng.integers(0, 2, n).astype(np.float32), "out": np.empty(1, np.float32)}
+
+
+def _reduce_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
+    return {"out": np.array([inputs["x"].sum(dtype=np.float64)], np.float32)}
+
+
+EXERCISES = [
+    Exercise(
+        id="01-fuse",
+        chapter=CHAPTER,
+        learner_file="labs/01-roofline/exercises/fuse.py",
+        solution="fuse",
+        entries={"run": ("a", "x", "y", "out", "tmp")},
+        inputs=_fuse_inputs,
+        outputs=("out",),
+        scratch=("tmp",),
+        expected=_fuse_expected,
+        call=lambda module, args: module.run(args["a"], args["x"], args["y"], args["out"], args["tmp"]),
+        criteria=(
+            Criterion(CORRECT, "simulator", section="ex-saxpy", hint="exercise.01-fuse.hint.correct"),
+            Criterion("dram_bytes_per_element", "simulator", section="intensity",
+                      hint="exercise.01-fuse.hint.bytes", at_most=12.5),
+            Criterion("time_ratio", "gpu", section="t-min", hint="exercise.01-fuse.hint.time", at_most=1.15),
+        ),
+        shown=("launches",),
+        skeleton_fails=("dram_bytes_per_element", "time_ratio"),
+        simulator_elements=2048,
+        gpu_elements=1 << 26,
+    ),
+    Exercise(
+        id="01-reduce",
+        chapter=CHAPTER,
+        learner_file="labs/01-roofline/exercises/reduce.py",
+        solution="reduce",
+        entries={"total": ("x", "out")},
+        inputs=_reduce_inputs,
+        outputs=("out",),
+        expected=_reduce_expected,
+        call=lambda module, args: module.total(args["x"], args["out"]),
+        criteria=(
+            Criterion(CORRECT, "simulator", section="ex-reduction", hint="exercise.01-reduce.hint.correct"),
+            Criterion("atomics_per_element", "simulator", section="ex-reduction",
+                      hint="exercise.01-reduce.hint.atomics", at_most=0.01),
+            Criterion("time_ratio", "gpu", section="verdict", hint="exercise.01-reduce.hint.time", at_most=1.25),
+        ),
+        shown=("dram_bytes_per_element",),
+        skeleton_fails=("atomics_per_element", "time_ratio"),
+        simulator_elements=4096,
+        gpu_elements=1 << 24,
+        rtol=0.0,
+        atol=0.0,
+    ),
+]

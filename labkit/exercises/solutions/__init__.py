@@ -1,0 +1,1 @@
+"""Our solutions to the exercises, one module each (the chapters show them on request)."""

@@ -1,0 +1,113 @@
+"""What an exercise declares, once: the learner's file and what it must define, the inputs and
+NumPy's answer, how the learner's code is called, and the criteria it is held to.
+
+The command line (``labkit check``), the chapter's ``/// exercise`` block and the tests all read
+these definitions. Importing this module runs no GPU code: the site imports it anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+#: Where a criterion is measured: from the trace of a run in Numba's CUDA simulator (so also
+#: without a GPU), or on a GPU (the learner's time against ours, the compiled kernel's resources).
+Where = Literal["simulator", "gpu"]
+
+#: The metric every exercise is held to first: the output equals NumPy's, nothing was written
+#: outside the outputs, no input was changed.
+CORRECT = "correct"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A figure a criterion can hold: ``compute(evidence)`` for a simulator metric (evidence is a
+    labkit.exercises.watch.Evidence), None for one measured on a GPU; shown with ``decimals``."""
+
+    id: str
+    where: Where
+    decimals: int
+    compute: Callable[[object], float] | None = None
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """``metric`` (a key of labkit.exercises.metrics, or CORRECT) must be at most / at least
+    ``target``; when it is not, the learner reads ``hint`` (a label key) and is sent to the
+    chapter's section ``section`` (its ``{#anchor}``, the same in every language)."""
+
+    metric: str
+    where: Where
+    section: str
+    hint: str
+    at_most: float | None = None
+    at_least: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.metric != CORRECT and (self.at_most is None) == (self.at_least is None):
+            raise ValueError(f"criterion {self.metric}: give exactly one of at_most and at_least")
+
+    @property
+    def target(self) -> float | None:
+        return self.at_most if self.at_most is not None else self.at_least
+
+    def passes(self, value: float) -> bool:
+        """value <= at_most, or value >= at_least."""
+        return value <= self.at_most if self.at_most is not None else value >= self.at_least
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a chapter.
+
+    - ``id``: ``NN-name`` (``make exercise-NN-name``); ``chapter``: its page under ``docs/<lang>/``.
+    - ``learner_file``: the skeleton the learner edits, under ``labs/``; ``solution``: our answer,
+      the module ``labkit.exercises.solutions.<solution>``, kept apart and shown on request.
+    - ``entries``: what the learner's file must define, with its parameters in order.
+    - ``inputs(elements, rng)``: the arrays and scalars of one run; ``outputs``: the arrays the
+      code writes (poisoned before the run); ``expected(inputs)``: NumPy's outputs; ``scratch``:
+      arrays the code may use as it likes (guarded, not compared). Every other array is an input
+      the code must leave as it found it.
+    - ``call(module, args)``: runs the learner's (or our) code on ``args`` (device arrays on a GPU).
+    - ``simulator_elements`` / ``gpu_elements``: the size of a check in the simulator (small: it
+      runs on the CPU) and on a GPU (large enough to time).
+    - ``flush_l2``: time with L2 flushed (what HBM is meant to serve).
+    """
+
+    id: str
+    chapter: str
+    learner_file: str
+    solution: str
+    entries: Mapping[str, tuple[str, ...]]
+    inputs: Callable[[int, np.random.Generator], dict[str, object]]
+    outputs: tuple[str, ...]
+    expected: Callable[[dict[str, object]], dict[str, np.ndarray]]
+    call: Callable[[object, dict[str, object]], None]
+    criteria: tuple[Criterion, ...]
+    simulator_elements: int
+    gpu_elements: int
+    scratch: tuple[str, ...] = ()
+    flush_l2: bool = True
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    #: Metrics shown beside the criteria (no target): what a learner should look at.
+    shown: tuple[str, ...] = field(default=())
+    #: The criteria the file fails as shipped (the tests hold it to this: a skeleton fails with the
+    #: hints the page shows for these, never with a crash).
+    skeleton_fails: tuple[str, ...] = field(default=())
+    #: Metrics of this exercise only (labkit.exercises.metrics holds the shared ones).
+    own_metrics: tuple[Metric, ...] = field(default=())
+
+    @property
+    def number(self) -> str:
+        return self.id.split("-", 1)[0]
+
+    @property
+    def command(self) -> str:
+        return f"make exercise-{self.id}"
+
+    def criterion(self, metric: str) -> Criterion:
+        return next(c for c in self.criteria if c.metric == metric)

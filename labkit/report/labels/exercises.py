@@ -1,0 +1,136 @@
+"""The exercises' checker and block: criteria, verdicts, problems, notes. (en, fr, zh)
+
+Sentences with ``{placeholders}`` are filled by labkit.exercises.render.
+"""
+
+WORDS = {
+    # ----- what is measured ----------------------------------------------------------------------
+    'exercise.metric.correct': (
+        'output right (NumPy, guard zones, inputs untouched)',
+        'sortie juste (NumPy, zones de garde, entrées intactes)',
+        '输出正确（对照 NumPy、保护区、输入未被改动）',
+    ),
+    'exercise.metric.dram_bytes_per_element': (
+        'DRAM bytes per element (sum over launches)',
+        'octets DRAM par élément (somme des lancements)',
+        '每个元素的 DRAM 字节数（各次启动之和）',
+    ),
+    'exercise.metric.launches': ('kernel launches', 'lancements de noyaux', 'kernel 启动次数'),
+    'exercise.metric.atomics_per_element': (
+        'atomic operations per element', 'opérations atomiques par élément', '每个元素的原子操作数',
+    ),
+    'exercise.metric.load_sectors_per_request': (
+        'sectors per request, global loads', 'secteurs par requête, lectures globales', '全局读取：每次请求的扇区数',
+    ),
+    'exercise.metric.store_sectors_per_request': (
+        'sectors per request, global stores', 'secteurs par requête, écritures globales', '全局写入：每次请求的扇区数',
+    ),
+    'exercise.metric.shared_conflicts_per_request': (
+        'bank conflicts per shared-memory access', 'conflits de banc par accès en mémoire partagée',
+        '每次共享内存访问的 bank 冲突数',
+    ),
+    'exercise.metric.time_ratio': (
+        'your time / ours (median of 3 rounds)', 'votre temps / le nôtre (médiane de 3 tours)',
+        '你的时间 / 我们的时间（3 轮的中位数）',
+    ),
+    'exercise.metric.registers': ('registers per thread', 'registres par thread', '每线程寄存器数'),
+    'exercise.metric.local_bytes': (
+        'local memory per thread (bytes)', 'mémoire locale par thread (octets)', '每线程局部内存（字节）',
+    ),
+    # ----- verdicts --------------------------------------------------------------------------------
+    'exercise.status.pass': ('pass', 'ok', '通过'),
+    'exercise.status.fail': ('FAIL', 'ÉCHEC', '未通过'),
+    'exercise.status.skipped': ('skip', 'sauté', '跳过'),
+    'exercise.status.shown': ('info', 'info', '信息'),
+    'exercise.where.simulator': ('simulator', 'simulateur', '模拟器'),
+    'exercise.where.gpu': ('GPU', 'GPU', 'GPU'),
+    'exercise.target.at_most': ('target ≤ {target}', 'cible ≤ {target}', '目标 ≤ {target}'),
+    'exercise.target.at_least': ('target ≥ {target}', 'cible ≥ {target}', '目标 ≥ {target}'),
+    'exercise.note.gpu_only': ('measured on a GPU only', 'mesuré sur GPU seulement', '仅在 GPU 上测量'),
+    'exercise.note.wrong_in_simulator': (
+        'not measured: the output is wrong in the simulator', 'non mesuré : la sortie est fausse dans le simulateur',
+        '未测量：模拟器中的输出有误',
+    ),
+    'exercise.note.wrong_on_gpu': (
+        'not measured: the output is wrong on the GPU', 'non mesuré : la sortie est fausse sur le GPU',
+        '未测量：GPU 上的输出有误',
+    ),
+    'exercise.reread': (
+        'reread chapter {number}, "{title}" ({url})', 'relire le chapitre {number}, « {title} » ({url})',
+        '重读第 {number} 章“{title}”（{url}）',
+    ),
+    # ----- what went wrong with an output ----------------------------------------------------------
+    'exercise.problem.past_end': (
+        'wrote past the end of `{name}` (up to {count} elements after it)',
+        'écriture après la fin de `{name}` (jusqu’à {count} éléments au-delà)',
+        '越过 `{name}` 的末尾写入（最远超出 {count} 个元素）',
+    ),
+    'exercise.problem.before_start': (
+        'wrote before the start of `{name}` ({count} elements before it)',
+        'écriture avant le début de `{name}` ({count} éléments avant)',
+        '在 `{name}` 的起点之前写入（提前 {count} 个元素）',
+    ),
+    'exercise.problem.input_changed': (
+        'changed the input `{name}` ({count} elements)',
+        'a modifié l’entrée `{name}` ({count} éléments)',
+        '改动了输入 `{name}`（{count} 个元素）',
+    ),
+    'exercise.problem.never_written': (
+        '{count} of the {size} elements of `{name}` still hold the poison they arrived with: never written, '
+        'or computed from it (e.g. {name}[{index}])',
+        '{count} des {size} éléments de `{name}` contiennent encore le poison reçu au départ : jamais écrits, '
+        'ou calculés à partir de lui (par exemple {name}[{index}])',
+        '`{name}` 的 {size} 个元素中有 {count} 个仍是传入时的“毒值”：从未被写入，或由它算出（例如 {name}[{index}]）',
+    ),
+    'exercise.problem.differs': (
+        '{count} of the {size} elements of `{name}` differ from NumPy; first {name}[{index}] = {got}, NumPy {want}',
+        '{count} des {size} éléments de `{name}` diffèrent de NumPy ; d’abord {name}[{index}] = {got}, NumPy {want}',
+        '`{name}` 的 {size} 个元素中有 {count} 个与 NumPy 不同；第一个 {name}[{index}] = {got}，NumPy 为 {want}',
+    ),
+    # ----- the run and its outcome -----------------------------------------------------------------
+    'exercise.header': ('Exercise {id} · {file}', 'Exercice {id} · {file}', '练习 {id} · {file}'),
+    'exercise.run.simulator': (
+        'In the Numba CUDA simulator, {elements} elements (fresh random inputs)',
+        'Dans le simulateur CUDA de Numba, {elements} éléments (entrées aléatoires neuves)',
+        '在 Numba 的 CUDA 模拟器中，{elements} 个元素（每次新的随机输入）',
+    ),
+    'exercise.run.gpu': (
+        'On {gpu}, {elements} elements: ours {ours} µs, yours {yours} µs (median of {repeats}, '
+        'SM {sm} MHz, memory {memory} MHz)',
+        'Sur {gpu}, {elements} éléments : le nôtre {ours} µs, le vôtre {yours} µs (médiane de {repeats}, '
+        'SM {sm} MHz, mémoire {memory} MHz)',
+        '在 {gpu} 上，{elements} 个元素：我们的 {ours} 微秒，你的 {yours} 微秒（{repeats} 次的中位数，'
+        'SM {sm} MHz，显存 {memory} MHz）',
+    ),
+    'exercise.run.no_gpu_run': (
+        'On a GPU:', 'Sur un GPU :', '在 GPU 上：',
+    ),
+    'exercise.outcome.passed': (
+        'Every criterion passes.', 'Tous les critères sont atteints.', '所有标准均已通过。',
+    ),
+    'exercise.outcome.passed_without_gpu': (
+        'Every criterion the simulator can check passes; those marked "GPU" need a GPU.',
+        'Tous les critères que le simulateur peut vérifier sont atteints ; ceux marqués « GPU » demandent un GPU.',
+        '模拟器能检查的标准都已通过；标为“GPU”的标准需要 GPU。',
+    ),
+    'exercise.outcome.failed': (
+        'Not met: {count} of the {checked} criteria checked. The hints above say where to look.',
+        'Non atteints : {count} des {checked} critères vérifiés. Les indices ci-dessus disent où chercher.',
+        '已检查的 {checked} 项标准中有 {count} 项未达到。上面的提示指明了该看哪里。',
+    ),
+    'exercise.outcome.error': (
+        'The check stopped at this mistake in your file:', 'La vérification s’est arrêtée sur cette erreur de votre fichier :',
+        '检查在你文件中的这个错误处停止：',
+    ),
+    # ----- the chapter's block -----------------------------------------------------------------------
+    'exercise.block.title': ('Exercise', 'Exercice', '练习'),
+    'exercise.block.file': ('Your file: ', 'Votre fichier : ', '你的文件：'),
+    'exercise.block.check': ('Check it: ', 'Pour vérifier : ', '检查：'),
+    'exercise.block.criteria': ('What it is held to', 'Critères', '检查标准'),
+    'exercise.block.criterion': ('criterion', 'critère', '标准'),
+    'exercise.block.target': ('target', 'cible', '目标'),
+    'exercise.block.where': ('measured in', 'mesuré dans', '测量环境'),
+    'exercise.block.hint': ('Hint: {criterion}', 'Indice : {criterion}', '提示：{criterion}'),
+    'exercise.block.solution': ('Our solution', 'Notre solution', '参考答案'),
+    'exercise.block.must_pass': ('must pass', 'doit passer', '必须通过'),
+}

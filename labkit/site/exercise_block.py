@@ -1,0 +1,103 @@
+"""The ``/// exercise | NN-name`` block: an exercise in its chapter.
+
+The Markdown inside the block states the task; below it, from the exercise's definition
+(labkit.exercises, so the page, the checker and the tests cannot disagree): the learner's file and
+the command that checks it, the criteria with their targets and where each is measured, one folded
+hint per criterion, and our solution, folded, highlighted from its source file.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as etree
+from pathlib import Path
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+import labkit.exercises
+from labkit.errors import LabkitError
+from labkit.exercises import exercise
+from labkit.exercises.metrics import metric
+from labkit.exercises.spec import CORRECT, Exercise
+from labkit.report.labels import label
+from labkit.report.numbers import format_number
+from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+
+SOLUTIONS = Path(labkit.exercises.__file__).parent / "solutions"
+
+
+def solution_source(item: Exercise) -> str:
+    return (SOLUTIONS / f"{item.solution}.py").read_text(encoding="utf-8")
+
+
+def render_exercise(block: etree.Element, item: Exercise, lang: str) -> None:
+    words = lambda key: label(lang, key)  # noqa: E731
+    title = etree.Element("p", {"class": "exercise-title"})
+    etree.SubElement(title, "strong").text = f"{words('exercise.block.title')} {item.id} · " \
+                                             f"{words(f'exercise.{item.id}.title')}"
+    block.insert(0, title)
+    facts = etree.SubElement(block, "p", {"class": "exercise-command"})
+    facts.text = words("exercise.block.file")
+    etree.SubElement(facts, "code").text = item.learner_file
+    etree.SubElement(facts, "br").tail = words("exercise.block.check")
+    etree.SubElement(facts, "code").text = item.command
+
+    wrapper = etree.SubElement(etree.SubElement(block, "div", {"class": "md-typeset__scrollwrap"}),
+                               "div", {"class": "md-typeset__table"})
+    table = etree.SubElement(wrapper, "table", {"data-exercise-criteria": item.id})
+    head = etree.SubElement(etree.SubElement(table, "thead"), "tr")
+    for key in ("criterion", "target", "where"):
+        etree.SubElement(head, "th").text = words(f"exercise.block.{key}")
+    body = etree.SubElement(table, "tbody")
+    for criterion in item.criteria:
+        row = etree.SubElement(body, "tr", {"data-metric": criterion.metric})
+        etree.SubElement(row, "td").text = words(f"exercise.metric.{criterion.metric}")
+        if criterion.metric == CORRECT:
+            target = words("exercise.block.must_pass")
+        else:
+            sign = "≤" if criterion.at_most is not None else "≥"
+            target = f"{sign} {format_number(criterion.target, metric(item, criterion.metric).decimals, lang)}"
+        etree.SubElement(row, "td").text = target
+        etree.SubElement(row, "td").text = words(f"exercise.where.{criterion.where}")
+
+    for criterion in item.criteria:
+        hint = etree.SubElement(block, "details", {"class": "tip", "data-hint": criterion.metric})
+        etree.SubElement(hint, "summary").text = words("exercise.block.hint").format(
+            criterion=words(f"exercise.metric.{criterion.metric}"))
+        text = etree.SubElement(hint, "p")
+        text.text = words(criterion.hint) + " "
+        etree.SubElement(text, "a", {"href": f"#{criterion.section}"}).text = "§"
+
+    solution = etree.SubElement(block, "details", {"class": "success", "data-solution": item.id})
+    etree.SubElement(solution, "summary").text = words("exercise.block.solution")
+    code = highlight(solution_source(item), PythonLexer(), HtmlFormatter(cssclass="highlight"))
+    solution.append(etree.fromstring(code))
+
+
+class ExerciseBlock(PageBlock):
+    NAME = "exercise"
+    ARGUMENT = True
+
+    def on_create(self, parent: etree.Element) -> etree.Element:
+        return etree.SubElement(parent, "div", {"class": "exercise"})
+
+    def on_end(self, block: etree.Element) -> None:
+        exercise_id = self.argument.strip()
+        try:
+            item = exercise(exercise_id)
+            block.set("id", f"exercise-{item.id}")
+            block.set("data-exercise", item.id)
+            render_exercise(block, item, self.config["lang"])
+        except LabkitError as exc:
+            raise self.fail(f"exercise block '{exercise_id}': {exc}") from None
+
+
+class ExerciseExtension(LanguageBlockExtension):
+    """Registers the exercise block."""
+
+    BLOCK = ExerciseBlock
+
+
+def makeExtension(*args, **kwargs):
+    return ExerciseExtension(*args, **kwargs)

@@ -1,0 +1,155 @@
+"""The exercises, checked in the simulator as a learner would check them: our solutions pass every
+criterion the simulator measures, each skeleton as shipped fails with the criteria it declares
+(never with a crash), each plausible mistake of tests/labs/exercise_mistakes is caught by the
+criterion meant for it, and a mistake in the file is one line naming its line."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from labkit.backend import select_backend
+from labkit.exercises import exercises
+from labkit.exercises.check import check
+from labkit.exercises.learner import LearnerError
+from labkit.exercises.render import report_lines
+from labkit.exercises.spec import CORRECT
+from tests.conftest import DOCS, REPO_ROOT
+
+pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="checks in the Numba CUDA simulator")
+
+EXERCISES = list(exercises().values())
+SOLUTIONS = REPO_ROOT / "labkit/exercises/solutions"
+MISTAKES = Path(__file__).parent / "exercise_mistakes"
+CAUGHT_BY = re.compile(r"^(?:\"\"\")?Caught by: (.+)$", re.MULTILINE)
+#: make exercise-... must answer within this in the simulator (the issue's bar).
+SIMULATOR_SECONDS = 60
+
+
+def mistakes() -> list[tuple[str, Path, str]]:
+    found = []
+    for folder in sorted(p for p in MISTAKES.iterdir() if p.is_dir()):
+        for path in sorted(folder.glob("*.py")):
+            caught = CAUGHT_BY.search(path.read_text(encoding="utf-8"))
+            assert caught, f"{path} says neither 'Caught by: <metric>' nor 'Caught by: error'"
+            found.append((folder.name, path, caught.group(1).strip()))
+    return found
+
+
+def test_every_exercise_has_plausible_mistakes():
+    covered = {folder for folder, _, _ in mistakes()}
+    assert covered == set(exercises()), "each exercise needs wrong answers in tests/labs/exercise_mistakes/<id>/"
+
+
+@pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
+def test_our_solution_passes_every_simulator_criterion(item):
+    path = SOLUTIONS / f"{item.solution}.py"
+    report = check(item, path, str(path))
+    assert report.error is None, report.error
+    simulated = [v for v in report.verdicts if v.where == "simulator" and v.status != "shown"]
+    assert {v.metric for v in simulated} == {c.metric for c in item.criteria if c.where == "simulator"}
+    assert all(v.status == "pass" for v in simulated), simulated
+    assert report.passed and not report.complete    # the GPU criteria wait for a GPU
+
+
+@pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
+def test_the_skeleton_fails_with_the_hints_it_promises(item):
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", item.id, "--lang", "fr"],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert elapsed < SIMULATOR_SECONDS, f"make exercise-{item.id} took {elapsed:.0f} s in the simulator"
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
+    assert report.error is None, report.error
+    failed = {v.metric for v in report.failed()}
+    promised = {metric for metric in item.skeleton_fails if item.criterion(metric).where == "simulator"}
+    assert failed == promised
+    assert CORRECT not in failed, "a skeleton runs and is right: what it lacks is what the chapter teaches"
+    for metric in promised:
+        hint = item.criterion(metric).hint
+        from labkit.report.labels import label
+
+        assert " ".join(label("fr", hint).split()[:6]) in " ".join(done.stdout.split())
+
+
+@pytest.mark.parametrize("exercise_id, path, caught_by", mistakes(), ids=lambda v: getattr(v, "name", None))
+def test_a_plausible_mistake_is_caught_by_its_criterion(exercise_id, path, caught_by):
+    item = exercises()[exercise_id]
+    report = check(item, path, path.name)
+    if caught_by == "error":
+        assert report.error and report.error.startswith(f"{path.name}:"), report
+    elif caught_by == "nothing in the simulator":
+        assert report.error is None and report.passed, report
+        assert re.search(r"^Caught on the GPU by: \w+", path.read_text(), re.MULTILINE)
+    else:
+        assert report.error is None, report.error
+        assert caught_by in {v.metric for v in report.failed()}, report.verdicts
+
+
+@pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
+def test_each_criterion_sends_to_a_section_that_exists_in_both_languages(item):
+    for lang in ("fr", "zh"):
+        page = (DOCS / lang / item.chapter).read_text(encoding="utf-8")
+        assert page.count(f"/// exercise | {item.id}") == 1, f"docs/{lang}/{item.chapter} lacks the block"
+        for criterion in item.criteria:
+            assert f"{{#{criterion.section}}}" in page, (lang, criterion.section)
+    assert (REPO_ROOT / item.learner_file).is_file() and (SOLUTIONS / f"{item.solution}.py").is_file()
+
+
+def test_learner_mistakes_are_one_line_naming_the_line(tmp_path):
+    item = exercises()["01-fuse"]
+    skeleton = (REPO_ROOT / item.learner_file).read_text(encoding="utf-8")
+    cases = {
+        "syntax": (skeleton.replace("def run(a, x, y, out, tmp):", "def run(a, x, y, out, tmp)"),
+                   r"^syntax\.py:\d+: (expected ':'|invalid syntax)"),
+        "signature": (skeleton.replace("def run(a, x, y, out, tmp):", "def run(x, y, out):"),
+                      r"^signature\.py: `run` takes \(x, y, out\), the exercise calls it with \(a, x, y, out, tmp\)"),
+        "missing": (skeleton.replace("def run(", "def go("), r"^missing\.py: defines no `run`"),
+        "exception": (skeleton.replace("out[i] = max(tmp[i], 0.0)", "out[i] = max(tmp[i + 1], 0.0)"),
+                      r"^exception\.py:\d+: IndexError \(thread \([\d, ]+\) of block \([\d, ]+\)\): index \d+ is out "
+                      r"of bounds .*\[out\[i\] = max\(tmp\[i \+ 1\], 0\.0\)\]$"),
+        "import": (skeleton.replace("THREADS = 256", "THREADS = 256 / undefined_name"),
+                   r"^import\.py:\d+: NameError: name 'undefined_name' is not defined"),
+    }
+    for name, (source, expected) in cases.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(source, encoding="utf-8")
+        report = check(item, path, path.name)
+        assert report.error and re.search(expected, report.error) and "\n" not in report.error, (name, report.error)
+        done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", "01-fuse", "--file", str(path)],
+                              cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
+
+
+def test_an_unknown_exercise_is_one_line():
+    done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", "09-nothing"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stdout.strip().splitlines() == [
+        "labkit: no exercise '09-nothing': the exercises are " + ", ".join(exercises())]
+
+
+def test_the_report_names_the_section_to_reread_in_each_language():
+    item = exercises()["01-fuse"]
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
+    french = "\n".join(report_lines(item, report, DOCS, "fr"))
+    chinese = "\n".join(report_lines(item, report, DOCS, "zh"))
+    assert "relire le chapitre 1, « L'intensité arithmétique » (/performance/01-roofline/#intensity)" in french
+    assert "重读第 1 章“算术强度”（/zh/performance/01-roofline/#intensity）" in chinese
+
+
+def test_a_learner_error_is_not_raised_for_labkit_s_own_bugs(tmp_path):
+    """An exception whose traceback never passes through the learner's file is labkit's: it propagates."""
+    from labkit.exercises.learner import learner_code
+
+    with pytest.raises(ZeroDivisionError):
+        with learner_code(tmp_path / "mine.py", "mine.py"):
+            1 / 0
+    assert issubclass(LearnerError, Exception)
