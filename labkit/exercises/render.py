@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from rich.cells import cell_len
+
 from labkit.exercises.check import CheckReport, Verdict
 from labkit.exercises.metrics import metric
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
 from labkit.report.labels import LANGUAGES, label
-from rich.cells import cell_len
-
 from labkit.report.numbers import format_number
 
 HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*\{#(?P<anchor>[\w-]+)\}\s*$", re.MULTILINE)
