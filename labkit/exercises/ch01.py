@@ -26,10 +26,15 @@ def _fuse_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
     return {"out": np.maximum(inputs["a"] * inputs["x"] + inputs["y"], np.float32(0))}
 
 
+#: Share of ones among the reduction's inputs (the rest are zeros).
+ONES_SHARE = 0.125
+
+
 def _reduce_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
-    """Zeros and ones: every partial sum is an integer below 2^24, exact in float32 in any order,
-    so the sum is compared exactly and one missed element shows."""
-    return {"x": rng.integers(0, 2, n).astype(np.float32), "out": np.empty(1, np.float32)}
+    """Zeros and ones, one in eight a one: at the GPU size (2^26) the sum stays near 2^23, so every
+    partial sum is an integer float32 holds exactly, in any order: the sum is compared exactly and
+    a missed element that holds a one shows."""
+    return {"x": (rng.random(n) < ONES_SHARE).astype(np.float32), "out": np.empty(1, np.float32)}
 
 
 def _reduce_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
@@ -46,6 +51,7 @@ EXERCISES = [
         inputs=_fuse_inputs,
         outputs=("out",),
         scratch=("tmp",),
+        floor_bytes_per_element=12,
         expected=_fuse_expected,
         call=lambda module, args: module.run(args["a"], args["x"], args["y"], args["out"], args["tmp"]),
         criteria=(
@@ -54,7 +60,7 @@ EXERCISES = [
                       hint="exercise.01-fuse.hint.bytes", at_most=12.5),
             Criterion("time_ratio", "gpu", section="t-min", hint="exercise.01-fuse.hint.time", at_most=1.15),
         ),
-        shown=("launches",),
+        shown=("launches", "gbps"),
         skeleton_fails=("dram_bytes_per_element", "time_ratio"),
         simulator_elements=2048,
         gpu_elements=1 << 26,
@@ -68,6 +74,7 @@ EXERCISES = [
         inputs=_reduce_inputs,
         outputs=("out",),
         expected=_reduce_expected,
+        floor_bytes_per_element=4,
         call=lambda module, args: module.total(args["x"], args["out"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="ex-reduction", hint="exercise.01-reduce.hint.correct"),
@@ -75,10 +82,10 @@ EXERCISES = [
                       hint="exercise.01-reduce.hint.atomics", at_most=0.01),
             Criterion("time_ratio", "gpu", section="verdict", hint="exercise.01-reduce.hint.time", at_most=1.25),
         ),
-        shown=("dram_bytes_per_element",),
+        shown=("dram_bytes_per_element", "gbps"),
         skeleton_fails=("atomics_per_element", "time_ratio"),
         simulator_elements=4096,
-        gpu_elements=1 << 24,
+        gpu_elements=1 << 26,
         rtol=0.0,
         atol=0.0,
     ),

@@ -63,6 +63,7 @@ METRICS: dict[str, Metric] = {metric.id: metric for metric in (
     Metric("time_ratio", "gpu", 2),          # the learner's median time / ours, same inputs, same run
     Metric("registers", "gpu", 0),           # per thread, the most of the learner's kernels
     Metric("local_bytes", "gpu", 0),         # local memory per thread (spills, local arrays), the most
+    Metric("gbps", "gpu", 0),                # the exercise's floor bytes / the learner's median time
 )}
 
 

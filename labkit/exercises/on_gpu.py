@@ -56,6 +56,8 @@ def on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict]
     ratio = statistics.median(r[0] for r in rounds)
     _, reference, learner = min(rounds, key=lambda r: abs(r[0] - ratio))
     measured = {"time_ratio": ratio, **compiled_resources(module, exercise)}
+    if exercise.floor_bytes_per_element:
+        measured["gbps"] = learner.gbps(exercise.floor_bytes_per_element * exercise.gpu_elements)
     for criterion in gpu_criteria:
         if criterion.metric in measured:
             verdicts.append(judge(criterion, measured[criterion.metric]))

@@ -90,6 +90,9 @@ class Exercise:
     simulator_elements: int
     gpu_elements: int
     scratch: tuple[str, ...] = ()
+    #: The fewest DRAM bytes per element any right answer moves (chapter 1's floor); on a GPU the
+    #: check shows the learner's bandwidth at these bytes, and the tests hold it under the peak.
+    floor_bytes_per_element: float | None = None
     flush_l2: bool = True
     rtol: float = 1e-5
     atol: float = 1e-6

@@ -33,6 +33,9 @@ WORDS = {
         'your time / ours (median of 3 rounds)', 'votre temps / le nôtre (médiane de 3 tours)',
         '你的时间 / 我们的时间（3 轮的中位数）',
     ),
+    'exercise.metric.gbps': (
+        'GB/s at the floor\'s bytes (yours)', 'Go/s aux octets du plancher (le vôtre)', '按下限字节数计的 GB/s（你的）',
+    ),
     'exercise.metric.registers': ('registers per thread', 'registres par thread', '每线程寄存器数'),
     'exercise.metric.local_bytes': (
         'local memory per thread (bytes)', 'mémoire locale par thread (octets)', '每线程局部内存（字节）',

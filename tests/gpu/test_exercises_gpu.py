@@ -1,0 +1,107 @@
+"""The exercises on a GPU: our solutions pass every criterion (the simulator's and the GPU's),
+each skeleton fails the GPU criteria it declares, and each mistake marked ``Caught on the GPU by``
+is caught there. Physics both ways: no bandwidth above the GPU's theoretical HBM peak, and our
+solutions at the floor (within the chapter's verdict band of the copy ceiling measured here)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from labkit.exercises import exercises
+from labkit.exercises.check import check
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.gpu
+
+EXERCISES = list(exercises().values())
+SOLUTIONS = REPO_ROOT / "labkit/exercises/solutions"
+MISTAKES = Path(__file__).parents[1] / "labs/exercise_mistakes"
+CAUGHT_ON_GPU = re.compile(r"^Caught on the GPU by: (\w+)$", re.MULTILINE)
+#: Bytes the copy ceiling moves (read + written), far beyond the L2.
+COPY_BYTES = 2 << 30
+
+
+@pytest.fixture(scope="module")
+def copy_ceiling_gbps() -> float:
+    """Lab 01's copy kernel (copy_wide) over COPY_BYTES, L2 flushed: the bandwidth a kernel can reach."""
+    import numpy as np
+
+    from labkit.gpu import cuda
+    from labkit.kernels import roofline_kernels as rk
+    from labkit.timing import time_gpu
+
+    n = COPY_BYTES // 8
+    source = cuda.to_device(np.ones(n, np.float32))
+    target = cuda.device_array_like(source)
+    timing = time_gpu(lambda: rk.copy_wide[rk.copy_blocks(n, 256), 256](source, target), warmup=5, repeats=20,
+                      flush_l2=True)
+    return timing.gbps(COPY_BYTES)
+
+
+def gpu_mistakes() -> list[tuple[str, Path, str]]:
+    found = []
+    for path in sorted(MISTAKES.glob("*/*.py")):
+        caught = CAUGHT_ON_GPU.search(path.read_text(encoding="utf-8"))
+        if caught:
+            found.append((path.parent.name, path, caught.group(1)))
+    return found
+
+
+def summary(report) -> dict:
+    return {"passed": report.passed, "complete": report.complete, "error": report.error,
+            "verdicts": [{"metric": v.metric, "where": v.where, "status": v.status, "value": v.value}
+                         for v in report.verdicts],
+            "gpu_run": report.gpu_run.model_dump(mode="json") if report.gpu_run else None}
+
+
+@pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
+def test_our_solution_passes_every_criterion_on_the_gpu(item, record, copy_ceiling_gbps):
+    """Passes everything; memory-bound solutions at the roof: t_real / t_min below chapter 1's "stop"
+    band (t_min = floor bytes / the copy ceiling measured here), and under the theoretical peak."""
+    from labkit.device import read_device_facts
+    from labkit.roofline import STOP_BELOW
+
+    path = SOLUTIONS / f"{item.solution}.py"
+    report = check(item, path, str(path))
+    figures = summary(report)
+    if item.floor_bytes_per_element:
+        gbps = next(v.value for v in report.verdicts if v.metric == "gbps")
+        figures.update(copy_ceiling_gbps=copy_ceiling_gbps, t_real_over_t_min=copy_ceiling_gbps / gbps)
+    record(f"exercise_{item.id}_solution", figures)
+    assert report.passed and report.complete, figures
+    if item.floor_bytes_per_element:
+        peak = read_device_facts().hbm_peak_gbps
+        assert gbps <= peak, f"{gbps:.0f} GB/s is above the theoretical peak {peak:.0f}"
+        assert copy_ceiling_gbps / gbps < STOP_BELOW, figures
+
+
+@pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
+def test_the_skeleton_fails_its_gpu_criteria(item, record):
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
+    record(f"exercise_{item.id}_skeleton", summary(report))
+    assert report.error is None, report.error
+    promised = set(item.skeleton_fails)
+    assert {v.metric for v in report.failed()} == promised, summary(report)
+
+
+@pytest.mark.parametrize("exercise_id, path, metric", gpu_mistakes(), ids=lambda v: getattr(v, "name", None))
+def test_a_mistake_is_caught_on_the_gpu(exercise_id, path, metric, record):
+    report = check(exercises()[exercise_id], path, path.name)
+    record(f"exercise_{exercise_id}_{path.stem}", summary(report))
+    assert report.error is None, report.error
+    assert metric in {v.metric for v in report.failed() if v.where == "gpu"}, summary(report)
+
+
+def test_an_out_of_bounds_write_is_caught_by_the_guard_on_the_gpu(record):
+    """On a GPU nothing stops a write past the end of an array: the guard zone after it shows it."""
+    item = exercises()["01-fuse"]
+    path = MISTAKES / "01-fuse/no_bounds_test.py"
+    from labkit.exercises.on_gpu import on_gpu
+
+    verdicts, _ = on_gpu(item, path, path.name)
+    correct = verdicts[0]
+    record("exercise_01-fuse_guard", correct.model_dump(mode="json"))
+    assert correct.status == "fail" and [p.kind for p in correct.problems] == ["past_end"]
