@@ -116,7 +116,9 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None
 
 def _simulator_child(exercise: Exercise, path: Path, shown_as: str) -> list[Verdict]:
     """Step 1 in a child process with the simulator (this one holds the GPU); its mistakes come back."""
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
     done = subprocess.run([sys.executable, "-m", "labkit.exercises.simulate", exercise.id, str(path), shown_as],
                           capture_output=True, text=True, env=env)
     if done.returncode != 0:

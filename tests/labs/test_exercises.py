@@ -153,3 +153,28 @@ def test_a_learner_error_is_not_raised_for_labkit_s_own_bugs(tmp_path):
         with learner_code(tmp_path / "mine.py", "mine.py"):
             1 / 0
     assert issubclass(LearnerError, Exception)
+
+
+def test_the_simulator_step_in_a_child_process_says_the_same(tmp_path):
+    """On a GPU machine the simulator step runs in a child process: same verdicts, same mistakes."""
+    from labkit.exercises.check import _simulator_child
+
+    item = exercises()["01-fuse"]
+    verdicts = _simulator_child(item, REPO_ROOT / item.learner_file, item.learner_file)
+    assert [(v.metric, v.status, v.value) for v in verdicts] == [
+        ("correct", "pass", None), ("dram_bytes_per_element", "fail", 20.0), ("launches", "shown", 2.0)]
+    broken = tmp_path / "broken.py"
+    broken.write_text("def run(a, x, y, out, tmp)\n", encoding="utf-8")
+    with pytest.raises(LearnerError, match=r"^broken\.py:1: "):
+        _simulator_child(item, broken, "broken.py")
+
+
+def test_json_for_scripts():
+    import json
+
+    done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", "01-reduce", "--json"], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and report["exercise"] == "01-reduce" and report["backend"] == "simulator"
+    assert {v["metric"]: v["status"] for v in report["verdicts"]} == {
+        "correct": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown", "time_ratio": "skipped"}
