@@ -19,8 +19,8 @@ premature); and a kernel at a roof (:data:`ROOF_PCT`) with no such waste gets th
 roof, stop", its remaining items listed as below the stop band.
 
 An ncu rule speaks for an item only through the finding that is the item's symptom. Nsight
-Compute's LaunchConfiguration rule holds three findings (its rule file, ``sections/
-LaunchStatistics.py``): Small Grid (fewer blocks than SMs), Block Size (threads per block not a
+Compute's LaunchConfiguration rule holds three findings (its Python script in ncu's ``sections/``
+folder): Small Grid (fewer blocks than SMs), Block Size (threads per block not a
 multiple of 32) and Tail Effect (a partial last wave). Only Small Grid is the launch item's
 symptom. Tail Effect's estimate is 100 / (1 + full waves) whatever the last wave holds (one block
 or all but one), an upper bound of that wave's share of the time rather than the gain of a fix, and
