@@ -321,6 +321,7 @@ FIGURES: dict[str, Figure] = {
     "lab05.slices": Figure(lambda: _lab05_sizes().slices),
     "lab05.slice_blocks": Figure(lambda: _lab05_sizes().slice_elements / LAB05_THREADS),
     "lab05.max_registers": Figure(lambda: REPAIRED_MAX_REGISTERS),
+    "lab05.walk_blocks_per_sm": Figure(lambda: _lab05_sizes().walk_blocks / H200_SXM.sm_count),
 }
 
 

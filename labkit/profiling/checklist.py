@@ -17,6 +17,18 @@ conflicts, FP64, divergence: ``Item.removes_waste``) comes before any latency-hi
 only fires when none of those did (hiding the latency of accesses that should not exist is
 premature); and a kernel at a roof (:data:`ROOF_PCT`) with no such waste gets the verdict "at the
 roof, stop", its remaining items listed as below the stop band.
+
+An ncu rule speaks for an item only through the finding that is the item's symptom. Nsight
+Compute's LaunchConfiguration rule holds three findings (its Python script in ncu's ``sections/``
+folder): Small Grid (fewer blocks than SMs), Block Size (threads per block not a
+multiple of 32) and Tail Effect (a partial last wave). Only Small Grid is the launch item's
+symptom. Tail Effect's estimate is 100 / (1 + full waves) whatever the last wave holds (one block
+or all but one), an upper bound of that wave's share of the time rather than the gain of a fix, and
+its waves are counted at the kernel's theoretical occupancy, so that they change when the occupancy
+does: lab 05's kernel_g runs 1,056 blocks as 2.67 waves at 3 blocks per SM (37.5 % occupancy, set
+by its registers), the same grid as exactly one wave at its twin's 8 blocks per SM. The waves are
+shown in the launch statistics (chapter 3 counts the slots a partial wave leaves empty); no item
+takes Tail Effect's estimate.
 """
 
 from __future__ import annotations
@@ -104,10 +116,16 @@ class Item:
         return Reading(CH5, self.id)
 
 
+#: LaunchConfiguration's Small Grid finding ("...only 16 blocks, which is less than the GPU's 132
+#: multiprocessors", or "fewer blocks than the GPU's 132 multiprocessors" for a range): the launch
+#: item's rule. Its Tail Effect and Block Size findings are not that symptom (module docstring).
+SMALL_GRID_RULE = "LaunchConfiguration:than the GPU's"
+
+
 ITEMS: tuple[Item, ...] = (
     Item("roofline", Level.PAPER, (Reading(CH1, "t-min"), Reading(CH1, "verdict")), in_reports=False),
     Item("idle-gpu", Level.BUSY, (Reading(CH4, "tool-order"), Reading(CH4, "four-questions")), in_reports=False),
-    Item("launch", Level.BUSY, (Reading(CH4, "speed-of-light"), Reading(CH3)), rules=("LaunchConfiguration",),
+    Item("launch", Level.BUSY, (Reading(CH4, "speed-of-light"), Reading(CH3)), rules=(SMALL_GRID_RULE,),
          removes_waste=True),
     Item("coalescing", Level.BYTES, (Reading(CH2, "stride"), Reading(CH4, "memory-workload")),
          rules=("UncoalescedGlobalAccess", "MemoryCacheAccessPattern:global"), removes_waste=True),

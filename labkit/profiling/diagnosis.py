@@ -36,7 +36,8 @@ SECTOR_BYTES = 32
 
 _COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 _MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
-#: DRAM throughput: dram__throughput in older ncu, gpu__dram_throughput in ncu 2025.3 (H200).
+#: DRAM throughput: dram__throughput in older ncu; gpu__dram_throughput in the reports of ncu 2025.3.1 (H200),
+#: which still lists dram__throughput in --query-metrics.
 _DRAM = ("dram__throughput.avg.pct_of_peak_sustained_elapsed",
          "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
 #: The report's "L1/TEX Cache Throughput" is the active-cycles figure, its L2 line the elapsed one.

@@ -2,8 +2,8 @@
 80-column terminal (Chinese characters count as two columns, as terminals draw them).
 
 Numbers are written the language's way (labkit.report.numbers); a placeholder's name says its kind:
-``_pct`` a percentage, ``_us`` microseconds, ``_x`` a ratio, ``_mb`` megabytes, anything else a
-plain number (no decimals when whole).
+``_pct`` a percentage, ``_us`` microseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
+Per SM (two decimals, as ncu prints it), anything else a plain number (no decimals when whole).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def format_value(name: str, value: float, lang: str) -> str:
         return format_number(value, decimals, lang) + "×"
     if name.endswith("_mb"):
         return format_number(value, 0, lang) + NO_BREAK + ("Mo" if lang == "fr" else "MB")
+    if name == "waves":
+        return format_number(value, 0 if decimals == 0 else 2, lang)
     return format_number(value, decimals, lang)
 
 
@@ -159,9 +161,13 @@ def profile_rows(d: Diagnosis, lang: str, readings: bool = True) -> list[tuple[s
     ``readings`` (a profile card), also the symptoms the checklist reads: bytes used per sector,
     shared wavefronts against the ideal, local memory, threads per instruction, the FP64 pipe."""
     sol, launch, memory = d.speed_of_light, d.launch, d.memory
-    rows = [("diag.launch", words(lang, "diag.launch_line", {
-        "blocks": launch.grid_blocks, "threads": launch.threads_per_block, "sms": launch.sm_count,
-        "per_sm": round(launch.blocks_per_sm, 1), "duration_us": sol.duration_seconds * 1e6})),
+    grid = {"blocks": launch.grid_blocks, "threads": launch.threads_per_block, "sms": launch.sm_count,
+            "per_sm": round(launch.blocks_per_sm, 1), "duration_us": sol.duration_seconds * 1e6}
+    if launch.waves_per_sm is None:
+        launch_text = words(lang, "diag.launch_line", grid)
+    else:
+        launch_text = words(lang, "diag.launch_line_waves", {**grid, "waves": launch.waves_per_sm})
+    rows = [("diag.launch", launch_text),
         ("diag.sol", words(lang, "diag.sol_line", {
             "compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct, "dram_pct": sol.dram_pct,
             "l2_pct": sol.l2_pct, "l1_pct": sol.l1_pct}))]

@@ -30,8 +30,9 @@ def cells(table: Table) -> list[list[str]]:
 
 
 def grid_width(table: Table, shown: list[list[str]]) -> int:
-    """The width a grid needs with each column as wide as its widest cell (headers may wrap)."""
-    widest = [max([len(row[i]) for row in shown] + [min(len(english(f"column.{c.id}")), 12)])
+    """The width a grid needs with each column as wide as its widest cell or its header (rich
+    shrinks every column of a grid that is too wide, values included, rather than wrap headers)."""
+    widest = [max([len(row[i]) for row in shown] + [len(english(f"column.{c.id}"))])
               for i, c in enumerate(table.columns)]
     return sum(widest) + GRID_COLUMN_OVERHEAD * len(widest) + GRID_EDGE
 

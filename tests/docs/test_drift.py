@@ -137,7 +137,7 @@ DIVERGENCES = [
     ("precision-changes-intensity note", "fr", ROOFLINE,
      '!!! note "La précision change l\'intensité"\n', CutThrough("\n\n"), "intensity"),
     ("--set roofline", "fr", ROOFLINE,
-     ", ou toutes\nensemble avec le jeu `--set roofline`", "", "hierarchy"),
+     "que le jeu\n`--set roofline` réunit", "que le jeu réunit", "hierarchy"),
     # different
     ("the reduction paragraph", "zh", ROOFLINE,
      "它的强度比 SAXPY 略高，但这不重要：对 memory-bound 的 kernel，下限只取决于 $Q$。"

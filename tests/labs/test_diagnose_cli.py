@@ -1,6 +1,6 @@
-"""`labkit diagnose` on real reports (lab 04's recorded ncu export, the H200 probe), in three
-languages, as text that fits 80 columns and as JSON; every foreign or incomplete input is one line
-naming what is missing and the ncu command that produces it."""
+"""`labkit diagnose` on real reports (lab 04's and lab 05's recorded ncu exports, the H200 probe), in
+three languages, as text that fits 80 columns and as JSON; every foreign or incomplete input is one
+line naming what is missing and the ncu command that produces it."""
 
 import csv
 import io
@@ -11,11 +11,13 @@ import sys
 
 import pytest
 
+from labkit.labs.lab05.results import CONTROL, PLANTED
 from labkit.report.diagnosis_text import WIDTH, columns
 from tests.conftest import REPO_ROOT
 from tests.labs.test_cli import labkit
 
 LAB04 = REPO_ROOT / "labs/04-profiling/results/nvidia-h200"
+LAB05 = REPO_ROOT / "labs/05-checklist/results/nvidia-h200"
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
 NO_NCU = {"PATH": os.path.dirname(sys.executable)}   # a PATH where no ncu can be found
 
@@ -26,7 +28,7 @@ def diagnose(*args, **env):
 
 @pytest.mark.parametrize("lang", ("en", "fr", "zh"))
 def test_every_line_fits_an_80_column_terminal(lang):
-    for folder in (LAB04, PROBE):
+    for folder in (LAB04, LAB05, PROBE):
         done = diagnose(folder, "--lang", lang)
         assert done.returncode == 0, done.stdout + done.stderr
         wide = [line for line in done.stdout.splitlines() if columns(line) > WIDTH]
@@ -66,6 +68,27 @@ def test_json_for_scripts():
     naive = next(launch for launch in document["launches"] if launch["kernel"] == "transpose_naive")
     assert naive["diagnosis"]["quadrant"] == "memory-bound"
     assert naive["assessment"]["items"][0]["rule"] == "UncoalescedGlobalAccess"
+
+
+def test_lab05s_recorded_exports_put_each_planted_flaw_first():
+    """The command a reader runs, on the raw and details pages lab 05 recorded on the H200: each
+    mystery kernel's planted flaw first, the control at the roof."""
+    document = json.loads(diagnose(LAB05 / "ncu_raw.csv", LAB05 / "ncu_details.csv", "--json").stdout)
+    firsts = {launch["kernel"]: launch["first_item"] for launch in document["launches"]}
+    verdicts = {launch["kernel"]: launch["verdict"] for launch in document["launches"]}
+    for mystery, planted in PLANTED.items():
+        if mystery == CONTROL:
+            assert verdicts[f"kernel_{mystery}"] == "at-roof"
+        else:
+            assert firsts[f"kernel_{mystery}"] == planted, mystery
+
+
+def test_the_launch_line_shows_ncus_waves():
+    """kernel_g: 1,056 blocks, 8 per SM, yet 2.67 waves: its registers let only 3 blocks per SM run."""
+    out = diagnose(LAB05, "--kernel", "^kernel_g$").stdout
+    launch = " ".join(out.split("Launch", 1)[1].split("Speed of Light")[0].split())
+    assert launch.startswith("1,056 blocks of 256 threads for 132 SMs (8 per SM) · Waves Per SM 2.67 ·")  # split() took the no-break spaces
+    assert "First lever — Occupancy held down by a resource" in out
 
 
 def test_the_raw_page_alone_says_its_gains_are_labkits():

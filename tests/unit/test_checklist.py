@@ -1,6 +1,6 @@
 """Chapter 5's checklist: defined once with its words and sections; applied to real H200 profiles
-(lab 04's record and the probe fixtures); each trigger's threshold held both ways on profiles
-changed one metric at a time."""
+(lab 04's and lab 05's records and the probe fixtures); each trigger's threshold held both ways on
+profiles changed one metric at a time."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +19,7 @@ from tests.conftest import DOCS, REPO_ROOT
 LANGS = ("en", "fr", "zh")
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
 LAB04 = REPO_ROOT / "labs/04-profiling/results/nvidia-h200"
+LAB05 = REPO_ROOT / "labs/05-checklist/results/nvidia-h200"
 
 
 def load(folder: Path) -> dict[str, ncu.KernelProfile]:
@@ -29,7 +30,7 @@ def load(folder: Path) -> dict[str, ncu.KernelProfile]:
 
 @pytest.fixture(scope="module")
 def profiles():
-    return {**load(PROBE), **load(LAB04)}
+    return {**load(PROBE), **load(LAB04), **load(LAB05)}
 
 
 def assess(profile):
@@ -115,6 +116,53 @@ def test_sixteen_block_kernels_get_ncus_launch_estimate(profiles):
         assert first.rule == "LaunchConfiguration"
         assert first.gain_pct == pytest.approx(100 * (1 - 16 / 132), abs=0.01)
         assert first.evidence.values == {"blocks": 16, "sms": 132}
+
+
+def _tail_effect(profile) -> Rule | None:
+    """LaunchConfiguration's Tail Effect finding (a partial last wave), if ncu reported it."""
+    return next((r for r in profile.rules if r.name == "LaunchConfiguration" and "partial wave" in r.description),
+                None)
+
+
+def test_launch_fires_exactly_on_its_symptom_on_every_recorded_profile(profiles):
+    """Fewer blocks than SMs or a duration under LAUNCH_BOUND_SECONDS, on every recorded H200
+    profile, whatever else LaunchConfiguration reported (kernel_g and kernel_f's twin carry its
+    Tail Effect finding with a global estimate, so the check cannot hold by default)."""
+    assert sum(_tail_effect(p) is not None and _tail_effect(p).speedup_pct >= c.MIN_GAIN_PCT
+               for p in profiles.values()) >= 2
+    for name, profile in profiles.items():
+        found = d.diagnose(profile)
+        symptom = (found.launch.grid_blocks < found.launch.sm_count
+                   or found.speed_of_light.duration_seconds < c.LAUNCH_BOUND_SECONDS)
+        assert ("launch" in [f.item for f in c.assess(found).items]) == symptom, name
+
+
+def test_a_partial_wave_is_not_a_grid_too_small(profiles):
+    """kernel_g's 1,056 blocks are 2.67 waves at the 3 blocks per SM its registers allow: ncu's Tail
+    Effect says "up to 33.3 %" (100 / (1 + 2 full waves)); the item that removes the partial wave
+    is the occupancy, whose ncu estimate leads."""
+    g = profiles["kernel_g"]
+    tail = _tail_effect(g)
+    assert tail.speedup_type == "global" and tail.speedup_pct == pytest.approx(100 / 3, abs=0.01)
+    found = d.diagnose(g)
+    assert found.launch.waves_per_sm == pytest.approx(2.67) and found.launch.grid_blocks >= found.launch.sm_count
+    first = c.assess(found).first
+    occupancy_rule = next(r for r in g.rules if r.name == "TheoreticalOccupancy")
+    assert (first.item, first.rule, first.gain_pct) == ("occupancy", "TheoreticalOccupancy",
+                                                        occupancy_rule.speedup_pct)
+    assert "launch" not in [f.item for f in c.assess(found).items]
+
+
+def test_only_the_small_grid_finding_gives_the_launch_item_ncus_estimate(profiles):
+    """scale_add's 16 blocks: with ncu's Small Grid finding the gain is ncu's; with only a Tail Effect
+    finding in its place, the item still fires on labkit's own count, with labkit's estimate."""
+    scale_add = profiles["scale_add"]
+    small_grid = assess(scale_add).first
+    assert (small_grid.item, small_grid.rule) == ("launch", "LaunchConfiguration")
+    tail_only = [r for r in scale_add.rules if r.name != "LaunchConfiguration"] + [_tail_effect(profiles["kernel_g"])]
+    own = assess(changed(scale_add, rules=tail_only)).first
+    assert (own.item, own.rule) == ("launch", None)
+    assert own.gain_pct == pytest.approx(100 * (1 - 16 / 132))
 
 
 def test_a_short_kernel_is_launch_bound_with_no_gain_estimate(profiles):

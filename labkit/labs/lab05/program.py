@@ -92,7 +92,7 @@ class Inputs:
         side_grid, side_block = m.transpose_shape(s.matrix_side)
         vec_grid = _blocks(s.elements)
         hist_grid = s.hist_threads // m.THREADS
-        walk_grid = s.walk_warps * m.NODE_WORDS // m.THREADS
+        walk_grid = s.walk_blocks
         nan_f = lambda array: lambda: array.copy_to_device(np.full(array.shape, np.nan, np.float32))  # noqa: E731
         neg_i = lambda array: lambda: array.copy_to_device(np.full(array.shape, -1, np.int32))  # noqa: E731
         matrix_a = lambda k: lambda: k[_blocks(s.matrix_side ** 2), m.THREADS](  # noqa: E731

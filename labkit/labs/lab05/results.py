@@ -57,6 +57,11 @@ class Sizes(Record):
         return self
 
     @property
+    def walk_blocks(self) -> int:
+        """kernel_g's grid: walk_warps warps of 32 threads, THREADS per block."""
+        return self.walk_warps * 32 // THREADS
+
+    @property
     def stream_bytes(self) -> int:
         """kernel_e moves x and y in, y out: 3 x 4 bytes per element."""
         return 12 * self.stream_elements

@@ -258,6 +258,13 @@ WORDS = {
     'diag.launch_line': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · {duration_us}',
                          '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · {duration_us}',
                          '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
+    # with ncu's Waves Per SM: waves counted at the kernel's theoretical occupancy
+    'diag.launch_line_waves': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · Waves\u00a0Per\u00a0SM '
+                               '{waves} · {duration_us}',
+                               '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · Waves\u00a0Per\u00a0SM '
+                               '{waves} · {duration_us}',
+                               '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· Waves\u00a0Per\u00a0SM '
+                               '{waves} · {duration_us}'),
     'diag.sol': ('Speed of Light', 'Speed of Light', 'Speed of Light'),
     'diag.sol_line': ('Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
                       'Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
