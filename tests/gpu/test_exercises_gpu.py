@@ -29,6 +29,11 @@ def copy_ceiling_gbps() -> float:
     """Lab 01's copy kernel (copy_wide) over COPY_BYTES, L2 flushed: the bandwidth a kernel can reach."""
     import numpy as np
 
+    from labkit.backend import select_backend
+
+    if select_backend() != "cuda":    # a module fixture runs before the per-test skip
+        pytest.skip("no CUDA GPU")
+
     from labkit.gpu import cuda
     from labkit.kernels import roofline_kernels as rk
     from labkit.timing import time_gpu
