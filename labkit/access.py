@@ -54,8 +54,15 @@ Shared memory (rule, source, confidence)
     pairing for ``LDS.64`` (a warp on one 8-byte address: 1 wavefront here), pairing when a
     partner lane is inactive (counted compatible here), the ``bank_conflicts`` of partial
     warps (ideal = active phases here, not 2 or 4), and stores of 8 and 16 bytes to one address.
-    ncu's conflict counter can also count arbitration with other L1 traffic in a busy kernel
-    (forums /t/239100, NVIDIA/Fuser#2263): the rule holds for isolated instructions.
+    In a busy kernel, ncu's hardware counters ``l1tex__data_pipe_lsu_wavefronts_mem_shared_*``
+    and ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_*`` both add wavefronts that the access
+    pattern does not explain: the same excess in each, varying from run to run for one launch
+    (lab 02's record of commit 4cb7254), which we read as arbitration with other traffic of the
+    L1TEX data stage, whose SRAM serves L1 and shared memory alike (forums /t/239100,
+    NVIDIA/Fuser#2263). Their difference, the ideal wavefronts, follows the rule exactly; so must
+    ncu's instruction-level counters ``smsp__sass_l1tex_data_*``, counted per executed
+    instruction from its lanes' addresses (lab 02's record holds both to the analyzer). For
+    isolated instructions the hardware counters follow the rule exactly (the calibration).
 
 DRAM
     :attr:`KernelCounts.dram_read_bytes` is 32 bytes per distinct sector that the kernel's

@@ -46,6 +46,7 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q02-lds128": Numeric("ch02.wavefronts.v16_stride2"),
     "q02-padding": Choice("c"),
     "q02-aos": Choice("b"),
+    "q02-hw-conflicts": Choice("b"),
     "q04-tool-order": Choice("d"),
     "q04-low-low": Choice("a"),
     "q04-moved-bytes": Numeric("ch04.traffic.moved_mb"),

@@ -16,14 +16,17 @@
 # d'accès de `labkit` trace les noyaux dans le simulateur CUDA de Numba. Sur un GPU, on mesure
 # ensuite quatre expériences (balayage de pas en mémoire globale, particules AoS/SoA,
 # balayage de pas en mémoire partagée, transposées face à une copie) et ncu compte les mêmes
-# choses : les deux doivent être égaux. Sans GPU, les noyaux tournent dans le simulateur et l'on
-# affiche les résultats enregistrés sur notre H200.
+# choses : égales exactement pour les compteurs globaux et les compteurs partagés par
+# instruction ; les compteurs partagés matériels n'y ajoutent que l'arbitrage (chapitre 2). Sans
+# GPU, les noyaux tournent dans le simulateur et l'on affiche les résultats enregistrés sur
+# notre H200.
 #
 # **中文。** 不需要 GPU，就能预测 Nsight Compute 会为本实验的每个 kernel 数出什么（每请求
 # sector 数、wavefront、bank 冲突、DRAM 读取字节）：`labkit` 的访存分析器在 Numba 的 CUDA
 # 模拟器里追踪这些 kernel。有 GPU 时，再测四组实验（全局内存步长扫描、AoS/SoA 粒子、共享内存
-# 步长扫描、转置对照拷贝），由 ncu 数同样的东西：两者必须相等。没有 GPU 时，kernel 在模拟器里
-# 运行，并展示在我们的 H200 上记录的结果。
+# 步长扫描、转置对照拷贝），由 ncu 数同样的东西：全局计数器与逐指令的共享内存计数器必须精确相等；
+# 共享内存的硬件计数器只多出仲裁部分（第 2 章）。没有 GPU 时，kernel 在模拟器里运行，并展示在
+# 我们的 H200 上记录的结果。
 
 # %%
 from labkit.labs.notebook import LabSession

@@ -1,7 +1,18 @@
 """Lab 02's results recorded on the H200: valid, and held to the issue's bars.
 
-- the access analyzer's eight counters equal ncu's, exactly, for every launch of the lab, and the
-  analyzer's figures in the record are recomputed by the analyzer as it is now (simulator);
+- the access analyzer against ncu, for every launch of the lab (labkit.labs.lab02.results,
+  module docstring): equal exactly for the four global counters, the executed shared-memory
+  instructions and ncu's instruction-level shared wavefronts and bank conflicts
+  (``smsp__sass_l1tex_data_*``); ncu's hardware shared counters (``l1tex__data_*``) equal the
+  analyzer's ideal wavefronts exactly and exceed its wavefronts and conflicts by one same excess,
+  never negative, at most HARDWARE_EXCESS_BAR of the analyzer's wavefronts. The hardware counters
+  cannot equal an address-only count in a busy kernel: they count the wavefronts an access loses
+  to other traffic of the L1TEX data stage, which depend on timing (the record of commit 4cb7254
+  shows 368 and 397 extra load wavefronts for the same launch in two runs, and about 1e6 for the
+  padded transpose, 11.9 % of its load wavefronts). For an isolated warp the hardware counters equal
+  the analyzer exactly: tests/labs/test_access_calibration.py, 451 patterns;
+- the analyzer's figures in the record are recomputed by the analyzer as it is now (simulator);
+- the shared sweep's loop really loads at every iteration (ncu's executed loads);
 - the stride sweep's predicted DRAM bytes are within 5 % of ncu's at every point;
 - the lab's copy reaches cupy.copyto (>= 0.97, and not above it by more than noise), the padded and
   swizzled transposes reach 0.90 of that copy (medians, same run), the conflicting tile does not.
@@ -11,7 +22,13 @@ Skips while no record exists.
 import pytest
 
 from labkit.lab import lab
-from labkit.labs.lab02.results import COPY_BAR, DRAM_TOLERANCE, TRANSPOSE_BAR
+from labkit.labs.lab02.results import (
+    COPY_BAR,
+    DRAM_TOLERANCE,
+    HARDWARE_EXCESS_BAR,
+    SHARED_OPS,
+    TRANSPOSE_BAR,
+)
 from labkit.project import Project
 from labkit.results import read_results
 from tests.conftest import REPO_ROOT
@@ -40,9 +57,35 @@ def test_ncu_and_sass_ran(recorded):
 
 def test_the_analyzer_equals_ncu_for_every_launch(recorded):
     runs = recorded.results.runs()
-    differing = [f"{run.launch}: ncu {run.measured.counters()} analyzer {run.predicted.counters()}"
-                 for run in runs if not run.counters_agree]
-    assert not differing, f"{len(differing)} of {len(runs)} launches differ; first: {differing[:2]}"
+    differing = [f"{run.launch}: {run.mismatches()}" for run in runs if not run.counters_agree]
+    assert not differing, f"{len(differing)} of {len(runs)} launches differ; first: {differing[:3]}"
+
+
+def test_instruction_level_counters_equal_the_analyzer_exactly(recorded):
+    # The claim's exact half, spelled out: no tolerance on these.
+    for run in recorded.results.runs():
+        assert run.measured_sass.model_dump() == {name: getattr(run.predicted, name)
+                                                  for name in run.measured_sass.model_dump()}, run.launch
+        for op in SHARED_OPS:
+            assert run.measured.ideal_wavefronts(op) == run.predicted.ideal_wavefronts(op), (run.launch, op)
+
+
+def test_the_hardware_excess_is_one_arbitration_count(recorded):
+    # The same excess in wavefronts and in conflicts, >= 0, bounded; none where no shared access is.
+    for run in recorded.results.runs():
+        for op in SHARED_OPS:
+            wavefronts = getattr(run.measured, f"shared_{op}_wavefronts") - getattr(run.predicted, f"shared_{op}_wavefronts")
+            conflicts = getattr(run.measured, f"shared_{op}_conflicts") - getattr(run.predicted, f"shared_{op}_conflicts")
+            predicted = getattr(run.predicted, f"shared_{op}_wavefronts")
+            assert wavefronts == conflicts, (run.launch, op, wavefronts, conflicts)
+            assert 0 <= wavefronts <= HARDWARE_EXCESS_BAR * predicted, (run.launch, op, wavefronts, predicted)
+
+
+def test_the_shared_loop_loads_at_every_iteration(recorded):
+    # ptxas hoisted a plain ld.shared out of the loop (commit 4cb7254): 1 load per warp, not 64.
+    for point in recorded.results.shared:
+        loads = point.run.measured.shared_ld_instructions
+        assert loads == point.warp_accesses, (point.run.launch, loads, point.warp_accesses)
 
 
 def test_the_recorded_predictions_are_the_analyzers_today(recorded):
@@ -90,8 +133,9 @@ def test_conflict_free_transposes_reach_the_copy(recorded, kernel):
 
 def test_bank_conflicts_cost_the_tiled_transpose(recorded):
     results = recorded.results
-    assert results.transpose("transpose_tiled").run.measured.shared_ld_conflicts > 0
-    assert results.transpose("transpose_padded").run.measured.shared_ld_conflicts == 0
+    assert results.transpose("transpose_tiled").run.measured_sass.shared_ld_conflicts > 0
+    for kernel in ("transpose_padded", "transpose_swizzled"):
+        assert results.transpose(kernel).run.measured_sass.shared_ld_conflicts == 0, kernel
     assert results.vs_copy("transpose_tiled") < results.vs_copy("transpose_padded")
 
 
@@ -103,3 +147,13 @@ def test_shared_time_follows_wavefronts(recorded):
                         key=lambda p: p.predicted_wavefronts_per_access)
         cycles = [results.cycles_per_warp_access(p) for p in points]
         assert all(later >= 0.9 * earlier for earlier, later in zip(cycles, cycles[1:])), (width, cycles)
+
+
+def test_no_sm_serves_more_than_one_wavefront_per_cycle(recorded):
+    # The data stage serves a wavefront per cycle (Kernel Profiling Guide: wavefronts are processed
+    # on different cycles); the loop's SM cycles per warp load cannot fall below its wavefronts.
+    # The hoisted loop of commit 4cb7254 read 0.27 cycles for 1 wavefront.
+    results = recorded.results
+    for point in results.shared:
+        cycles = results.cycles_per_warp_access(point)
+        assert cycles >= 0.9 * point.predicted_wavefronts_per_access, (point.run.launch, cycles)

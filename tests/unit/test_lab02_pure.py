@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from labkit.access import fetched_bytes, translates_union
-from labkit.kernels.coalescing_cuda import SHARED_SLOTS, shared_stride_reference, tile_shape, transpose_launch
+from labkit.kernels.coalescing_cuda import (
+    SHARED_SLOTS,
+    shared_stride_reference,
+    tile_shape,
+    transpose_launch,
+)
 from labkit.profiling.sass import read_memory_widths
 
 
@@ -65,3 +70,61 @@ def test_plan_has_every_launch_once_with_whole_grids():
     with pytest.raises(ValueError, match="multiple"):
         launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 1000}), 132)
     assert np.all([launch.blocks > 0 for launch in plan])
+
+
+def _counts(**changes):
+    from labkit.labs.lab02.results import Counts
+
+    base = {"ld_requests": 8, "ld_sectors": 32, "st_requests": 8, "st_sectors": 32, "shared_ld_instructions": 8,
+            "shared_st_instructions": 8, "shared_ld_wavefronts": 256, "shared_ld_conflicts": 248,
+            "shared_st_wavefronts": 8, "shared_st_conflicts": 0, "dram_read_bytes": None}
+    return Counts(**{**base, **changes})
+
+
+def _sass(predicted, **changes):
+    from labkit.labs.lab02.results import SassShared
+
+    return SassShared(**{**{name: getattr(predicted, name) for name in SassShared.model_fields}, **changes})
+
+
+def test_the_claim_holds_with_an_arbitration_excess_within_the_bar():
+    from labkit.labs.lab02.results import (
+        HARDWARE_EXCESS_BAR,
+        hardware_excess,
+        mismatches,
+    )
+
+    predicted = _counts()
+    # 2 extra load wavefronts, counted as conflicts too: the ideal wavefronts (8) are unchanged.
+    measured = _counts(shared_ld_wavefronts=258, shared_ld_conflicts=250)
+    assert predicted.ideal_wavefronts("ld") == measured.ideal_wavefronts("ld") == 8
+    assert hardware_excess(predicted, measured, "ld") == 2 <= HARDWARE_EXCESS_BAR * 256
+    assert mismatches(predicted, measured, _sass(predicted)) == []
+
+
+def test_the_claim_breaks_on_each_kind_of_difference():
+    from labkit.labs.lab02.results import mismatches
+
+    predicted = _counts()
+    sass = _sass(predicted)
+    cases = {
+        "ld_sectors": (_counts(ld_sectors=33), sass),
+        "shared_ld_instructions": (_counts(shared_ld_instructions=1), sass),         # a hoisted load
+        "instruction level": (predicted, _sass(predicted, shared_st_conflicts=1)),
+        "ideal wavefronts": (_counts(shared_ld_wavefronts=257), sass),                 # excess not in conflicts
+        "outside": (_counts(shared_st_wavefronts=11, shared_st_conflicts=3), sass),    # 3 > 0.25 x 8 predicted
+    }
+    for phrase, (measured, measured_sass) in cases.items():
+        found = mismatches(predicted, measured, measured_sass)
+        assert any(phrase in line for line in found), (phrase, found)
+    below = _counts(shared_ld_wavefronts=255, shared_ld_conflicts=247)                 # ncu below the analyzer
+    assert any("hardware excess -1" in line for line in mismatches(predicted, below, sass))
+
+
+def test_a_launch_without_shared_accesses_allows_no_excess():
+    from labkit.labs.lab02.results import mismatches
+
+    predicted = _counts(shared_ld_instructions=0, shared_st_instructions=0, shared_ld_wavefronts=0,
+                        shared_ld_conflicts=0, shared_st_wavefronts=0, shared_st_conflicts=0)
+    measured = predicted.model_copy(update={"shared_ld_wavefronts": 1, "shared_ld_conflicts": 1})
+    assert mismatches(predicted, measured, _sass(predicted))

@@ -32,6 +32,8 @@ from labkit.labs.lab02.results import Counts
 _FIELDS = {
     "ld_requests": (Space.GLOBAL, Op.LOAD, "requests"), "ld_sectors": (Space.GLOBAL, Op.LOAD, "sectors"),
     "st_requests": (Space.GLOBAL, Op.STORE, "requests"), "st_sectors": (Space.GLOBAL, Op.STORE, "sectors"),
+    "shared_ld_instructions": (Space.SHARED, Op.LOAD, "instructions"),
+    "shared_st_instructions": (Space.SHARED, Op.STORE, "instructions"),
     "shared_ld_wavefronts": (Space.SHARED, Op.LOAD, "wavefronts"),
     "shared_ld_conflicts": (Space.SHARED, Op.LOAD, "bank_conflicts"),
     "shared_st_wavefronts": (Space.SHARED, Op.STORE, "wavefronts"),

@@ -25,9 +25,9 @@ from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
 from labkit.report.tables import Column, Table
 from labkit.labs.lab02 import plan as lp
-from labkit.labs.lab02.results import (METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun, Lab02Results,
-                                       NcuRun, ParticleRun, SassListing, SharedBaseline, SharedPoint, Sizes,
-                                       SweepPoint, TransposeRun, Unavailable)
+from labkit.labs.lab02.results import (METRICS, SASS_METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun,
+                                       Lab02Results, NcuRun, ParticleRun, SassListing, SassShared, SharedBaseline,
+                                       SharedPoint, Sizes, SweepPoint, TransposeRun, Unavailable, mismatches)
 
 KERNEL_REGEX = "strided_read|drift_|shared_stride|tile_copy|transpose_"
 _L2_FETCH_LIMIT = 0x05    # cudaLimitMaxL2FetchGranularity
@@ -242,8 +242,10 @@ def profile_target(sizes_path: str, plan_path: str) -> None:
     cuda.synchronize()
 
 
-def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path) -> tuple[NcuRun | Unavailable, dict[str, Counts]]:
-    """Every launch's eight L1TEX counters and DRAM bytes, from one ncu process; raw CSV kept."""
+def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path
+                   ) -> tuple[NcuRun | Unavailable, dict[str, tuple[Counts, SassShared]]]:
+    """Every launch's hardware counters (L1TEX, executed shared instructions, DRAM bytes) and
+    instruction-level shared counters, from one ncu process, in base units; raw CSV kept."""
     from labkit.probes.access_probe import csv_part
     from labkit.profiling import ncu
 
@@ -254,9 +256,9 @@ def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path) -> tuple[Ncu
     (work / "plan.json").write_text(json.dumps([launch.to_dict() for launch in plan]))
     repo = str(Path(__file__).resolve().parents[3])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
-    command = [path, "--clock-control", "none", "--cache-control", "all", "--metrics",
-               ",".join(METRICS.values()) + ",dram__bytes_write.sum", "-k", f"regex:{KERNEL_REGEX}", "--csv",
-               "--page", "raw", sys.executable, "-m", "labkit.labs.lab02.program", "profile-target",
+    metrics = [*METRICS.values(), *SASS_METRICS.values(), "dram__bytes_write.sum"]
+    command = [path, "--clock-control", "none", "--cache-control", "all", "--metrics", ",".join(metrics),
+               "-k", f"regex:{KERNEL_REGEX}", "--csv", "--page", "raw", "--print-units", "base", sys.executable, "-m", "labkit.labs.lab02.program", "profile-target",
                str(work / "sizes.json"), str(work / "plan.json")]
     start = time.monotonic()
     try:
@@ -276,9 +278,14 @@ def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path) -> tuple[Ncu
                                                         f"plan's {len(plan)} (first: {names[:3]})"), {}
     (work / "ncu_raw.csv").write_text(csv)
     measured = {}
-    for launch, profile in zip(plan, profiles):
-        values = {field: profile.value(metric) for field, metric in METRICS.items() if field != "dram_read_bytes"}
-        measured[launch.name] = Counts(**values, dram_read_bytes=profile.bytes_(METRICS["dram_read_bytes"]))
+    try:
+        for launch, profile in zip(plan, profiles):
+            values = {field: profile.value(metric) for field, metric in METRICS.items() if field != "dram_read_bytes"}
+            hardware = Counts(**values, dram_read_bytes=profile.bytes_(METRICS["dram_read_bytes"]))
+            sass = SassShared(**{field: profile.value(metric) for field, metric in SASS_METRICS.items()})
+            measured[launch.name] = (hardware, sass)
+    except ncu.NcuError as exc:
+        return Unavailable(status="unavailable", reason=str(exc)), {}
     version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     return NcuRun(status="ok", version=version[-1] if version else "unknown", seconds=seconds), measured
 
@@ -348,14 +355,15 @@ class Lab02Program(Program[Sizes, Lab02Results]):
         record = recorded[0] if recorded else None
         sm_count = record.device.sm_count if record else H200_SMS
         predicted = self.analyze_in_simulator(LAB.gpu_sizes, sm_count, workers=os.cpu_count() or 1)
-        measured = {run.launch: run.measured for run in record.runs()} if record else {}
+        runs = {run.launch: run for run in record.runs()} if record else {}
         rows = []
         for name, counts in predicted.items():
-            ncu = measured.get(name)
+            run = runs.get(name)
+            holds = (None if run is None or run.measured is None or run.measured_sass is None
+                     else not mismatches(counts, run.measured, run.measured_sass))
             rows.append((name, counts.ld_sectors_per_request, counts.st_sectors_per_request,
                          counts.shared_ld_wavefronts, counts.shared_ld_conflicts,
-                         None if counts.dram_read_bytes is None else counts.dram_read_bytes / 1e6,
-                         None if ncu is None else ncu.counters() == counts.counters()))
+                         None if counts.dram_read_bytes is None else counts.dram_read_bytes / 1e6, holds))
         return [Table("lab02.analyzer_here", (
             Column("launch"), Column("spr_ld", "ratio_plain"), Column("spr_st", "ratio_plain"),
             Column("shared_wavefronts", "count"), Column("conflicts_analyzer", "count"),
@@ -416,9 +424,10 @@ def _cupy_copyto(buffers: Buffers, bench: Bench, sizes: Sizes):
 
 def _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, measured, ncu_run, listing):
     def run(launch: lp.Launch) -> KernelRun:
+        hardware, sass = measured.get(launch.name, (None, None))
         return KernelRun(launch=launch.name, kernel=launch.kernel, source=launch.source,
-                         timing=timings[launch.name], predicted=predicted[launch.name],
-                         measured=measured.get(launch.name))
+                         timing=timings[launch.name], predicted=predicted[launch.name], measured=hardware,
+                         measured_sass=sass)
 
     sweep, particles, shared, transposes = [], [], [], []
     for launch in plan:
