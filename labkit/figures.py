@@ -199,7 +199,20 @@ def _ch03_copy_reads_per_sm() -> float:
 
 
 def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
+    """Little's law with the latency alone: warps per SM whose reads cover (C / 2) x latency."""
     return _ch03_copy_reads_per_sm() / latency.bytes_in_flight_per_warp(loads, bytes_per_load)
+
+
+def _ch03_copy_knee(loads: int, bytes_per_load: int) -> float:
+    """With each warp's round trip (latency + its bytes at its SM's share): one warp more."""
+    return latency.copy_knee_warps_per_sm(H200_SXM.hbm_gbps, latency.bytes_in_flight_per_warp(loads, bytes_per_load),
+                                          CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+
+
+def _ch03_transfer_ns(loads: int, bytes_per_load: int) -> float:
+    """A warp's reads and writes at its SM's share of the datasheet bandwidth, in ns."""
+    moved = 2 * latency.bytes_in_flight_per_warp(loads, bytes_per_load)
+    return latency.share_transfer_seconds(moved, H200_SXM.hbm_gbps, H200_SXM.sm_count) * 1e9
 
 
 def _ch03_wave_slots() -> int:
@@ -256,6 +269,15 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.little.copy_warps_scalar": Figure(lambda: _ch03_copy_warps(1, 4), 1),
         "ch03.little.copy_warps_vector": Figure(lambda: _ch03_copy_warps(1, 16), 1),
         "ch03.little.copy_warps_vector8": Figure(lambda: _ch03_copy_warps(8, 16), 1),
+        "ch03.little.copy_warps_vector16": Figure(lambda: _ch03_copy_warps(16, 16), 1),
+        "ch03.little.copy_knee_scalar": Figure(lambda: _ch03_copy_knee(1, 4), 1),
+        "ch03.little.copy_knee_vector": Figure(lambda: _ch03_copy_knee(1, 16), 1),
+        "ch03.little.copy_knee_vector8": Figure(lambda: _ch03_copy_knee(8, 16), 1),
+        "ch03.little.copy_knee_vector16": Figure(lambda: _ch03_copy_knee(16, 16), 1),
+        "ch03.little.transfer_ns_vector8": Figure(lambda: _ch03_transfer_ns(8, 16)),
+        "ch03.little.share_gbps_per_sm": Figure(lambda: H200_SXM.hbm_gbps / H200_SXM.sm_count, 1),
+        "ch03.little.l1_gbps_per_sm": Figure(
+            lambda: roofline.SHARED_BYTES_PER_WAVEFRONT * H200_SXM.boost_clock_mhz * 1e6 / 1e9),
         "ch03.fma.latency_cycles": Figure(lambda: CH03_FMA_LATENCY_CYCLES),
         "ch03.fma.in_flight": Figure(lambda: latency.instructions_in_flight(CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE)),
         "ch03.fma.warps_1chain": Figure(lambda: latency.issue_knee_warps_per_sm(1, CH03_FMA_LATENCY_CYCLES,

@@ -2,6 +2,9 @@
 
 Little's law: items in a system = arrival rate x time each spends there. For a GPU, bytes in
 flight = bandwidth x latency, and independent instructions in flight = issue rate x latency.
+The time a warp's request spends in the memory system is not the latency alone: the bytes a
+warp asks for at once also have to come through its SM's share of the bandwidth, which the copy
+functions below count (operational analysis's asymptotic bounds: delay + service demand).
 Pure functions; units in the names (``gbps`` = 10^9 bytes/s, ``seconds``, ``cycles``).
 """
 
@@ -42,22 +45,51 @@ def bytes_in_flight_per_warp(loads_per_thread: int, bytes_per_load: int, warp_si
     return loads_per_thread * bytes_per_load * warp_size
 
 
-def copy_gbps(warps_per_sm: float, bytes_per_warp: float, latency_seconds: float, sm_count: int) -> float:
-    """A copy's bandwidth (bytes read + written) when each warp keeps ``bytes_per_warp`` of loads in
-    flight and waits ``latency_seconds`` for them: every latency, each SM reads warps x bytes per
-    warp and writes as much (the stores do not make the warp wait). Little's law, with no ceiling:
-    2 x warps x bytes per warp x SMs / latency."""
-    _positive(warps_per_sm=warps_per_sm, bytes_per_warp=bytes_per_warp, latency_seconds=latency_seconds,
-              sm_count=sm_count)
-    return 2 * warps_per_sm * bytes_per_warp * sm_count / latency_seconds / 1e9
+def share_transfer_seconds(bytes_: float, bandwidth_gbps: float, sm_count: int) -> float:
+    """The time ``bytes_`` take to come through one SM's share of a bandwidth shared by all SMs:
+    bytes x SMs / bandwidth (e.g. 16 KiB at 4250 GB/s over 132 SMs: 0.51 us)."""
+    _positive(bytes_=bytes_, bandwidth_gbps=bandwidth_gbps, sm_count=sm_count)
+    return bytes_ * sm_count / (bandwidth_gbps * 1e9)
 
 
-def copy_knee_warps_per_sm(ceiling_gbps: float, bytes_per_warp: float, latency_seconds: float,
+def copy_round_trip_seconds(read_bytes_per_warp: float, latency_seconds: float, ceiling_gbps: float,
+                            sm_count: int) -> float:
+    """One trip of a copy's warp at best: its loads wait the latency, and the bytes it moves (its
+    reads and as many writes) come through its SM's share of the copy bandwidth C:
+    latency + 2 x read bytes x SMs / C. The second term is the service demand D of operational
+    analysis (Lazowska et al., Quantitative System Performance, ch. 5), the first its delay Z."""
+    _positive(read_bytes_per_warp=read_bytes_per_warp, latency_seconds=latency_seconds)
+    return latency_seconds + share_transfer_seconds(2 * read_bytes_per_warp, ceiling_gbps, sm_count)
+
+
+def copy_latency_warps_per_sm(ceiling_gbps: float, read_bytes_per_warp: float, latency_seconds: float,
+                              sm_count: int) -> float:
+    """Little's law with the latency alone: the warps per SM whose reads in flight cover the read
+    bandwidth x latency, (C / 2) x latency / SMs / read bytes per warp (Z / D above)."""
+    _positive(read_bytes_per_warp=read_bytes_per_warp)
+    return bytes_in_flight_per_sm(ceiling_gbps / 2, latency_seconds, sm_count) / read_bytes_per_warp
+
+
+def copy_knee_warps_per_sm(ceiling_gbps: float, read_bytes_per_warp: float, latency_seconds: float,
                            sm_count: int) -> float:
-    """The resident warps per SM at which :func:`copy_gbps` reaches ``ceiling_gbps``: the copy's
-    reads (half its bytes) in flight per SM reach the read bandwidth x latency per SM,
-    warps = (ceiling / 2) x latency / SMs / bytes per warp."""
-    return bytes_in_flight_per_sm(ceiling_gbps / 2, latency_seconds, sm_count) / bytes_per_warp
+    """The warps per SM where a copy reaches C: Little's law with each warp's whole round trip,
+    (C / SMs) x round trip / bytes moved per warp = Little's warps for the latency alone + 1.
+
+    The extra warp is the one whose bytes are coming through while the others wait: it is the
+    knee N* = (Z + D) / D of operational analysis's asymptotic bounds for one SM (delay Z, the
+    latency; service demand D, a warp's bytes at the SM's share of C). It is a lower bound: the
+    measured knee lies above it when the latency under load exceeds the unloaded one."""
+    return copy_latency_warps_per_sm(ceiling_gbps, read_bytes_per_warp, latency_seconds, sm_count) + 1
+
+
+def copy_gbps(warps_per_sm: float, read_bytes_per_warp: float, latency_seconds: float, ceiling_gbps: float,
+              sm_count: int) -> float:
+    """A copy's bandwidth (bytes read + written) by the asymptotic bound: each warp moves its bytes
+    once per round trip (:func:`copy_round_trip_seconds`), capped by C:
+    min(C, 2 x warps x read bytes per warp x SMs / round trip) = C x min(1, warps / knee)."""
+    _positive(warps_per_sm=warps_per_sm)
+    knee = copy_knee_warps_per_sm(ceiling_gbps, read_bytes_per_warp, latency_seconds, sm_count)
+    return ceiling_gbps * min(1.0, warps_per_sm / knee)
 
 
 def issue_share(warps_per_sm: float, chains_per_thread: int, latency_cycles: float, issue_per_cycle: float,

@@ -55,7 +55,7 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q04-sectors": Choice("c"),
     "q03-register-blocks": Numeric("ch03.ex.regs64.blocks"),
     "q03-granularity": Choice("c"),
-    "q03-scalar-copy": Numeric("ch03.little.copy_warps_scalar"),
+    "q03-scalar-copy": Numeric("ch03.little.copy_knee_scalar"),
     "q03-fma-chains": Numeric("ch03.fma.warps_2chains"),
     "q03-tail": Numeric("ch03.waves.tail_pct"),
     "q03-not-selected": Choice("b"),

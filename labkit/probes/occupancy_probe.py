@@ -11,7 +11,10 @@ default attribute and, once the attribute is raised to the opt-in limit, over 48
 carve-out preferences; beside each answer it records labkit.occupancy's. Nothing is launched:
 the GPU time is mostly compiling, a few seconds.
 
-It writes ``OUTDIR/occupancy_calibration.json``, a lab-03 results file: provenance, the device
+Lab 03's step 7 runs the same plan on every ``make lab-03`` and keeps its rows beside the lab's
+record (``labs/03-occupancy/results/<gpu>/occupancy_driver.csv``), where the recorded-results
+tests hold labkit to them. Run alone, this command writes ``OUTDIR/occupancy_calibration.json``,
+a lab-03 results file: provenance, the device
 attributes read and any that differ from labkit's table, the CuPy/CUDA/NVRTC versions, the
 compiled kernels, one row per configuration, and edge cases (inputs the calculator refuses or
 does not model) with the driver's answer to each. It exits 1 unless every row agrees.

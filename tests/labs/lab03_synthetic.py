@@ -4,7 +4,8 @@ tables and figures render. Nothing here is a measurement; no course folder would
 tests never write it anywhere but a temporary folder).
 
 The model: dependent loads of 32 cycles (L1), 270 cycles (L2) and ``HBM_NS`` (HBM) at 1980 MHz; a
-copy whose bandwidth follows Little's law with that latency up to ``COPY_GBPS``, the corner rounded
+copy whose bandwidth follows Little's law with each warp's round trip (that latency + its bytes at
+its SM's share of ``COPY_GBPS``) up to ``COPY_GBPS``, the corner rounded
 (a p-norm of the two asymptotes, p = ``SHARPNESS``); FMA chains of 4 cycles, one warp instruction
 per scheduler per cycle; register variants slower with spills; waves of equal blocks.
 """
@@ -49,7 +50,11 @@ def load_cycles(working_set: int) -> float:
 
 
 def copy_gbps(loads: int, warps: int, sharpness: float = SHARPNESS) -> float:
-    rising = latency.copy_gbps(warps, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP), HBM_NS * 1e-9, SMS)
+    """Little's law's rising line (each warp's round trip: latency + its bytes at its SM's share of
+    the copy bandwidth) and the copy bandwidth, joined by a p-norm."""
+    knee = latency.copy_knee_warps_per_sm(COPY_GBPS, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
+                                          HBM_NS * 1e-9, SMS)
+    rising = COPY_GBPS * warps / knee
     return (rising ** -sharpness + COPY_GBPS ** -sharpness) ** (-1 / sharpness)
 
 

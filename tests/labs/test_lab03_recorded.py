@@ -1,8 +1,10 @@
 """Lab 03's results recorded on the H200, held to the issue's bars both ways: the occupancy
-calculator equals the driver on every recorded configuration (1000 or more), Volkov's point holds
-(a copy with 4 or more loads in flight reaches 0.90 of the copy bandwidth at 25 % theoretical
-occupancy or less), Little's law predicts each curve's knee within 25 %, the latencies are
-recorded and ordered, and nothing is above what the GPU can do. Skipped until a record exists."""
+calculator equals the driver on every recorded configuration (1000 or more, a grid that spans
+each rule, the edge cases borne out), Volkov's point holds (a copy with 4 or more loads in flight
+reaches 0.90 of the copy bandwidth at 25 % theoretical occupancy or less), Little's law (with a
+warp's round trip: latency + its bytes at its SM's share of C) predicts each copy curve's knee
+within 25 % and bounds every point, the latencies are recorded and ordered, and nothing is above
+what the GPU can do. Skipped until a record exists."""
 
 import csv
 import math
@@ -27,8 +29,11 @@ KNEE_TOLERANCE = 0.25
 #: The issue's bar on `make lab-03` is two minutes; the measurement itself must leave room for
 #: starting Python and writing the record.
 MEASURE_SECONDS = 110
-#: A copy point may beat the reference copy by this much (noise, not a faster memory).
-ABOVE_COPY_NOISE = 1.03
+#: A copy point may beat the reference copy, or any point Little's bound, by this much (noise, not a
+#: faster memory or a shorter latency).
+ABOVE_NOISE = 1.03
+#: The driver step must leave the measurement room under the two minutes (it took 17 to 22 s).
+DRIVER_SECONDS = 60
 
 pytestmark = pytest.mark.skipif(not RESULTS.exists(),
                                 reason=f"{RESULTS.relative_to(REPO_ROOT)} not recorded yet (make lab-03 on the H200)")
@@ -67,21 +72,40 @@ def _csv(name):
 
 def test_the_calculator_equals_the_driver_on_every_recorded_configuration(results):
     assert results.driver.status == "ok" and results.driver.errors == [] and results.driver.device_mismatches == []
+    assert results.driver.kernels == len(probe.kernel_specs())
+    assert results.driver.seconds < DRIVER_SECONDS
     rows = _csv(DRIVER_ROWS)
     assert len(rows) == results.driver.configurations >= 1000
     arch = occupancy.architecture(results.device.compute_capability)
     differing = [row for row in rows if probe.calculator_blocks(probe.launch_of(row), arch) != row["driver_blocks"]]
     assert not differing, f"{len(differing)} of {len(rows)} differ; the first: {differing[0]}"
     assert results.driver.equal == len(rows)
-    assert len({row["registers_per_thread"] for row in rows}) >= 15
+
+
+def test_the_driver_grid_spans_every_rule_it_checks(results):
+    rows = _csv(DRIVER_ROWS)
+    registers = {row["registers_per_thread"] for row in rows}
+    assert min(registers) <= 16 and max(registers) == 255 and len(registers) >= 15
+    assert any(row["static_shared_bytes"] % 128 for row in rows)
+    assert any(row["static_shared_bytes"] + row["dynamic_shared_bytes"] > 48 * 1024 for row in rows)
+    assert any(row["threads_per_block"] % 32 for row in rows)
+    assert {row["carveout_percent"] for row in rows} >= {None, 0, 100}
     assert {row["driver_blocks"] for row in rows} >= {0, 32}
 
 
 def test_the_driver_bears_out_every_modelled_edge_case(results):
     edges = _csv(DRIVER_EDGES)
     assert len(edges) == results.driver.edge_cases > 0
+    arch = occupancy.architecture(results.device.compute_capability)
     for edge in edges:
         assert probe.edge_agrees(edge) is not False, edge
+        if edge["calculator_blocks"] is None:
+            continue
+        now = probe.calculator_blocks(probe.launch_of(edge), arch)
+        if isinstance(edge["calculator_blocks"], int):
+            assert now == edge["calculator_blocks"], f"edge case {edge['case']!r}: labkit now answers {now}"
+        else:
+            assert str(now).startswith("refused: "), f"edge case {edge['case']!r}: labkit now answers {now}"
 
 
 # ----- step 1: latency ------------------------------------------------------------------------------------
@@ -103,18 +127,29 @@ def test_volkov_enough_loads_in_flight_reach_the_copy_bandwidth_at_low_occupancy
 
 
 def test_at_equal_occupancy_more_loads_in_flight_move_more_bytes(results):
-    """The other way: at the same warps per SM, one load per thread is never faster than eight,
-    and at the fewest warps (far below any knee) eight loads move at least twice as much."""
+    """The other way: where one load per thread is latency-bound (below its curve's knee), eight
+    loads at the same warps per SM are never slower, and at the fewest warps they move at least
+    twice as much. Beyond that knee both curves are at the ceiling, which the next test bounds."""
     one = {p.launch.warps_per_sm: p.gbps for p in results.memory.curve(1)}
     eight = {p.launch.warps_per_sm: p.gbps for p in results.memory.curve(8)}
-    shared = sorted(set(one) & set(eight))
-    assert all(one[w] <= ABOVE_COPY_NOISE * eight[w] for w in shared)
+    bound = results.memory_knee(1).x
+    shared = sorted(w for w in set(one) & set(eight) if w < bound)
+    assert len(shared) >= 3
+    assert all(one[w] <= ABOVE_NOISE * eight[w] for w in shared)
     assert eight[shared[0]] >= 2 * one[shared[0]]
 
 
 def test_no_copy_point_beats_the_reference_copy_by_more_than_noise(results):
     for point in results.memory.points:
-        assert point.gbps <= ABOVE_COPY_NOISE * results.memory.copy_gbps, (point.loads, point.launch)
+        assert point.gbps <= ABOVE_NOISE * results.memory.copy_gbps, (point.loads, point.launch)
+
+
+def test_no_copy_point_beats_littles_bound(results):
+    """Little's law with the round trip is an upper bound: no point moves more than its warps'
+    bytes per (unloaded latency + transfer at the SM's share), nor more than C."""
+    for point in results.memory.points:
+        bound = results.predicted_copy_gbps(point.loads, point.launch.warps_per_sm)
+        assert point.gbps <= ABOVE_NOISE * bound, (point.loads, point.launch.warps_per_sm, point.gbps, bound)
 
 
 def test_littles_law_predicts_where_each_curve_saturates(results):
@@ -124,6 +159,9 @@ def test_littles_law_predicts_where_each_curve_saturates(results):
     for curve in within:
         assert abs(curve.knee_ratio - 1) <= KNEE_TOLERANCE, \
             f"{curve.loads} loads: predicted {curve.predicted_knee:.2f}, measured {curve.knee.x:.2f} warps per SM"
+        # the page says: the round trip's knee is optimistic (at or before the measured one), and the
+        # latency alone would put it earlier still
+        assert curve.latency_warps < curve.predicted_knee <= curve.knee.x, curve
     warps = sorted({p.launch.warps_per_sm for p in results.memory.points})
     for curve in curves:
         if curve.knee.side == "below":
@@ -138,17 +176,47 @@ def test_more_loads_in_flight_need_fewer_warps(results):
 
 
 # ----- step 3: Little's law for arithmetic ------------------------------------------------------------------
-def test_the_dependent_fma_latency_and_the_fma_knees(results):
+def test_fma_throughput_stays_under_littles_bound_and_meets_it_where_the_latency_binds(results):
+    """Little's law for arithmetic bounds every point, min(peak, warps x chains / (schedulers x
+    latency x issue rate)) of the peak, and the points it puts well below their curve's own plateau
+    (latency-bound) reach it. Where a curve's plateau lies below the FP32 peak (one or two chains),
+    its knee is not Little's law's: the page shows that gap; no bar is set on it."""
     assert 2 <= results.arithmetic.fma_latency_cycles <= 8
+    latency_bound = 0
     for chains in results.sizes.fma_chains:
-        knee, predicted = results.fma_knee(chains), results.predicted_fma_knee(chains)
-        if knee.within:
-            assert abs(predicted / knee.x - 1) <= KNEE_TOLERANCE, (chains, predicted, knee)
-        else:
-            assert knee.side == "below" and predicted <= results.arithmetic.curve(chains)[0].launch.warps_per_sm * 1.25
+        plateau = results.fma_knee(chains).plateau
+        for point in results.arithmetic.curve(chains):
+            bound = results.predicted_fma_gflops(chains, point.launch.warps_per_sm)
+            assert point.gflops <= ABOVE_NOISE * bound, (chains, point.launch.warps_per_sm)
+            if bound < plateau:
+                latency_bound += 1
+                assert point.gflops >= (1 - KNEE_TOLERANCE) * bound, (chains, point.launch.warps_per_sm)
+    assert latency_bound >= 2
     peak = results.fp32_peak_gflops()
     top = max(point.gflops for point in results.arithmetic.points)
     assert 0.85 * peak <= top <= peak
+
+
+def test_one_or_two_chains_level_off_below_the_peak_so_their_knees_come_early(results):
+    """What the page says of step 3: with one or two chains per thread the curve stops well below
+    the FP32 peak, whatever the warps, and its measured knee comes before Little's (computed for
+    the peak); with four or more, the curve comes close to the peak."""
+    peak = results.fp32_peak_gflops()
+    for chains in results.sizes.fma_chains:
+        best = max(point.gflops for point in results.arithmetic.curve(chains))
+        knee = results.fma_knee(chains)
+        if chains <= 2:
+            assert best < 0.8 * peak and knee.within and knee.x < results.predicted_fma_knee(chains), chains
+        else:
+            assert best >= 0.85 * peak, chains
+
+
+def test_at_equal_warps_more_chains_never_compute_less(results):
+    chains = results.sizes.fma_chains
+    by_chains = {c: {p.launch.warps_per_sm: p.gflops for p in results.arithmetic.curve(c)} for c in chains}
+    for fewer, more in zip(chains, chains[1:]):
+        for warps in set(by_chains[fewer]) & set(by_chains[more]):
+            assert by_chains[fewer][warps] <= ABOVE_NOISE * by_chains[more][warps], (fewer, more, warps)
 
 
 # ----- step 4: register pressure -----------------------------------------------------------------------------
@@ -191,6 +259,13 @@ def test_ncu_sees_the_calculators_theoretical_occupancy_and_achieves_at_most_it(
     # active cycles only, does not show it)
     assert launches["waves_one_plus_one"].sm_active_share < 0.7 * launches["waves_one"].sm_active_share
     assert launches["registers_32"].local_sectors > 0 == launches["registers_free"].local_sectors
+    # step 3 on the page: one chain, 16 warps per SM, the scheduler idle part of the time, its warps
+    # waiting on a fixed-latency dependency; eight chains and one warp per scheduler: no latency to
+    # wait on, yet not an issue every cycle
+    one_chain, eight_chains = launches["fma_1_chain_16_warps"], launches["fma_8_chains_4_warps"]
+    assert one_chain.issue_active_pct < 80
+    assert one_chain.stall_wait > max(one_chain.stall_not_selected, one_chain.stall_long_scoreboard)
+    assert eight_chains.stall_wait < 0.5 and eight_chains.issue_active_pct < 97
     low, high = launches["copy_1_load_16_warps"], launches["copy_8_loads_16_warps"]
     assert math.isclose(low.theoretical_pct, high.theoretical_pct)
     assert low.duration_seconds > high.duration_seconds

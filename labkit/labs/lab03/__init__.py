@@ -73,19 +73,21 @@ class Lab03(Lab[Sizes, Lab03Results]):
     # ----- tables --------------------------------------------------------------------------------
     def tables(self, results: Lab03Results) -> list[Table]:
         out = [self._latency_table(results), self._little_table(results), self._memory_table(results),
-               self._arithmetic_table(results), self._register_table(results), self._waves_table(results)]
+               self._round_trip_table(results), self._volkov_table(results), self._arithmetic_table(results),
+               self._register_table(results), self._waves_table(results)]
         if isinstance(results.ncu, NcuStep):
             arch = results.device.arch
             out.append(Table("lab03.ncu", (
                 Column("launch", "label"), Column("kernel"), Column("registers", "count"),
                 Column("dynamic_shared", "bytes"), Column("theoretical_calculator", "share"),
                 Column("theoretical_ncu", "pct"), Column("achieved_ncu", "pct"), Column("waves", "decimal2"),
-                Column("sm_busy", "share"), Column("stall_long_scoreboard", "decimal2"), Column("stall_wait", "decimal2"),
-                Column("stall_not_selected", "decimal2"), Column("local_sectors", "count")),
+                Column("sm_busy", "share"), Column("issue_active", "pct"), Column("stall_long_scoreboard", "decimal2"),
+                Column("stall_wait", "decimal2"), Column("stall_not_selected", "decimal2"),
+                Column("local_sectors", "count")),
                 tuple((launch.label, launch.kernel, launch.registers_per_thread, launch.dynamic_shared_bytes,
                        launch.calculated(arch).occupancy, launch.theoretical_pct, launch.achieved_pct,
-                       launch.waves_per_sm, launch.sm_active_share, launch.stall_long_scoreboard, launch.stall_wait,
-                       launch.stall_not_selected,
+                       launch.waves_per_sm, launch.sm_active_share, launch.issue_active_pct,
+                       launch.stall_long_scoreboard, launch.stall_wait, launch.stall_not_selected,
                        launch.local_sectors) for launch in results.ncu.launches)))
         if isinstance(results.driver, DriverStep):
             driver = results.driver
@@ -126,17 +128,43 @@ class Lab03(Lab[Sizes, Lab03Results]):
 
     def _memory_table(self, results: Lab03Results) -> Table:
         copy = results.memory.copy_gbps
-        rows = []
-        for curve in results.memory_curves():
-            best = curve.best_low_occupancy_gbps
-            rows.append((curve.loads, curve.registers_per_thread, curve.max_warps_per_sm, curve.predicted_knee,
-                         curve.knee.x if curve.knee.within else None, f"knee_{curve.knee.side}", curve.knee_ratio,
-                         curve.knee.plateau / copy, best, None if best is None else best / copy))
+        rows = tuple((curve.loads, curve.registers_per_thread, curve.max_warps_per_sm, curve.latency_warps,
+                      curve.predicted_knee, curve.knee.x if curve.knee.within else None, f"knee_{curve.knee.side}",
+                      curve.knee_ratio, curve.knee.plateau / copy) for curve in results.memory_curves())
         return Table("lab03.memory", (
             Column("loads", "count"), Column("registers", "count"), Column("warps_max", "count"),
-            Column("knee_predicted", "ratio_plain"), Column("knee_measured", "ratio_plain"),
-            Column("knee_where", "label"), Column("knee_ratio", "decimal2"), Column("plateau_of_copy", "share"),
-            Column("best_low_gbps", "gbps"), Column("best_low_of_copy", "share")), tuple(rows))
+            Column("knee_latency_only", "decimal2"), Column("knee_predicted", "decimal2"),
+            Column("knee_measured", "decimal2"), Column("knee_where", "label"), Column("knee_ratio", "decimal2"),
+            Column("plateau_of_copy", "share")), rows)
+
+    def _volkov_table(self, results: Lab03Results) -> Table:
+        """Each curve's best point at LOW_OCCUPANCY theoretical occupancy or less (Volkov's bar)."""
+        copy = results.memory.copy_gbps
+        rows = []
+        for loads in results.sizes.stream_loads:
+            low = results.low_occupancy_points(loads)
+            best = max(low, key=lambda p: p.gbps, default=None)
+            rows.append((loads, None if best is None else best.launch.warps_per_sm,
+                         None if best is None else best.gbps, None if best is None else best.gbps / copy))
+        return Table("lab03.volkov", (Column("loads", "count"), Column("best_low_warps", "count"),
+                                      Column("best_low_gbps", "gbps"), Column("best_low_of_copy", "share")),
+                     tuple(rows))
+
+    def _round_trip_table(self, results: Lab03Results) -> Table:
+        """A warp's round trip at the fewest warps measured: the model's latency + transfer beside
+        Little's law applied to the measurement."""
+        rows = []
+        for curve in results.memory_curves():
+            model = curve.round_trip_model_seconds
+            latency_ns = None if results.hbm_latency_seconds is None else results.hbm_latency_seconds * 1e9
+            rows.append((curve.loads, curve.first_warps_per_sm, latency_ns,
+                         None if model is None else model * 1e9 - latency_ns,
+                         None if model is None else model * 1e9, curve.first_round_trip_seconds * 1e9,
+                         None if model is None else curve.first_round_trip_seconds / model))
+        return Table("lab03.round_trip", (
+            Column("loads", "count"), Column("first_warps", "count"), Column("trip_latency_ns", "ratio_plain"),
+            Column("trip_transfer_ns", "ratio_plain"), Column("trip_model_ns", "ratio_plain"),
+            Column("trip_measured_ns", "ratio_plain"), Column("trip_measured_over_model", "decimal2")), tuple(rows))
 
     def _arithmetic_table(self, results: Lab03Results) -> Table:
         peak = results.fp32_peak_gflops()

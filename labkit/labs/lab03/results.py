@@ -181,6 +181,13 @@ class StreamPoint(Record):
     def gbps(self) -> float:
         return self.timing.gbps(self.moved_bytes)
 
+    def round_trip_seconds(self, sm_count: int) -> float:
+        """The time one trip of a warp took, on average, by Little's law on the measurement: each
+        trip moves the warp's loads (loads x 16 bytes x 32 threads) and as many stores, so
+        trip = 2 x read bytes per warp x warps per SM x SMs / bandwidth."""
+        moved_per_warp = 2 * latency.bytes_in_flight_per_warp(self.loads, LOAD_BYTES, WARP)
+        return moved_per_warp * self.launch.warps_per_sm * sm_count / (self.gbps * 1e9)
+
 
 class MemoryStep(Record):
     copy_bytes: PositiveInt       # read + written by the reference copy
@@ -203,15 +210,19 @@ class MemoryStep(Record):
 
 @dataclass(frozen=True)
 class MemoryCurve:
-    """One curve of step 2, read (derived, never stored): its measured knee and Little's law's, its
-    best point at low occupancy."""
+    """One curve of step 2, read (derived, never stored): its measured knee and Little's law's (with
+    the latency alone, and with each warp's whole round trip), a warp's round trip as the model has
+    it and as measured at the curve's first point."""
 
     loads: int
     registers_per_thread: int | None
     max_warps_per_sm: int
     knee: Knee
-    predicted_knee: float | None     # None: no HBM plateau measured
-    best_low_occupancy_gbps: float | None
+    latency_warps: float | None      # Little's law with the latency alone; None: no HBM plateau measured
+    predicted_knee: float | None     # with the round trip: latency_warps + 1
+    round_trip_model_seconds: float | None   # latency + the warp's bytes at its SM's share of C
+    first_warps_per_sm: int
+    first_round_trip_seconds: float  # measured at first_warps_per_sm, by Little's law
 
     @property
     def knee_ratio(self) -> float | None:
@@ -374,22 +385,39 @@ class Lab03Results(Record):
     def theoretical_occupancy(self, launch: Launch, registers: int | None) -> float:
         return launch.calculated(registers, self.device.arch).occupancy
 
-    def predicted_copy_knee(self, loads: int) -> float | None:
-        """Little's law: warps per SM whose reads in flight sustain the copy bandwidth C at the
-        measured HBM latency."""
+    def _read_bytes_per_warp(self, loads: int) -> int:
+        return latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP)
+
+    def latency_copy_warps(self, loads: int) -> float | None:
+        """Little's law with the measured HBM latency alone: the warps per SM whose reads in flight
+        cover (C / 2) x latency (the prediction that ignores a warp's own transfer)."""
         if self.hbm_latency_seconds is None:
             return None
-        return latency.copy_knee_warps_per_sm(self.memory.copy_gbps,
-                                              latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
+        return latency.copy_latency_warps_per_sm(self.memory.copy_gbps, self._read_bytes_per_warp(loads),
+                                                 self.hbm_latency_seconds, self.device.sm_count)
+
+    def predicted_round_trip_seconds(self, loads: int) -> float | None:
+        """A warp's round trip at best: the measured HBM latency + the bytes it moves (reads and
+        writes) at its SM's share of C."""
+        if self.hbm_latency_seconds is None:
+            return None
+        return latency.copy_round_trip_seconds(self._read_bytes_per_warp(loads), self.hbm_latency_seconds,
+                                               self.memory.copy_gbps, self.device.sm_count)
+
+    def predicted_copy_knee(self, loads: int) -> float | None:
+        """Little's law with the round trip: the warps per SM that sustain C when each waits the
+        measured HBM latency and moves its bytes at its SM's share of C (latency warps + 1)."""
+        if self.hbm_latency_seconds is None:
+            return None
+        return latency.copy_knee_warps_per_sm(self.memory.copy_gbps, self._read_bytes_per_warp(loads),
                                               self.hbm_latency_seconds, self.device.sm_count)
 
     def predicted_copy_gbps(self, loads: int, warps_per_sm: float) -> float | None:
-        """Little's law's bandwidth, capped by C: min(C, 2 x warps x bytes per warp x SMs / latency)."""
+        """The bound's bandwidth: min(C, 2 x warps x read bytes per warp x SMs / round trip)."""
         if self.hbm_latency_seconds is None:
             return None
-        rising = latency.copy_gbps(warps_per_sm, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
-                                   self.hbm_latency_seconds, self.device.sm_count)
-        return min(self.memory.copy_gbps, rising)
+        return latency.copy_gbps(warps_per_sm, self._read_bytes_per_warp(loads), self.hbm_latency_seconds,
+                                 self.memory.copy_gbps, self.device.sm_count)
 
     def memory_knee(self, loads: int) -> Knee:
         curve = self.memory.curve(loads)
@@ -403,12 +431,14 @@ class Lab03Results(Record):
     def memory_curves(self) -> list[MemoryCurve]:
         out = []
         for loads in self.sizes.stream_loads:
-            curve, knee, predicted = self.memory.curve(loads), self.memory_knee(loads), self.predicted_copy_knee(loads)
-            low = self.low_occupancy_points(loads)
+            curve = self.memory.curve(loads)
             out.append(MemoryCurve(
                 loads=loads, registers_per_thread=self.memory.kernel(loads).registers_per_thread,
-                max_warps_per_sm=curve[-1].launch.warps_per_sm, knee=knee, predicted_knee=predicted,
-                best_low_occupancy_gbps=max((p.gbps for p in low), default=None)))
+                max_warps_per_sm=curve[-1].launch.warps_per_sm, knee=self.memory_knee(loads),
+                latency_warps=self.latency_copy_warps(loads), predicted_knee=self.predicted_copy_knee(loads),
+                round_trip_model_seconds=self.predicted_round_trip_seconds(loads),
+                first_warps_per_sm=curve[0].launch.warps_per_sm,
+                first_round_trip_seconds=curve[0].round_trip_seconds(self.device.sm_count)))
         return out
 
     def fp32_peak_gflops(self) -> float:

@@ -13,11 +13,27 @@ WORDS = {
         'Little 定律的输入（实测）及其要求的在途量',
     ),
     'table.lab03.memory': (
-        "Step 2, the copy against warps per SM: knees predicted by Little's law and measured, best bandwidth "
-        'at 25 % theoretical occupancy or less',
-        'Étape 2, la copie selon les warps par SM : coudes prédits par la loi de Little et mesurés, meilleure '
-        'bande passante à 25 % d’occupancy théorique ou moins',
-        '第 2 步，拷贝带宽随每个 SM 的 warp 数变化：Little 定律预测的拐点与实测拐点，以及理论 occupancy 不超过 25% 时的最佳带宽',
+        "Step 2, the copy against warps per SM: the warps Little's law asks for the latency alone, the knee it "
+        "predicts with a warp's whole round trip, and the measured knee",
+        'Étape 2, la copie selon les warps par SM : les warps que la loi de Little demande pour la latence seule, '
+        'le coude qu’elle prédit avec le tour complet d’un warp, et le coude mesuré',
+        '第 2 步，拷贝带宽随每个 SM 的 warp 数变化：Little 定律只算延迟时所需的 warp 数、按 warp 完整一轮预测的拐点，以及实测拐点',
+    ),
+    'table.lab03.round_trip': (
+        "Step 2, one trip of a warp at the fewest warps measured: Little's law's round trip (HBM latency + the "
+        "warp's bytes, read and written, at its SM's share of C) beside the measured one (bytes moved per trip × "
+        'warps × SMs / bandwidth)',
+        'Étape 2, un tour d’un warp au plus petit nombre de warps mesuré : l’aller-retour de la loi de Little '
+        '(latence HBM + les octets du warp, lus et écrits, à la part de C de son SM) à côté de l’aller-retour '
+        'mesuré (octets déplacés par tour × warps × SM / bande passante)',
+        '第 2 步，最少 warp 数时一个 warp 的一轮：Little 定律的往返时间（HBM 延迟 + 该 warp 读写的字节以其 SM 分得的 C 传输的时间）'
+        '与实测往返时间（每轮搬运字节 × warp 数 × SM 数 / 带宽）对照',
+    ),
+    'table.lab03.volkov': (
+        "Step 2, Volkov's point: each curve's best bandwidth at 25 % theoretical occupancy or less",
+        'Étape 2, le point de Volkov : la meilleure bande passante de chaque courbe à 25 % d’occupancy théorique ou '
+        'moins',
+        '第 2 步，Volkov 的结论：每条曲线在理论 occupancy 不超过 25% 时的最佳带宽',
     ),
     'table.lab03.arithmetic': (
         'Step 3, FP32 FMA against warps per SM: knees predicted from the measured FMA latency and measured',
@@ -58,12 +74,24 @@ WORDS = {
                      '每线程在途的 16 字节 load 数'),
     'column.registers': ('registers per thread', 'registres par thread', '每线程寄存器数'),
     'column.warps_max': ('most warps per SM measured', 'warps par SM, au plus', '实测的最多 warp/SM'),
+    'column.knee_latency_only': ("Little's law, latency alone (warps per SM)",
+                                 'loi de Little, latence seule (warps par SM)', 'Little 定律，仅计延迟（warp/SM）'),
     'column.knee_predicted': ("knee, Little's law (warps per SM)", 'coude, loi de Little (warps par SM)',
                               '拐点，Little 定律（warp/SM）'),
+    'column.first_warps': ('warps per SM', 'warps par SM', '每 SM warp 数'),
+    'column.trip_latency_ns': ('HBM latency (ns)', 'latence HBM (ns)', 'HBM 延迟（纳秒）'),
+    'column.trip_transfer_ns': ("the warp's bytes at its SM's share of C (ns)",
+                                'les octets du warp à la part de C de son SM (ns)',
+                                '该 warp 的字节以其 SM 分得的 C 传输（纳秒）'),
+    'column.trip_model_ns': ("round trip, Little's law (ns)", 'aller-retour, loi de Little (ns)',
+                             '往返时间，Little 定律（纳秒）'),
+    'column.trip_measured_ns': ('round trip, measured (ns)', 'aller-retour, mesuré (ns)', '往返时间，实测（纳秒）'),
+    'column.trip_measured_over_model': ('measured / Little', 'mesuré / Little', '实测 / Little'),
     'column.knee_measured': ('knee, measured (warps per SM)', 'coude, mesuré (warps par SM)', '拐点，实测（warp/SM）'),
     'column.knee_where': ('measured knee', 'coude mesuré', '实测拐点位置'),
     'column.knee_ratio': ('predicted / measured', 'prédit / mesuré', '预测 / 实测'),
     'column.plateau_of_copy': ('fitted plateau / C', 'palier ajusté / C', '拟合平台 / C'),
+    'column.best_low_warps': ('at warps per SM', 'à warps par SM', '对应的每 SM warp 数'),
     'column.best_low_gbps': ('best GB/s at ≤ 25 % occupancy', 'meilleur Go/s à ≤ 25 % d’occupancy',
                              'occupancy ≤ 25% 时的最佳 GB/s'),
     'column.best_low_of_copy': ('of the copy bandwidth', 'de la bande passante de copie', '占拷贝带宽'),
@@ -92,6 +120,7 @@ WORDS = {
     'column.achieved_ncu': ('achieved (ncu)', 'atteinte (ncu)', '实际（ncu）'),
     'column.sm_busy': ('SMs active (cycles active / elapsed)', 'SM actifs (cycles actifs / écoulés)',
                        'SM 活跃比例（活跃周期 / 总周期）'),
+    'column.issue_active': ('issue active (% of cycles)', 'émission active (% des cycles)', '发射活跃（占周期的百分比）'),
     'column.stall_long_scoreboard': ('Long Scoreboard (cycles per issue)', 'Long Scoreboard (cycles par émission)',
                                      'Long Scoreboard（每条发射指令的周期）'),
     'column.stall_wait': ('Wait (cycles per issue)', 'Wait (cycles par émission)', 'Wait（每条发射指令的周期）'),
@@ -171,11 +200,13 @@ WORDS = {
                                  '每线程在途 load 数：{loads}'),
     'lab03.plot.memory.copy': ('copy bandwidth C', 'bande passante de copie C', '拷贝带宽 C'),
     'lab03.plot.memory.caption': (
-        "Copy bandwidth against resident warps per SM, per loads in flight per thread; dashed: Little's law with the "
-        'measured HBM latency, capped by C',
+        "Copy bandwidth against resident warps per SM, per loads in flight per thread; dashed: Little's law with a "
+        "warp's round trip (measured HBM latency + its bytes at its SM's share of C), capped by C",
         'Bande passante de copie selon les warps résidents par SM, pour chaque nombre de chargements en vol par '
-        'thread ; tirets : la loi de Little avec la latence HBM mesurée, plafonnée par C',
-        '拷贝带宽随每 SM 驻留 warp 数的变化，每条曲线对应每线程的在途 load 数；虚线：用实测 HBM 延迟计算的 Little 定律，上限为 C',
+        'thread ; tirets : la loi de Little avec l’aller-retour d’un warp (latence HBM mesurée + ses octets à la '
+        'part de C de son SM), plafonnée par C',
+        '拷贝带宽随每 SM 驻留 warp 数的变化，每条曲线对应每线程的在途 load 数；虚线：用一个 warp 的往返时间（实测 HBM 延迟 + '
+        '其字节以所在 SM 分得的 C 传输的时间）计算的 Little 定律，上限为 C',
     ),
     'lab03.plot.little': ("Little's law (dashed)", 'loi de Little (tirets)', 'Little 定律（虚线）'),
     'lab03.plot.arithmetic.x': ('resident warps per SM (log scale)', 'warps résidents par SM (échelle log)',
