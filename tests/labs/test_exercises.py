@@ -178,3 +178,27 @@ def test_json_for_scripts():
     assert done.returncode == 1 and report["exercise"] == "01-reduce" and report["backend"] == "simulator"
     assert {v["metric"]: v["status"] for v in report["verdicts"]} == {
         "correct": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown", "time_ratio": "skipped"}
+
+
+def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
+    """The path a GPU machine takes (the backend says cuda): the simulator step in a child process,
+    then, with --simulator, the GPU criteria skipped; the report's backend is 'gpu' or 'simulator'."""
+    import labkit.backend
+
+    monkeypatch.setattr(labkit.backend, "select_backend", lambda: "cuda")
+    item = exercises()["01-reduce"]
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file, simulator_only=True)
+    assert report.backend == "simulator" and report.error is None
+    assert {v.metric: (v.status, v.note) for v in report.verdicts if v.where == "gpu"} == {
+        "time_ratio": ("skipped", "gpu_only")}
+    assert [v.metric for v in report.failed()] == ["atomics_per_element"]
+
+    import labkit.exercises.on_gpu
+    from labkit.exercises.check import Verdict
+
+    called = []
+    monkeypatch.setattr(labkit.exercises.on_gpu, "on_gpu", lambda *args: (
+        called.append(args) or [Verdict(metric="time_ratio", where="gpu", status="fail", value=40.0)], None))
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
+    assert called and report.backend == "gpu" and report.complete
+    assert [v.metric for v in report.failed()] == ["atomics_per_element", "time_ratio"]

@@ -133,9 +133,9 @@ def test_conflict_free_transposes_reach_the_copy(recorded, kernel):
 
 def test_bank_conflicts_cost_the_tiled_transpose(recorded):
     results = recorded.results
-    assert results.transpose("transpose_tiled").run.measured_sass.shared_ld_conflicts > 0
+    assert results.transpose("transpose_tiled").run.instruction_conflicts("ld") > 0
     for kernel in ("transpose_padded", "transpose_swizzled"):
-        assert results.transpose(kernel).run.measured_sass.shared_ld_conflicts == 0, kernel
+        assert results.transpose(kernel).run.instruction_conflicts("ld") == 0, kernel
     assert results.vs_copy("transpose_tiled") < results.vs_copy("transpose_padded")
 
 

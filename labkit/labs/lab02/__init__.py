@@ -93,14 +93,14 @@ class Lab02(Lab[Sizes, Lab02Results]):
             (p.element_bytes, p.stride, p.run.measured.shared_ld_instructions if p.run.measured else None,
              p.predicted_wavefronts_per_access,
              p.run.measured_sass.shared_ld_wavefronts / p.warp_accesses if p.run.measured_sass else None,
-             p.run.measured_sass.shared_ld_conflicts / p.warp_accesses if p.run.measured_sass else None,
+             p.run.instruction_conflicts("ld") / p.warp_accesses if p.run.measured_sass else None,
              _percent(p.run.excess_share("ld")), results.cycles_per_warp_access(p)) for p in results.shared)))
         transpose_rows = []
         for t in results.transposes:
             counts = t.run.measured or t.run.predicted
             transpose_rows.append((t.kernel, _tile(t.kernel, results.tile), counts.ld_sectors_per_request,
                                    counts.st_sectors_per_request, t.run.predicted.shared_ld_conflicts,
-                                   t.run.measured_sass.shared_ld_conflicts if t.run.measured_sass else None,
+                                   t.run.instruction_conflicts("ld"),
                                    t.run.measured.shared_ld_conflicts if t.run.measured else None,
                                    _percent(t.run.excess_share("ld")), _percent(t.run.excess_share("st")), t.gbps,
                                    results.vs_copy(t.kernel)))

@@ -110,13 +110,15 @@ class Counts(Record):
 
 class SassShared(Record):
     """ncu's instruction-level shared-memory counts of a launch (SASS patching): the wavefronts
-    and bank conflicts of each executed ``LDS``/``STS``, from its active lanes' addresses
-    (:data:`SASS_METRICS`). The Source page's "L1 Wavefronts Shared" reads the same."""
+    of each executed ``LDS``/``STS``, from its active lanes' addresses (:data:`SASS_METRICS`).
+    The Source page's "L1 Wavefronts Shared" reads the same. ncu 2025.3.1 has no instruction-level
+    bank-conflict counter for LDS/STS on gh100 (``ncu --query-metrics`` lists
+    ``smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_*`` for LDGSTS, LDSM and STSM
+    only): the conflicts at instruction level are these wavefronts minus the ideal ones, which the
+    hardware counters give exactly (:meth:`KernelRun.instruction_conflicts`)."""
 
     shared_ld_wavefronts: NonNegative
-    shared_ld_conflicts: NonNegative
     shared_st_wavefronts: NonNegative
-    shared_st_conflicts: NonNegative
 
 
 #: The ncu metric of each hardware counter of :class:`Counts` (labkit.access.NCU_METRICS spells
@@ -137,9 +139,7 @@ METRICS = {
 #: The ncu metric of each field of :class:`SassShared`.
 SASS_METRICS = {
     "shared_ld_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "shared_ld_conflicts": "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "shared_st_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "shared_st_conflicts": "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 }
 #: The counters of :class:`Counts` that the analyzer must equal exactly, as ncu's hardware counts them.
 EXACT_HARDWARE = ("ld_requests", "ld_sectors", "st_requests", "st_sectors", "shared_ld_instructions",
@@ -194,6 +194,14 @@ class KernelRun(Record):
         """The lab's claim holds for this launch (module docstring); None without ncu."""
         found = self.mismatches()
         return None if found is None else not found
+
+    def instruction_conflicts(self, op: str) -> float | None:
+        """Bank conflicts of ``op`` at instruction level: ncu's instruction-level wavefronts minus
+        the ideal wavefronts (its hardware wavefronts minus its hardware conflicts, which arbitration
+        leaves exact); None without ncu."""
+        if self.measured is None or self.measured_sass is None:
+            return None
+        return getattr(self.measured_sass, f"shared_{op}_wavefronts") - self.measured.ideal_wavefronts(op)
 
     def excess_share(self, op: str) -> float | None:
         """The hardware excess over the predicted wavefronts of ``op``; None without ncu or shared accesses."""
