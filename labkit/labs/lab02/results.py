@@ -33,10 +33,9 @@ from pydantic import Field, model_validator
 
 from labkit.lab import Check
 from labkit.profiling.sass import MemoryWidths
-from labkit.records import Count, NonNegative, Positive, Record
+from labkit.records import Count, NonNegative, Positive, PositiveInt, Record
 from labkit.timing import Timing
 
-PositiveInt = Annotated[int, Field(gt=0)]
 #: (element bytes, stride in elements, offset in elements) of every point of the global sweep.
 SWEEP_POINTS: tuple[tuple[int, int, int], ...] = (
     tuple((4, s, 0) for s in range(1, 33)) + ((4, 33, 0), (4, 48, 0), (4, 64, 0))

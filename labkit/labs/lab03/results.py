@@ -22,10 +22,9 @@ from labkit import latency, occupancy
 from labkit.device import fma_peak_gflops
 from labkit.knee import Knee, fit_knee
 from labkit.lab import Check
-from labkit.records import Count, NonNegative, Percent, Positive, Record
+from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record
 from labkit.timing import Timing
 
-PositiveInt = Annotated[int, Field(gt=0)]
 
 #: Working sets whose latency is the L1 plateau: at most this many bytes (an H200 SM's L1 holds
 #: up to 256 KiB less its shared memory; 64 KiB fits whatever the carve-out).

@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
-from labkit.records import Positive, Record
+from labkit.records import Positive, PositiveInt, Record
 from labkit.timing import Timing
 
 Mystery = Literal["a", "b", "c", "d", "e", "f", "g", "h"]
@@ -31,7 +31,6 @@ REPAIRED_MAX_REGISTERS = 32
 #: The kernels Nsight Compute profiles: each mystery and each twin.
 PROFILED_KERNELS: tuple[str, ...] = tuple(
     name for m in MYSTERIES for name in (f"kernel_{m}", *(() if m == CONTROL else (f"kernel_{m}_repaired",))))
-PositiveInt = Annotated[int, Field(gt=0)]
 
 
 class Sizes(Record):
