@@ -9,6 +9,7 @@ labkit's own and propagates as it is.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import linecache
@@ -23,6 +24,8 @@ from labkit.errors import LabkitError
 
 #: How Numba's compiler names a source line in its messages.
 NUMBA_LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: Terminal colour codes (Numba colours its messages).
+ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
 #: The simulator's prefix for an exception raised in a thread: ``tid=[31, 0, 0] ctaid=[1, 0, 0]: ``.
 SIMULATED_THREAD = re.compile(r"^tid=\[(?P<tid>[^\]]*)\] ctaid=\[(?P<ctaid>[^\]]*)\]: ")
 
@@ -42,6 +45,7 @@ def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> M
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
         raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}") from None
+    _array_shapes_are_constants(ast.parse(source), shown_as)
     spec = importlib.util.spec_from_file_location(f"labkit_learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     with learner_code(path, shown_as):
@@ -55,6 +59,24 @@ def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> M
             raise LearnerError(f"{shown_as}: `{name}` takes ({', '.join(found)}), the exercise calls it with "
                                f"({', '.join(parameters)}): keep the skeleton's parameters")
     return module
+
+
+def _array_shapes_are_constants(tree: ast.Module, shown_as: str) -> None:
+    """Numba sizes a ``cuda.shared.array`` or ``cuda.local.array`` when it compiles the kernel, so
+    its shape must be an integer literal or a global name bound to one (Numba freezes globals), or a
+    tuple of those. An expression such as ``TILE + 1`` is typed as a run-time integer: the simulator
+    accepts it, the GPU's compiler refuses it. Caught here so a learner without a GPU hears of it."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "array"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr in ("shared", "local")):
+            continue
+        shape = next((k.value for k in node.keywords if k.arg == "shape"), node.args[0] if node.args else None)
+        parts = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+        if shape is not None and not all(isinstance(part, (ast.Constant, ast.Name)) for part in parts):
+            raise LearnerError(f"{shown_as}:{node.lineno}: a {node.func.value.attr} array's shape must be known when "
+                               f"the kernel compiles: name it at module level (e.g. PADDED = TILE + 1) and use the "
+                               f"name; Numba refuses `{ast.unparse(shape)}` on a GPU, even where the simulator "
+                               f"accepts it")
 
 
 def _parameters(entry) -> tuple[str, ...] | None:
@@ -83,29 +105,40 @@ def learner_code(path: Path, shown_as: str) -> Iterator[None]:
 
 
 def describe(exc: BaseException, path: Path, shown_as: str) -> str | None:
-    """``file:line: Type: message`` when ``exc`` comes from the learner's file, else None.
+    """``file:line: Type: message  [source line]`` when ``exc`` comes from the learner's file, else None.
 
-    The line is the deepest frame in their file (where their code was when it failed); for a
-    Numba compiler error, the last place in their file that the message quotes.
+    For a Numba compiler error, the line is the last place in their file that the message quotes
+    (the line that did not compile, not the launch that compiled it) and the message keeps the
+    signature Numba could not type (its ``>>>`` line); otherwise the deepest frame in their file
+    (where their code was when it failed). Terminal colour codes are removed.
     """
     target = str(path.resolve())
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
-    message = str(exc).strip()
-    if frames:
-        frame = frames[-1]
-        first = message.splitlines()[0] if message else ""
-        thread = SIMULATED_THREAD.match(first)
-        where = ""
-        if thread:
-            first = first[thread.end():]
-            where = f" (thread ({thread['tid']}) of block ({thread['ctaid']}))"
-        text = (frame.line or linecache.getline(frame.filename, frame.lineno)).strip()
-        return f"{shown_as}:{frame.lineno}: {type(exc).__name__}{where}: {first}" + (f"  [{text}]" if text else "")
+    message = ANSI_CODE.sub("", str(exc)).strip()
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = lines[0] if lines else type(exc).__name__
     quoted = [match for match in NUMBA_LOCATION.finditer(message) if _same_file(match["file"], target)]
     if quoted:
-        first = next((line.strip() for line in message.splitlines() if line.strip()), type(exc).__name__)
-        return f"{shown_as}:{quoted[-1]['line']}: {type(exc).__name__}: {first}"
-    return None
+        lineno = int(quoted[-1]["line"])
+        cause = next((line for line in lines if not line.startswith("Failed in ")), first)  # past the stage
+        signature = next((line[4:] for line in lines if line.startswith(">>> ")), None)
+        summary = cause + (f" {signature}" if signature else "")
+        return _one_line(shown_as, lineno, type(exc).__name__, summary, linecache.getline(str(path), lineno))
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
+    if not frames:
+        return None
+    frame = frames[-1]
+    thread = SIMULATED_THREAD.match(first)
+    kind = type(exc).__name__
+    if thread:
+        first = first[thread.end():]
+        kind += f" (thread ({thread['tid']}) of block ({thread['ctaid']}))"
+    return _one_line(shown_as, frame.lineno, kind, first,
+                     frame.line or linecache.getline(frame.filename, frame.lineno))
+
+
+def _one_line(shown_as: str, lineno: int, kind: str, message: str, source: str) -> str:
+    text = source.strip()
+    return f"{shown_as}:{lineno}: {kind}: {message}" + (f"  [{text}]" if text else "")
 
 
 def _same_file(name: str, target: str) -> bool:

@@ -91,11 +91,16 @@ def compiled_resources(module, exercise: Exercise) -> dict[str, float]:
 
 
 def _kernels(entry, module) -> list:
-    """The compiled kernels an entry stands for: itself, or (a host function) the module's kernels."""
-    if hasattr(entry, "get_regs_per_thread"):
+    """The compiled kernels an entry stands for: itself, or (a host function) the module's kernels.
+    Device functions (``cuda.jit(device=True)``) are not kernels: they have no registers of their
+    own once inlined into the kernels that call them."""
+    if _is_kernel(entry):
         return [entry]
-    return [value for value in vars(module).values() if hasattr(value, "get_regs_per_thread")
-            and getattr(value, "overloads", None)]
+    return [value for value in vars(module).values() if _is_kernel(value) and getattr(value, "overloads", None)]
+
+
+def _is_kernel(value) -> bool:
+    return hasattr(value, "get_regs_per_thread") and not getattr(value, "targetoptions", {}).get("device")
 
 
 def _per_signature(value) -> list[int]:

@@ -5,12 +5,14 @@ criterion meant for it, and a mistake in the file is one line naming its line.""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from labkit.backend import select_backend
@@ -115,6 +117,8 @@ def test_learner_mistakes_are_one_line_naming_the_line(tmp_path):
         "exception": (skeleton.replace("out[i] = max(tmp[i], 0.0)", "out[i] = max(tmp[i + 1], 0.0)"),
                       r"^exception\.py:\d+: IndexError \(thread \([\d, ]+\) of block \([\d, ]+\)\): index \d+ is out "
                       r"of bounds .*\[out\[i\] = max\(tmp\[i \+ 1\], 0\.0\)\]$"),
+        "shape": (skeleton.replace("@cuda.jit\ndef", "@cuda.jit\ndef unused():\n    cuda.shared.array(THREADS + 1, float32)\n\n\n@cuda.jit\ndef", 1),
+                  r"^shape\.py:\d+: a shared array's shape must be known when the kernel compiles: .*`THREADS \+ 1`"),
         "import": (skeleton.replace("THREADS = 256", "THREADS = 256 / undefined_name"),
                    r"^import\.py:\d+: NameError: name 'undefined_name' is not defined"),
     }
@@ -126,6 +130,26 @@ def test_learner_mistakes_are_one_line_naming_the_line(tmp_path):
         done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", "01-fuse", "--file", str(path)],
                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
         assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
+
+
+def test_a_compiler_error_names_the_line_that_did_not_compile(tmp_path):
+    """On a GPU, Numba compiles at the launch: the line reported is the one the compiler quotes
+    (here a shape that is not a compile-time constant), not the launch; no colour codes. Numba's CPU
+    compiler raises the same kind of error without a GPU."""
+    from labkit.exercises.learner import describe
+
+    path = tmp_path / "shape.py"
+    path.write_text("import numba\nimport numpy as np\n\n\n@numba.njit\ndef body(x):\n"
+                    "    return np.zeros((x.size, x.size + 0.5))\n\n\ndef run(x):\n    return body(x)\n",
+                    encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("shape_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(Exception) as raised:
+        module.run(np.ones(3))
+    line = describe(raised.value, path, "shape.py")
+    assert re.fullmatch(r"shape\.py:7: TypingError: No implementation of function .*zeros.* found for signature: "
+                        r"zeros\(Tuple\(int64, float64\)\)  \[return np\.zeros\(\(x\.size, x\.size \+ 0\.5\)\)\]", line), line
 
 
 def test_an_unknown_exercise_is_one_line():

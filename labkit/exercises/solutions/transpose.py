@@ -16,12 +16,13 @@ from numba import float32
 from labkit.gpu import cuda
 
 TILE = 32
+PADDED = TILE + 1   # a shared array's shape is a compile-time constant
 ROWS = 8
 
 
 @cuda.jit
 def transpose_padded(source, target):
-    tile = cuda.shared.array(shape=(TILE, TILE + 1), dtype=float32)
+    tile = cuda.shared.array(shape=(TILE, PADDED), dtype=float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     x = cuda.blockIdx.x * TILE + tx
