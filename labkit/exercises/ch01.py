@@ -1,9 +1,15 @@
-"""Chapter 1's exercises: count the bytes, then reach the roof.
+"""Chapter 1's exercises: count the bytes, then make the time follow them.
 
 - ``01-fuse``: SAXPY then ReLU in two kernels writes and reads a temporary array: 20 bytes per
   element where 12 are needed. Fusing them into one kernel brings the bytes to the floor.
 - ``01-reduce``: a sum with one atomic add per element is right and hundreds of times slower than
-  the memory allows; per-thread sums, a block reduction and one atomic per block reach the roof.
+  the memory allows; per-thread sums, a block reduction and one atomic per block bring it to the
+  speed of its bytes.
+
+On the H200 our two solutions, one simple element per thread in the loop, run at about three
+quarters of the copy ceiling (t_real / t_min in chapter 1's fine-tuning band, recorded by
+tests/gpu/test_exercises_gpu.py): the rest takes more loads in flight per thread, which is
+chapter 3's lesson and exercise 03-ilp. The targets are against these solutions.
 """
 
 from __future__ import annotations

@@ -30,7 +30,12 @@ stores, its 256 partial-sector stores all travel to L2), ours 16 loads (8 whole,
 position lanes) and 8 stores of 4 sectors each (96). A request of 32 sectors in 8 lines needs several L1TEX wavefronts, served one after the
 other (Nsight Compute's model, forums /t/165293; the tag stage resolves 4 lines per cycle,
 forums /t/312884), so the skeleton is bound by L1/L2 throughput, not DRAM: expected at about
-twice our time or more, where ours runs at the copy's bandwidth (its loads and stores are a copy's).
+twice our time or more. Ours is a one-word-per-thread copy with three FMAs, and runs near a Numba
+copy of one float per thread (chapter 3 explains the rest of the way to the copy ceiling: more loads
+in flight per thread). Its indices come from a shift and a mask; the same kernel with Python's
+``//`` and ``%`` (floor division on signed integers) does a few more instructions per word and ran
+about 15 % slower on the H200 (probe of batch B, beside a one-float copy), so the target, 1.25,
+leaves room for that right answer and still fails the skeleton and a thread per field.
 Lab 02's particle step shows the same on the chapter's drift (scalar AoS against the same bytes with
 vector accesses).
 """
@@ -133,7 +138,7 @@ EXERCISES = [
                       hint="exercise.02-aos.hint.loads", at_most=4.0),
             Criterion("store_sectors_per_request", "simulator", section="warp-instruction",
                       hint="exercise.02-aos.hint.stores", at_most=4.0),
-            Criterion("time_ratio", "gpu", section="aos-soa", hint="exercise.02-aos.hint.time", at_most=1.15),
+            Criterion("time_ratio", "gpu", section="aos-soa", hint="exercise.02-aos.hint.time", at_most=1.25),
         ),
         shown=("dram_bytes_per_element", "shared_conflicts_per_request", "gbps"),
         skeleton_fails=("load_sectors_per_request", "store_sectors_per_request", "time_ratio"),

@@ -1,7 +1,8 @@
 """The exercises on a GPU: our solutions pass every criterion (the simulator's and the GPU's),
 each skeleton fails the GPU criteria it declares, and each mistake marked ``Caught on the GPU by``
 is caught there. Physics both ways: no bandwidth above the GPU's theoretical HBM peak, and our
-solutions at the floor (within the chapter's verdict band of the copy ceiling measured here)."""
+memory-bound solutions within chapter 1's verdict bands of the copy ceiling measured here
+(:data:`BUILT_TO_REACH_THE_ROOF`)."""
 
 from __future__ import annotations
 
@@ -62,12 +63,20 @@ def summary(report) -> dict:
             "gpu_run": report.gpu_run.model_dump(mode="json") if report.gpu_run else None}
 
 
+#: The exercise built to reach the roof (bytes in flight, chapter 3): its solution must be in chapter
+#: 1's "stop" band. The others' solutions take one element per thread per step, as the chapters'
+#: first kernels do, and must only avoid a structural loss (GPU.md: a one-float Numba copy runs at
+#: about 0.6-0.7 of the copy ceiling on the H200).
+BUILT_TO_REACH_THE_ROOF = {"03-ilp"}
+
+
 @pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
 def test_our_solution_passes_every_criterion_on_the_gpu(item, record, copy_ceiling_gbps):
-    """Passes everything; memory-bound solutions at the roof: t_real / t_min below chapter 1's "stop"
-    band (t_min = floor bytes / the copy ceiling measured here), and under the theoretical peak."""
+    """Passes everything. Memory-bound solutions, physics both ways (t_min = floor bytes / the copy
+    ceiling measured here): under the theoretical peak, and t_real / t_min below chapter 1's
+    "structural" band, or below its "stop" band for the exercise built to reach the roof."""
     from labkit.device import read_device_facts
-    from labkit.roofline import STOP_BELOW
+    from labkit.roofline import STOP_BELOW, STRUCTURAL_ABOVE
 
     path = SOLUTIONS / f"{item.solution}.py"
     report = check(item, path, str(path))
@@ -80,7 +89,8 @@ def test_our_solution_passes_every_criterion_on_the_gpu(item, record, copy_ceili
     if item.floor_bytes_per_element:
         peak = read_device_facts().hbm_peak_gbps
         assert gbps <= peak, f"{gbps:.0f} GB/s is above the theoretical peak {peak:.0f}"
-        assert copy_ceiling_gbps / gbps < STOP_BELOW, figures
+        band = STOP_BELOW if item.id in BUILT_TO_REACH_THE_ROOF else STRUCTURAL_ABOVE
+        assert copy_ceiling_gbps / gbps < band, figures
 
 
 @pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)

@@ -12,11 +12,12 @@ from labkit.gpu import cuda
 FIELDS = 8
 PITCH = FIELDS + 1
 THREADS = 256
+SLOTS = THREADS * PITCH   # a shared array's shape is a compile-time constant
 
 
 @cuda.jit
 def drift_staged(p, dt, out):
-    records = cuda.shared.array(THREADS * PITCH, dtype=float32)
+    records = cuda.shared.array(SLOTS, dtype=float32)
     t = cuda.threadIdx.x
     first = cuda.blockIdx.x * THREADS
     n = p.shape[0]
