@@ -81,16 +81,19 @@ WORDS = {
         '再写一次。',
     ),
     'exercise.04-chain.hint.time': (
-        'One launch, and still slower than ours: look at what normalise() does besides launching. A copy to or '
+        'Count the launches first: each costs microseconds, more than the work. With one launch and still slower '
+        'than ours, look at what normalise() does besides launching. A copy to or '
         'from the host, an allocation or a synchronisation puts the GPU back to waiting for the CPU, as the lab’s '
         'timeline shows. And a grid of fewer threads than elements makes each thread run the chain several times, one '
         'after the other, where ours gives every element its own thread.',
-        'Un seul lancement, et pourtant plus lent que le nôtre : regardez ce que normalise() fait d’autre que '
+        'Comptez d’abord les lancements : chacun coûte des microsecondes, plus que le travail. Avec un seul '
+        'lancement et pourtant plus lent que le nôtre, regardez ce que normalise() fait d’autre que '
         'lancer. Une copie vers l’hôte ou depuis l’hôte, une allocation ou une synchronisation remettent le GPU '
         'en attente du CPU, comme le montre la chronologie du lab. Et une grille de moins de threads que '
         'd’éléments fait parcourir la chaîne plusieurs fois à chaque thread, l’une après l’autre, quand la nôtre '
         'donne à chaque élément son propre thread.',
-        '只启动了一次，却仍比我们的慢：看看 normalise() 除了启动之外还做了什么。一次与主机之间的拷贝、'
+        '先数一数启动次数：每次启动要花几微秒，比计算本身还多。如果只启动了一次却仍比我们的慢，'
+        '看看 normalise() 除了启动之外还做了什么。一次与主机之间的拷贝、'
         '一次内存分配或一次同步，都会让 GPU 重新等待 CPU，正如 lab 的时间线所示。而线程数少于元素数的'
         '网格，会让每个线程依次把整条链走好几遍，我们的解法则让每个元素都有自己的线程。',
     ),
