@@ -226,3 +226,17 @@ def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
     report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
     assert called and report.backend == "gpu" and report.complete
     assert [v.metric for v in report.failed()] == ["atomics_per_element", "time_ratio"]
+
+
+def test_device_functions_are_not_counted_as_kernels():
+    """A ``cuda.jit(device=True)`` helper has no registers of its own (it is inlined): reading them
+    crashed 03-tail's check on the H200. Only kernels are asked for their resources."""
+    from types import SimpleNamespace
+
+    from labkit.exercises.on_gpu import _kernels
+
+    kernel = SimpleNamespace(get_regs_per_thread=lambda: 32, targetoptions={}, overloads={"sig": None})
+    helper = SimpleNamespace(get_regs_per_thread=lambda: 0, targetoptions={"device": True}, overloads={"sig": None})
+    module = SimpleNamespace(kernel=kernel, helper=helper, THREADS=256)
+    assert _kernels(lambda: None, module) == [kernel]
+    assert _kernels(kernel, module) == [kernel]
