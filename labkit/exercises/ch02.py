@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.exercises.matrices import transpose_expected, transpose_inputs
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
 
 CHAPTER = "performance/02-coalescing.md"
@@ -53,23 +54,8 @@ CHAPTER = "performance/02-coalescing.md"
 #: square (a bounds test on the wrong side shows), but both are multiples of 8 floats, so every row
 #: starts on a 32-byte sector and a coalesced warp row is exactly 4 sectors. On a GPU, 8192 x 8192
 #: floats: 256 MiB each way, far beyond the L2.
-TRANSPOSE_SHAPES = {40 * 72: (40, 72), 8192 * 8192: (8192, 8192)}
-
-
-def transpose_shape(elements: int) -> tuple[int, int]:
-    if elements not in TRANSPOSE_SHAPES:
-        raise ValueError(f"02-transpose has no matrix of {elements} elements: {sorted(TRANSPOSE_SHAPES)}")
-    return TRANSPOSE_SHAPES[elements]
-
-
-def _transpose_inputs(elements: int, rng: np.random.Generator) -> dict[str, object]:
-    rows, cols = transpose_shape(elements)
-    return {"source": rng.standard_normal((rows, cols), dtype=np.float32),
-            "target": np.empty((cols, rows), np.float32)}
-
-
-def _transpose_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
-    return {"target": np.ascontiguousarray(inputs["source"].T)}
+TRANSPOSE_SIMULATOR_SHAPE = (40, 72)
+TRANSPOSE_GPU_SIDE = 8192
 
 
 #: A particle record: x, y, z, vx, vy, vz, mass, charge (float32), as lab 02's drift.
@@ -99,9 +85,9 @@ EXERCISES = [
         learner_file="labs/02-coalescing/exercises/transpose.py",
         solution="transpose",
         entries={"run": ("source", "target")},
-        inputs=_transpose_inputs,
+        inputs=transpose_inputs("02-transpose", TRANSPOSE_SIMULATOR_SHAPE, TRANSPOSE_GPU_SIDE),
         outputs=("target",),
-        expected=_transpose_expected,
+        expected=transpose_expected,
         call=lambda module, args: module.run(args["source"], args["target"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="transpose", hint="exercise.02-transpose.hint.correct"),
@@ -116,8 +102,8 @@ EXERCISES = [
         ),
         shown=("dram_bytes_per_element",),
         skeleton_fails=("shared_conflicts_per_request", "time_ratio"),
-        simulator_elements=40 * 72,
-        gpu_elements=8192 * 8192,
+        simulator_elements=TRANSPOSE_SIMULATOR_SHAPE[0] * TRANSPOSE_SIMULATOR_SHAPE[1],
+        gpu_elements=TRANSPOSE_GPU_SIDE * TRANSPOSE_GPU_SIDE,
         rtol=0.0,
         atol=0.0,
     ),

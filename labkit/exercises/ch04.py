@@ -36,10 +36,9 @@ GPU targets (time_ratio: the learner's median time over ours, median of three ro
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from labkit.exercises.matrices import transpose_expected, transpose_inputs
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
 
 CHAPTER = "performance/04-profiling.md"
@@ -50,23 +49,6 @@ CHAPTER = "performance/04-profiling.md"
 TRANSPOSE_SIMULATOR_SHAPE = (48, 80)
 TRANSPOSE_GPU_SIDE = 8192
 
-
-def _transpose_shape(n: int) -> tuple[int, int]:
-    rows, cols = TRANSPOSE_SIMULATOR_SHAPE
-    if n == rows * cols:
-        return TRANSPOSE_SIMULATOR_SHAPE
-    side = math.isqrt(n)
-    return side, n // side
-
-
-def _transpose_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
-    rows, cols = _transpose_shape(n)
-    return {"source": rng.standard_normal((rows, cols), dtype=np.float32),
-            "target": np.empty((cols, rows), np.float32)}
-
-
-def _transpose_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
-    return {"target": np.ascontiguousarray(inputs["source"].T)}
 
 
 #: 04-chain: lab 04's normalise phase on a GPU (chain_elements, chain_steps); in the simulator a
@@ -102,9 +84,9 @@ EXERCISES = [
         learner_file="labs/04-profiling/exercises/transpose.py",
         solution="profile_transpose",
         entries={"transpose": ("source", "target")},
-        inputs=_transpose_inputs,
+        inputs=transpose_inputs("04-transpose", TRANSPOSE_SIMULATOR_SHAPE, TRANSPOSE_GPU_SIDE),
         outputs=("target",),
-        expected=_transpose_expected,
+        expected=transpose_expected,
         call=lambda module, args: module.transpose(args["source"], args["target"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="lab", hint="exercise.04-transpose.hint.correct"),

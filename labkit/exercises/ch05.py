@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 from labkit.profiling.checklist import DIVERGENCE_THREADS
 
@@ -65,9 +66,7 @@ SCALE = np.float32(1.5)
 
 
 def _scale_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
-    rows, cols = SCALE_SIMULATOR_SHAPE
-    if n != rows * cols:
-        rows = cols = SCALE_GPU_SIDE
+    rows, cols = matrix_shape("05-mystery-a", n, SCALE_SIMULATOR_SHAPE, SCALE_GPU_SIDE)
     return {"x": rng.random((rows, cols), dtype=np.float32), "y": np.empty((rows, cols), np.float32), "a": SCALE}
 
 
