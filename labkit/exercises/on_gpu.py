@@ -31,7 +31,7 @@ def on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict]
     """The GPU step, without Numba's performance warnings (a small grid is what some exercises
     teach to see; the report's criteria and hints say it, the warnings would only repeat it in
     colour codes above the report)."""
-    from numba.cuda.core.errors import NumbaPerformanceWarning   # numba-cuda's own, not numba.core's
+    from labkit.gpu import NumbaPerformanceWarning   # numba-cuda's own class, not numba.core's
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaPerformanceWarning)
