@@ -8,12 +8,20 @@ simulator otherwise.
 
 from __future__ import annotations
 
+import numpy as np
+
 from labkit.backend import NO_GPU_NOTICE, NoGPUError, select_backend
 
 SIMULATED = select_backend() == "simulator"
 
 from numba import cuda  # noqa: E402  (after the choice, on purpose)
 from numba.cuda.core.errors import NumbaPerformanceWarning  # noqa: E402,F401  (numba-cuda's own class)
+
+
+def nan_device_array(shape, dtype=np.float32):
+    """A device array of NaN, for a kernel's output in a check: an element the kernel failed to
+    write cannot pass for a right one."""
+    return cuda.to_device(np.full(shape, np.nan, dtype=dtype))
 
 
 def require_gpu(why: str = NO_GPU_NOTICE):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from labkit.device import fp32_lanes_per_sm, fp64_lanes_per_sm
-from labkit.gpu import cuda
+from labkit.gpu import cuda, nan_device_array
 from labkit.kernels import reduction, samples
 from labkit.kernels import roofline_kernels as rk
 from labkit.lab import Bench, Check, Program
@@ -35,10 +35,10 @@ def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator
     g = sizes.gemm_n
     a = cuda.to_device(rng.random((g, g), dtype=np.float32))
     b = cuda.to_device(rng.random((g, g), dtype=np.float32))
-    c = cuda.to_device(np.full((g, g), np.nan, dtype=np.float32))
+    c = nan_device_array((g, g))
     s = sizes.stencil_n
     grid = cuda.to_device(rng.random((s, s), dtype=np.float32))
-    out = cuda.to_device(np.full((s, s), np.nan, dtype=np.float32))
+    out = nan_device_array((s, s))
     stencil_grid = (_blocks(s, STENCIL_BLOCK[0]), _blocks(s, STENCIL_BLOCK[1]))
     tile = samples.GEMM_TILE
     launchers = {
@@ -53,25 +53,20 @@ def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator
 
 
 # ----- checks against NumPy -------------------------------------------------------------------------
-def _poisoned(n: int, dtype=np.float32):
-    """A device array of NaN: an output the kernel failed to write cannot pass for a right one."""
-    return cuda.to_device(np.full(n, np.nan, dtype=dtype))
-
-
 def check_against_numpy(sizes: Sizes) -> list[Check]:
     """Every kernel once at ``sizes`` (small), on fresh random inputs and poisoned outputs, against NumPy."""
     rng = np.random.default_rng()
     checks = []
     n = sizes.copy_bytes // 4
     source = rng.random(n, dtype=np.float32)
-    target = _poisoned(n)
+    target = nan_device_array(n)
     rk.copy_wide[rk.copy_blocks(n, COPY_THREADS), COPY_THREADS](cuda.to_device(source), target)
     checks.append(Check(name="copy", passed=bool(np.array_equal(target.copy_to_host(), source))))
     threads = sizes.fma_blocks_per_sm * sizes.fma_threads
     for name, kernel, dtype in (("FP32 FMA chains", rk.fma_peak_f32, np.float32),
                                 ("FP64 FMA chains", rk.fma_peak_f64, np.float64)):
         a, b = dtype(rng.uniform(0.5, 1.0)), dtype(rng.uniform(0.0, 0.5))
-        out = _poisoned(threads, dtype)
+        out = nan_device_array(threads, dtype)
         kernel[sizes.fma_blocks_per_sm, sizes.fma_threads](out, 1, a, b)
         checks.append(Check(name=name, passed=bool(np.allclose(
             out.copy_to_host(), rk.fma_peak_reference(threads, 1, a, b, dtype), rtol=1e-5))))

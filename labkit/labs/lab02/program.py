@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
+from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
@@ -167,7 +167,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
                 dtype = np.float32 if width == 4 else np.float64
                 x = rng.random(threads * blocks * stride + offset + 2).astype(dtype)
                 x[planted] = -1.0
-                out = cuda.to_device(np.full(1, np.nan, dtype))
+                out = nan_device_array(1, dtype)
                 kernels.run("strided_read", blocks, threads, cuda.to_device(x), out, np.int64(stride),
                             np.int64(offset), dtype(-1.0))
                 hit = float(out.copy_to_host()[0]) == -1.0
@@ -202,7 +202,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     side = 2 * cc.TILE
     source = rng.random(side * side, dtype=np.float32)
     for kernel in ("tile_copy", "transpose_naive", "transpose_tiled", "transpose_padded", "transpose_swizzled"):
-        target = cuda.to_device(np.full(side * side, np.nan, np.float32))
+        target = nan_device_array(side * side)
         grid, block = cc.transpose_launch(side)
         kernels.run(kernel, grid, block, cuda.to_device(source), target, np.int32(side))
         reference = source if kernel == "tile_copy" else source.reshape(side, side).T.reshape(-1)

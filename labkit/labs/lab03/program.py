@@ -14,7 +14,7 @@ import numpy as np
 
 from labkit import occupancy
 from labkit.device import fp32_lanes_per_sm, read_clocks
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
+from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
@@ -44,10 +44,6 @@ warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 def _address(array) -> int | None:
     """Where a device array lives (None in the simulator, where the chase follows indices)."""
     return None if SIMULATED else int(array.__cuda_array_interface__["data"][0])
-
-
-def _poisoned(n: int, dtype=np.float32):
-    return cuda.to_device(np.full(n, np.nan, dtype=dtype))
 
 
 def copy_shape(warps_per_sm: int) -> tuple[int, int]:
@@ -106,17 +102,17 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     for loads in sizes.stream_loads:
         n = 4 * (blocks * COPY_THREADS * loads * 3 + 5)   # three trips of the grid, then a remainder
         source = rng.random(n, dtype=np.float32)
-        target = _poisoned(n)
+        target = nan_device_array(n)
         ilp.stream_copy(loads, STREAM_HINT)[blocks, COPY_THREADS](cuda.to_device(source), target)
         checks.append(Check(name=f"copy, {loads} load(s) of 16 bytes in flight per thread", passed=bool(
             np.array_equal(target.copy_to_host(), source))))
     threads = blocks * FMA_THREADS
     for chains in sizes.fma_chains:
-        out = _poisoned(threads)
+        out = nan_device_array(threads)
         ilp.fma_chains(chains)[blocks, FMA_THREADS](out, 2, FMA_A, FMA_B)
         checks.append(Check(name=f"FMA, {chains} independent chain(s) per thread", passed=bool(np.allclose(
             out.copy_to_host(), ilp.fma_reference(threads, 2, chains, FMA_A, FMA_B), rtol=1e-5))))
-    out, cycles = _poisoned(1), cuda.to_device(np.zeros(1, dtype=np.uint64))
+    out, cycles = nan_device_array(1), cuda.to_device(np.zeros(1, dtype=np.uint64))
     ilp.fma_dependent[1, 1](out, cycles, 3, FMA_A, FMA_B)
     checks.append(Check(name="dependent FMA chain", passed=bool(
         np.isclose(out.copy_to_host()[0], ilp.fma_dependent_reference(3, FMA_A, FMA_B), rtol=1e-6)
@@ -125,7 +121,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     data = rng.uniform(0.5, 1.5, register_pressure.LIVE * threads).astype(np.float32)
     device_data = cuda.to_device(data)
     for cap in sizes.register_caps:
-        out = _poisoned(threads)
+        out = nan_device_array(threads)
         register_pressure.register_mix(cap)[blocks, WARP](device_data, out, 2, MIX_A)
         limit = f"at most {cap} registers" if cap else "no register limit"
         checks.append(Check(name=f"register mix, {limit}", passed=bool(
