@@ -54,6 +54,10 @@ class Timing(Spread):
         """Apparent bandwidth: bytes / median time, in 10^9 bytes/s."""
         return bytes_ / self.median_seconds / 1e9
 
+    def gflops(self, flops: float) -> float:
+        """Apparent arithmetic rate: FLOPs / median time, in 10^9 FLOP/s."""
+        return flops / self.median_seconds / 1e9
+
 
 def summarize_seconds(samples: list[float]) -> tuple[float, float, float]:
     """(median, min, max) of the samples."""

@@ -41,6 +41,10 @@ def test_bandwidth_is_bytes_over_the_median():
     assert _timing(1e-3).gbps(4e9) == pytest.approx(4000.0)
 
 
+def test_arithmetic_rate_is_flops_over_the_median():
+    assert _timing(1e-3).gflops(6e10) == pytest.approx(60000.0)
+
+
 @pytest.mark.parametrize("changes, message", [
     ({"min_seconds": 2e-3}, "min 0.002 <= median 0.001 <= max 0.002 does not hold"),
     ({"max_seconds": 5e-4}, "min 0.0005 <= median 0.001 <= max 0.0005 does not hold"),

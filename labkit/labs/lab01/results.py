@@ -79,7 +79,7 @@ class FmaCeiling(Record):
 
     @property
     def gflops(self) -> float:
-        return self.flops / self.timing.median_seconds / 1e9
+        return self.timing.gflops(self.flops)
 
 
 class Ceilings(Record):
@@ -102,7 +102,7 @@ class SweepPoint(Record):
 
     @property
     def gflops(self) -> float:
-        return self.flops / self.timing.median_seconds / 1e9
+        return self.timing.gflops(self.flops)
 
 
 class Placement(Record):

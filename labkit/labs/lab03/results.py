@@ -245,7 +245,7 @@ class FmaPoint(Record):
 
     @property
     def gflops(self) -> float:
-        return self.flops / self.timing.median_seconds / 1e9
+        return self.timing.gflops(self.flops)
 
 
 class ArithmeticStep(Record):
