@@ -7,8 +7,10 @@ can be computed is typed into a chapter by hand, and tests check the rendered va
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from labkit import access, latency, occupancy, roofline, workloads
@@ -177,9 +179,9 @@ def _chapter1_figures() -> dict[str, Figure]:
 CH03_BLOCK, CH03_REGISTERS = 256, 64
 CH03_BIG_BLOCK = 1024
 CH03_SMEM_KIB = (56, 57)
-#: Little's law example: the H200's datasheet bandwidth and an HBM latency of this many ns (a round
-#: value for the example; the lab measures the real one).
-CH03_LATENCY_NS = 600.0
+#: Little's law on our GPU: the HBM latency and the copy bandwidth that lab 03 measured on the course's
+#: H200 (its record, read through labkit.results: a measured figure is never typed here).
+RECORDED_GPU = "NVIDIA H200"
 #: Dependent-FMA latency for the example: the Programming Guide's typical 4 cycles (CC 7.x); one
 #: warp instruction per scheduler per cycle.
 CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
@@ -189,13 +191,57 @@ CH03_WAVE_BLOCKS_PER_SM = 2
 CH03_SMALL_GRID = 150
 
 
+#: The quizzes' scenarios (new situations, not the text's examples): 192 threads x 48 registers;
+#: 256 threads cut from 40 to 36 registers; a float64 copy (one 8-byte load per thread); one FMA
+#: chain per thread at 8 warps per SM; 1000 blocks at 3 blocks per SM.
+CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS = 192, 48
+CH03_QUIZ_CUT_REGISTERS = 36
+CH03_QUIZ_COPY_LOAD_BYTES = 8
+CH03_QUIZ_FMA_WARPS = 8
+CH03_QUIZ_GRID, CH03_QUIZ_BLOCKS_PER_SM = 1000, 3
+
+
 def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
     return occupancy.calculate(occupancy.KernelLaunch(threads, registers, 0, dynamic_kib * 1024))
 
 
+@dataclass(frozen=True)
+class LittleInputs:
+    """What Little's law needs for a copy: its bandwidth C (bytes read and written, GB/s), the
+    isolated HBM latency, and the SMs that share C."""
+
+    copy_gbps: float
+    latency_seconds: float
+    sm_count: int
+
+
+@functools.cache
+def recorded_results(lab_id: str, gpu: str = RECORDED_GPU):
+    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``), read and validated
+    by labkit.results as the lab block reads them."""
+    from labkit.lab import lab
+    from labkit.project import find_project
+    from labkit.results import gpu_slug, read_results
+
+    the_lab = lab(lab_id)
+    project = find_project(Path(__file__).resolve().parent)
+    path = the_lab.lab_dir(project) / "results" / f"{gpu_slug(gpu)}.json"
+    return read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path)).results
+
+
+def little_inputs() -> LittleInputs:
+    """Lab 03's measured copy bandwidth C and HBM latency (the pointer chase's HBM plateau) on the
+    course's H200: the figures chapter 3's Little's-law example and exercise 03-ilp start from."""
+    results = recorded_results("lab-03")
+    if results.hbm_latency_seconds is None:
+        raise LabkitError("labs/03-occupancy/results: the H200 record has no HBM latency plateau: re-record lab 03")
+    return LittleInputs(results.memory.copy_gbps, results.hbm_latency_seconds, results.device.sm_count)
+
+
 def _ch03_copy_reads_per_sm() -> float:
-    """Bytes of reads in flight per SM for an H200 copy at its datasheet bandwidth (half of it reads)."""
-    return latency.bytes_in_flight_per_sm(H200_SXM.hbm_gbps / 2, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+    """Bytes of reads in flight per SM for the measured copy bandwidth C (half of it reads)."""
+    little = little_inputs()
+    return latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
 
 
 def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
@@ -205,14 +251,49 @@ def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
 
 def _ch03_copy_knee(loads: int, bytes_per_load: int) -> float:
     """With each warp's round trip (latency + its bytes at its SM's share): one warp more."""
-    return latency.copy_knee_warps_per_sm(H200_SXM.hbm_gbps, latency.bytes_in_flight_per_warp(loads, bytes_per_load),
-                                          CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+    little = little_inputs()
+    return latency.copy_knee_warps_per_sm(little.copy_gbps, latency.bytes_in_flight_per_warp(loads, bytes_per_load),
+                                          little.latency_seconds, little.sm_count)
 
 
 def _ch03_transfer_ns(loads: int, bytes_per_load: int) -> float:
-    """A warp's reads and writes at its SM's share of the datasheet bandwidth, in ns."""
+    """A warp's reads and writes at its SM's share of the measured copy bandwidth, in ns."""
+    little = little_inputs()
     moved = 2 * latency.bytes_in_flight_per_warp(loads, bytes_per_load)
-    return latency.share_transfer_seconds(moved, H200_SXM.hbm_gbps, H200_SXM.sm_count) * 1e9
+    return latency.share_transfer_seconds(moved, little.copy_gbps, little.sm_count) * 1e9
+
+
+def _lab03_volkov_share(loads: int) -> float:
+    """Lab 03's copy with ``loads`` 16-byte loads in flight per thread: its best bandwidth at 25 %
+    theoretical occupancy or less (the Volkov table), as a share of the measured copy bandwidth C."""
+    results = recorded_results("lab-03")
+    return max(point.gbps for point in results.low_occupancy_points(loads)) / results.memory.copy_gbps
+
+
+def _lab03_fma_best_of_peak(chains: int) -> float:
+    """Lab 03's FMA sweep: the best point of the curve with ``chains`` independent chains per
+    thread, over every warp count, as a share of the FP32 peak at the clock read during the sweep."""
+    results = recorded_results("lab-03")
+    return max(point.gflops for point in results.arithmetic.curve(chains)) / results.fp32_peak_gflops()
+
+
+def _ch03_warps_per_sm_by_registers(registers: int) -> int:
+    """Warps an SM holds at this many registers per thread: each partition holds whole warps."""
+    sm90 = occupancy.SM90
+    per_scheduler = (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(registers)
+    return per_scheduler * sm90.sm_sub_partitions
+
+
+def _ch03_naive_blocks(threads: int, registers: int) -> int:
+    """The mistaken count: the SM's registers divided by a block's, ignoring partitions and granularity."""
+    return occupancy.SM90.registers_per_sm // (registers * threads)
+
+
+def _lab03_fma_point_of_peak(chains: int, warps_per_sm: int) -> float:
+    """Lab 03's FMA sweep at one point (chains per thread, warps per SM), as a share of the FP32 peak."""
+    results = recorded_results("lab-03")
+    point = next(p for p in results.arithmetic.curve(chains) if p.launch.warps_per_sm == warps_per_sm)
+    return point.gflops / results.fp32_peak_gflops()
 
 
 def _ch03_wave_slots() -> int:
@@ -260,11 +341,12 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.ex.regs32.blocks": Figure(lambda: _ch03_launch(CH03_BIG_BLOCK, 32).blocks_per_sm),
         "ch03.ex.smem56.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).blocks_per_sm),
         "ch03.ex.smem57.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[1]).blocks_per_sm),
-        "ch03.little.latency_ns": Figure(lambda: CH03_LATENCY_NS),
-        "ch03.little.total_mb": Figure(lambda: latency.bytes_in_flight(H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9) / 1e6,
-                                       2),
+        "lab03.hbm_latency_ns": Figure(lambda: little_inputs().latency_seconds * 1e9, 1),
+        "lab03.copy_gbps": Figure(lambda: little_inputs().copy_gbps),
+        "ch03.little.total_mb": Figure(
+            lambda: latency.bytes_in_flight(little_inputs().copy_gbps, little_inputs().latency_seconds) / 1e6, 2),
         "ch03.little.per_sm_kb": Figure(lambda: latency.bytes_in_flight_per_sm(
-            H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count) / 1e3, 1),
+            little_inputs().copy_gbps, little_inputs().latency_seconds, little_inputs().sm_count) / 1e3, 1),
         "ch03.little.copy_reads_per_sm_kb": Figure(lambda: _ch03_copy_reads_per_sm() / 1e3, 1),
         "ch03.little.copy_warps_scalar": Figure(lambda: _ch03_copy_warps(1, 4), 1),
         "ch03.little.copy_warps_vector": Figure(lambda: _ch03_copy_warps(1, 16), 1),
@@ -275,7 +357,8 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.little.copy_knee_vector8": Figure(lambda: _ch03_copy_knee(8, 16), 1),
         "ch03.little.copy_knee_vector16": Figure(lambda: _ch03_copy_knee(16, 16), 1),
         "ch03.little.transfer_ns_vector8": Figure(lambda: _ch03_transfer_ns(8, 16)),
-        "ch03.little.share_gbps_per_sm": Figure(lambda: H200_SXM.hbm_gbps / H200_SXM.sm_count, 1),
+        "ch03.little.copy_knee_scalar_pct": Figure(lambda: 100 * _ch03_copy_knee(1, 4) / sm90.max_warps_per_sm),
+        "ch03.little.share_gbps_per_sm": Figure(lambda: little_inputs().copy_gbps / little_inputs().sm_count, 1),
         "ch03.little.l1_gbps_per_sm": Figure(
             lambda: roofline.SHARED_BYTES_PER_WAVEFRONT * H200_SXM.boost_clock_mhz * 1e6 / 1e9),
         "ch03.fma.latency_cycles": Figure(lambda: CH03_FMA_LATENCY_CYCLES),
@@ -286,6 +369,41 @@ def _chapter3_figures() -> dict[str, Figure]:
                                                                                  CH03_FMA_ISSUE)),
         "ch03.fma.warps_4chains": Figure(lambda: latency.issue_knee_warps_per_sm(4, CH03_FMA_LATENCY_CYCLES,
                                                                                  CH03_FMA_ISSUE)),
+        "lab03.volkov_pct.l1": Figure(lambda: 100 * _lab03_volkov_share(1)),
+        "lab03.volkov_pct.l4": Figure(lambda: 100 * _lab03_volkov_share(4)),
+        "lab03.fma.best_pct.c1": Figure(lambda: 100 * _lab03_fma_best_of_peak(1)),
+        "lab03.fma.best_pct.c2": Figure(lambda: 100 * _lab03_fma_best_of_peak(2)),
+        "lab03.fma.best_pct.c4": Figure(lambda: 100 * _lab03_fma_best_of_peak(4)),
+        "lab03.fma.c1_w8_pct": Figure(lambda: 100 * _lab03_fma_point_of_peak(1, CH03_QUIZ_FMA_WARPS)),
+        # the quizzes
+        "ch03.quiz.regs48.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs48.warps_per_scheduler": Figure(
+            lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_REGISTERS) // sm90.sm_sub_partitions),
+        "ch03.quiz.regs48.warps_per_sm": Figure(lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs48.blocks": Figure(lambda: _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).blocks_per_sm),
+        "ch03.quiz.regs48.occupancy_pct": Figure(
+            lambda: 100 * _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).occupancy, 1),
+        "ch03.quiz.regs48.naive_blocks": Figure(lambda: _ch03_naive_blocks(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs36.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_CUT_REGISTERS)),
+        "ch03.quiz.regs36.warps_per_scheduler": Figure(
+            lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_CUT_REGISTERS) // sm90.sm_sub_partitions),
+        "ch03.quiz.regs36.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS).blocks_per_sm),
+        "ch03.quiz.regs36.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS).occupancy),
+        "ch03.quiz.regs40.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, 40).occupancy),
+        "ch03.quiz.regs36.naive_occupancy_pct": Figure(
+            lambda: 100 * _ch03_naive_blocks(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS) * CH03_BLOCK / sm90.max_threads_per_sm,
+            1),
+        "ch03.quiz.f64_copy.warps": Figure(lambda: _ch03_copy_warps(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
+        "ch03.quiz.f64_copy.knee": Figure(lambda: _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
+        "ch03.quiz.f64_copy.knee_pct": Figure(
+            lambda: 100 * _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES) / sm90.max_warps_per_sm),
+        "ch03.quiz.fma_bound_pct": Figure(lambda: 100 * latency.issue_share(
+            CH03_QUIZ_FMA_WARPS, 1, CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE, sm90.sm_sub_partitions)),
+        "ch03.quiz.tail.slots": Figure(lambda: H200_SXM.sm_count * CH03_QUIZ_BLOCKS_PER_SM),
+        "ch03.quiz.tail.waves": Figure(
+            lambda: occupancy.waves(CH03_QUIZ_GRID, H200_SXM.sm_count, CH03_QUIZ_BLOCKS_PER_SM), 2),
+        "ch03.quiz.tail.pct": Figure(lambda: 100 * occupancy.tail_efficiency(
+            CH03_QUIZ_GRID, H200_SXM.sm_count, CH03_QUIZ_BLOCKS_PER_SM), 1),
         "ch03.waves.blocks_per_sm": Figure(lambda: CH03_WAVE_BLOCKS_PER_SM),
         "ch03.waves.slots": Figure(_ch03_wave_slots),
         "ch03.waves.grid": Figure(lambda: _ch03_wave_slots() + 1),
