@@ -495,6 +495,10 @@ def _chapter2_figures() -> dict[str, Figure]:
         "ch02.dram.f32_stride32_bytes": Figure(lambda: access.fetched_bytes(strided(32, 4))),
         "ch02.dram.f32_stride32_sector_bytes": Figure(lambda: 32 * _warp(strided(32, 4), 4).sectors),
         "ch02.dram.f32_stride16_bytes": Figure(lambda: access.fetched_bytes(strided(16, 4))),
+        "ch02.dram.f32_stride12_bytes": Figure(lambda: access.fetched_bytes(strided(12, 4))),
+        "ch02.dram.f32_stride12_sector_bytes": Figure(lambda: 32 * _warp(strided(12, 4), 4).sectors),
+        "ch02.dram.exact_up_to_bytes": Figure(lambda: dram_band_limits_bytes()[0]),
+        "ch02.dram.double_from_bytes": Figure(lambda: dram_band_limits_bytes()[1]),
         "ch02.fetch_bytes": Figure(lambda: access.DRAM_FETCH_BYTES),
         "ch02.banks": Figure(lambda: access.BANKS),
         "ch02.wavefronts.column32": Figure(wavefronts(column(0, 32, 4))),
@@ -511,7 +515,59 @@ def _chapter2_figures() -> dict[str, Figure]:
     }
 
 
+def dram_band_limits_bytes(max_stride_elements: int = 64) -> tuple[int, int]:
+    """The chapter 2 rule read off labkit.access: for a warp loading one float32 every ``s``
+    elements, the largest stride in bytes up to which DRAM delivers exactly the sectors' bytes
+    (every stride below it included), and the smallest from which it delivers twice the sectors'
+    bytes (every stride above it included)."""
+    def ratio(stride: int) -> float:
+        addresses = access.strided(stride, 4)
+        return access.fetched_bytes(addresses) / (32 * _warp(addresses, 4).sectors)
+
+    strides = range(1, max_stride_elements + 1)
+    exact = max(s for s in strides if all(ratio(t) == 1 for t in range(1, s + 1)))
+    double = min(s for s in strides if all(ratio(t) == 2 for t in range(s, max_stride_elements + 1)))
+    return 4 * exact, 4 * double
+
+
+#: Chapter 2's quizzes: a warp of a 4 x 64 block reading a row-major float32 matrix of 4096 columns
+#: (4 lanes per row, 8 rows); a 1D stencil's three loads; a stride of 10 floats; a [32][36] tile's
+#: column; a double tile's column at 32, 33 and 34 elements per row.
+CH02_QUIZ_MATRIX_COLUMNS, CH02_QUIZ_BLOCK_X = 4096, 4
+CH02_QUIZ_DRAM_STRIDE = 10
+
+
+def _ch02_quiz_figures() -> dict[str, Figure]:
+    strided = access.strided
+
+    def narrow_block() -> int:
+        lanes = [(lane // CH02_QUIZ_BLOCK_X * CH02_QUIZ_MATRIX_COLUMNS + lane % CH02_QUIZ_BLOCK_X) * 4
+                 for lane in range(access.WARP_LANES)]
+        return _warp(lanes, 4).sectors
+
+    def stencil() -> int:
+        line = 32 * 128      # a warp starting at a multiple of 32 floats, away from the array's start
+        return sum(_warp([line + 4 * lane + shift for lane in range(access.WARP_LANES)], 4).sectors
+                   for shift in (-4, 0, 4))
+
+    def double_column(row_elements: int) -> int:
+        return _warp([8 * row_elements * row for row in range(access.WARP_LANES)], 8, "shared").wavefronts
+
+    return {
+        "ch02.quiz.narrow_block_sectors": Figure(narrow_block),
+        "ch02.quiz.stencil_sectors": Figure(stencil),
+        "ch02.quiz.dram_stride10_bytes": Figure(lambda: access.fetched_bytes(strided(CH02_QUIZ_DRAM_STRIDE, 4))),
+        "ch02.quiz.dram_stride10_sector_bytes": Figure(lambda: 32 * _sectors(CH02_QUIZ_DRAM_STRIDE)),
+        "ch02.quiz.column36_wavefronts": Figure(
+            lambda: _warp(access.tile_column(0, 36, 4), 4, "shared").wavefronts),
+        "ch02.quiz.double_column32_wavefronts": Figure(lambda: double_column(32)),
+        "ch02.quiz.double_column33_wavefronts": Figure(lambda: double_column(33)),
+        "ch02.quiz.double_column34_wavefronts": Figure(lambda: double_column(34)),
+    }
+
+
 FIGURES.update(_chapter2_figures())
+FIGURES.update(_ch02_quiz_figures())
 
 
 class UnknownFigureError(LabkitError, KeyError):
