@@ -93,7 +93,11 @@ GEMM_TILES = (32, 64, 128)
 #: Register blocks of C per thread (r x r) for the shared-memory roof: 1 is the lab's kernel.
 GEMM_REGISTER_BLOCKS = (1, 2, 4, 8)
 STENCIL_N = LAB01.gpu_sizes.stencil_n
-VERDICT_EXAMPLE_RATIO = 1.5
+#: Chapter 1's quizzes: z = a*x + b*y in float32 (a multiply and an FMA, two reads and a write per
+#: element); an FP64 kernel of 10 FLOP per byte; a copy of 1 GB (read + written) in 270 us.
+AXPBY_FLOPS, AXPBY_BYTES = 3, 3 * workloads.FLOAT32_BYTES
+FP64_QUIZ_INTENSITY = 10.0
+VERDICT_QUIZ_BYTES, VERDICT_QUIZ_SECONDS = 1e9, 270e-6
 
 
 def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
@@ -120,6 +124,11 @@ def _ridge(sheet: Datasheet) -> float:
     return roofline.ridge_point(sheet.fp32_gflops, sheet.hbm_gbps)
 
 
+def _verdict_quiz_t_min_measured() -> float:
+    """The quiz's copy against lab 01's measured copy ceiling on the H200."""
+    return roofline.t_min_seconds(0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, recorded_results("lab-01").bandwidth_gbps)
+
+
 def _chapter1_figures() -> dict[str, Figure]:
     out = {
         "h100.fp32_tflops": Figure(lambda: H100_SXM.fp32_gflops / 1000),
@@ -140,7 +149,20 @@ def _chapter1_figures() -> dict[str, Figure]:
         "ch01.stencil.intensity_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).intensity, 2),
         "ch01.stencil.gb_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N).bytes_ / 1e9, 2),
         "ch01.stencil.gb_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).bytes_ / 1e9, 2),
-        "ch01.verdict.ratio": Figure(lambda: VERDICT_EXAMPLE_RATIO, 1),
+        "h200.fp64_tflops": Figure(lambda: H200_SXM.fp64_gflops / 1000),
+        "lab01.copy_gbps": Figure(lambda: recorded_results("lab-01").bandwidth_gbps),
+        "ch01.quiz.axpby_intensity": Figure(lambda: roofline.arithmetic_intensity(AXPBY_FLOPS, AXPBY_BYTES), 2),
+        "ch01.quiz.fp64_memory_roof_tflops": Figure(lambda: FP64_QUIZ_INTENSITY * H200_SXM.hbm_gbps / 1000),
+        "ch01.quiz.fp64_attainable_tflops": Figure(lambda: roofline.attainable_gflops(
+            FP64_QUIZ_INTENSITY, H200_SXM.fp64_gflops, H200_SXM.hbm_gbps) / 1000),
+        "ch01.quiz.fp64_ridge": Figure(lambda: roofline.ridge_point(H200_SXM.fp64_gflops, H200_SXM.hbm_gbps), 1),
+        "ch01.quiz.verdict.t_min_datasheet_us": Figure(
+            lambda: 1e6 * roofline.t_min_seconds(0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, H200_SXM.hbm_gbps), 1),
+        "ch01.quiz.verdict.t_min_measured_us": Figure(lambda: 1e6 * _verdict_quiz_t_min_measured(), 1),
+        "ch01.quiz.verdict.ratio_datasheet": Figure(lambda: VERDICT_QUIZ_SECONDS / roofline.t_min_seconds(
+            0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, H200_SXM.hbm_gbps), roofline.RATIO_DECIMALS),
+        "ch01.quiz.verdict.ratio_measured": Figure(
+            lambda: VERDICT_QUIZ_SECONDS / _verdict_quiz_t_min_measured(), roofline.RATIO_DECIMALS),
     }
     for gpu, sheet in (("h100", H100_SXM), ("h200", H200_SXM)):
         out[f"ch01.saxpy.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.saxpy(SAXPY_N), s))
@@ -445,6 +467,9 @@ FIGURES: dict[str, Figure] = {
         lambda: access.analyze(access.WarpAccess(access.strided(1, 4), 4)).unique_bytes),
     # Chapter 1: a shared-memory wavefront (one per SM per clock), and the sweep's highest intensity
     "shared.wavefront_bytes": Figure(lambda: roofline.SHARED_BYTES_PER_WAVEFRONT),
+    # ... and what a warp-wide 16-byte broadcast (LDS.128 on one address) costs, by labkit.access
+    "shared.v16_broadcast_wavefronts": Figure(
+        lambda: access.analyze(access.WarpAccess(access.broadcast(64), 16, "load", "shared")).wavefronts),
     "ch01.sweep.intensity_max": Figure(lambda: 2 * max(SWEEP_FMAS) / (2 * workloads.FLOAT32_BYTES)),
     # Chapter 4, the decision tree's thresholds (labkit.profiling.diagnosis)
     "ch04.diagnosis.high_pct": Figure(lambda: diagnosis.HIGH_PCT),

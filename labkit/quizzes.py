@@ -35,10 +35,10 @@ class Numeric:
 
 
 ANSWER_KEY: dict[str, Choice | Numeric] = {
-    "q01-saxpy-intensity": Numeric("ch01.saxpy.intensity"),
-    "q01-ridge-h200": Numeric("h200.ridge"),
+    "q01-axpby-intensity": Numeric("ch01.quiz.axpby_intensity"),
+    "q01-fp64-roof": Numeric("ch01.quiz.fp64_attainable_tflops"),
     "q01-gemm-tile": Choice("b"),
-    "q01-verdict": Choice("c"),
+    "q01-verdict": Choice("a"),
     "q01-stencil-reuse": Choice("c"),
     "q02-narrow-block": Numeric("ch02.quiz.narrow_block_sectors"),
     "q02-stencil-loads": Numeric("ch02.quiz.stencil_sectors"),
