@@ -138,7 +138,6 @@ def _chapter1_figures() -> dict[str, Figure]:
         "h100.ridge": Figure(lambda: _ridge(H100_SXM), 1),
         "h200.ridge": Figure(lambda: _ridge(H200_SXM), 1),
         "ch01.saxpy.intensity": Figure(lambda: workloads.saxpy(SAXPY_N).intensity, 2),
-        "ch01.saxpy.n_millions": Figure(lambda: SAXPY_N / 1e6, 1),
         "ch01.saxpy.n_count": Figure(lambda: SAXPY_N, count_words=True),
         "ch01.saxpy.gb": Figure(lambda: workloads.saxpy(SAXPY_N).bytes_ / 1e9, 2),
         "ch01.reduction.intensity": Figure(lambda: workloads.reduction(REDUCTION_N).intensity, 2),
@@ -342,16 +341,7 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.ex.regs64.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_REGISTERS)),
         "ch03.ex.regs64.warps_per_scheduler": Figure(
             lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)),
-        "ch03.ex.regs64.warps_per_sm": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)
-            * sm90.sm_sub_partitions),
         "ch03.ex.block_warps": Figure(lambda: CH03_BLOCK // sm90.warp_size),
-        "ch03.ex.big_block_warps": Figure(lambda: CH03_BIG_BLOCK // sm90.warp_size),
-        "ch03.ex.regs33.warps_per_scheduler": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)),
-        "ch03.ex.regs33.warps_per_sm": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)
-            * sm90.sm_sub_partitions),
         "ch03.ex.smem56.allocated_kib": Figure(
             lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).shared_bytes_per_block / 1024),
         "ch03.ex.regs64.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_REGISTERS).blocks_per_sm),
