@@ -7,8 +7,10 @@ can be computed is typed into a chapter by hand, and tests check the rendered va
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from labkit import access, latency, occupancy, roofline, workloads
@@ -91,7 +93,11 @@ GEMM_TILES = (32, 64, 128)
 #: Register blocks of C per thread (r x r) for the shared-memory roof: 1 is the lab's kernel.
 GEMM_REGISTER_BLOCKS = (1, 2, 4, 8)
 STENCIL_N = LAB01.gpu_sizes.stencil_n
-VERDICT_EXAMPLE_RATIO = 1.5
+#: Chapter 1's quizzes: z = a*x + b*y in float32 (a multiply and an FMA, two reads and a write per
+#: element); an FP64 kernel of 10 FLOP per byte; a copy of 1 GB (read + written) in 270 us.
+AXPBY_FLOPS, AXPBY_BYTES = 3, 3 * workloads.FLOAT32_BYTES
+FP64_QUIZ_INTENSITY = 10.0
+VERDICT_QUIZ_BYTES, VERDICT_QUIZ_SECONDS = 1e9, 270e-6
 
 
 def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
@@ -118,6 +124,11 @@ def _ridge(sheet: Datasheet) -> float:
     return roofline.ridge_point(sheet.fp32_gflops, sheet.hbm_gbps)
 
 
+def _verdict_quiz_t_min_measured() -> float:
+    """The quiz's copy against lab 01's measured copy ceiling on the H200."""
+    return roofline.t_min_seconds(0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, recorded_results("lab-01").bandwidth_gbps)
+
+
 def _chapter1_figures() -> dict[str, Figure]:
     out = {
         "h100.fp32_tflops": Figure(lambda: H100_SXM.fp32_gflops / 1000),
@@ -127,7 +138,6 @@ def _chapter1_figures() -> dict[str, Figure]:
         "h100.ridge": Figure(lambda: _ridge(H100_SXM), 1),
         "h200.ridge": Figure(lambda: _ridge(H200_SXM), 1),
         "ch01.saxpy.intensity": Figure(lambda: workloads.saxpy(SAXPY_N).intensity, 2),
-        "ch01.saxpy.n_millions": Figure(lambda: SAXPY_N / 1e6, 1),
         "ch01.saxpy.n_count": Figure(lambda: SAXPY_N, count_words=True),
         "ch01.saxpy.gb": Figure(lambda: workloads.saxpy(SAXPY_N).bytes_ / 1e9, 2),
         "ch01.reduction.intensity": Figure(lambda: workloads.reduction(REDUCTION_N).intensity, 2),
@@ -138,7 +148,20 @@ def _chapter1_figures() -> dict[str, Figure]:
         "ch01.stencil.intensity_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).intensity, 2),
         "ch01.stencil.gb_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N).bytes_ / 1e9, 2),
         "ch01.stencil.gb_no_reuse": Figure(lambda: workloads.stencil_5pt(STENCIL_N, reuse=False).bytes_ / 1e9, 2),
-        "ch01.verdict.ratio": Figure(lambda: VERDICT_EXAMPLE_RATIO, 1),
+        "h200.fp64_tflops": Figure(lambda: H200_SXM.fp64_gflops / 1000),
+        "lab01.copy_gbps": Figure(lambda: recorded_results("lab-01").bandwidth_gbps),
+        "ch01.quiz.axpby_intensity": Figure(lambda: roofline.arithmetic_intensity(AXPBY_FLOPS, AXPBY_BYTES), 2),
+        "ch01.quiz.fp64_memory_roof_tflops": Figure(lambda: FP64_QUIZ_INTENSITY * H200_SXM.hbm_gbps / 1000),
+        "ch01.quiz.fp64_attainable_tflops": Figure(lambda: roofline.attainable_gflops(
+            FP64_QUIZ_INTENSITY, H200_SXM.fp64_gflops, H200_SXM.hbm_gbps) / 1000),
+        "ch01.quiz.fp64_ridge": Figure(lambda: roofline.ridge_point(H200_SXM.fp64_gflops, H200_SXM.hbm_gbps), 1),
+        "ch01.quiz.verdict.t_min_datasheet_us": Figure(
+            lambda: 1e6 * roofline.t_min_seconds(0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, H200_SXM.hbm_gbps), 1),
+        "ch01.quiz.verdict.t_min_measured_us": Figure(lambda: 1e6 * _verdict_quiz_t_min_measured(), 1),
+        "ch01.quiz.verdict.ratio_datasheet": Figure(lambda: VERDICT_QUIZ_SECONDS / roofline.t_min_seconds(
+            0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, H200_SXM.hbm_gbps), roofline.RATIO_DECIMALS),
+        "ch01.quiz.verdict.ratio_measured": Figure(
+            lambda: VERDICT_QUIZ_SECONDS / _verdict_quiz_t_min_measured(), roofline.RATIO_DECIMALS),
     }
     for gpu, sheet in (("h100", H100_SXM), ("h200", H200_SXM)):
         out[f"ch01.saxpy.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.saxpy(SAXPY_N), s))
@@ -177,9 +200,9 @@ def _chapter1_figures() -> dict[str, Figure]:
 CH03_BLOCK, CH03_REGISTERS = 256, 64
 CH03_BIG_BLOCK = 1024
 CH03_SMEM_KIB = (56, 57)
-#: Little's law example: the H200's datasheet bandwidth and an HBM latency of this many ns (a round
-#: value for the example; the lab measures the real one).
-CH03_LATENCY_NS = 600.0
+#: Little's law on our GPU: the HBM latency and the copy bandwidth that lab 03 measured on the course's
+#: H200 (its record, read through labkit.results: a measured figure is never typed here).
+RECORDED_GPU = "NVIDIA H200"
 #: Dependent-FMA latency for the example: the Programming Guide's typical 4 cycles (CC 7.x); one
 #: warp instruction per scheduler per cycle.
 CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
@@ -189,13 +212,57 @@ CH03_WAVE_BLOCKS_PER_SM = 2
 CH03_SMALL_GRID = 150
 
 
+#: The quizzes' scenarios (new situations, not the text's examples): 192 threads x 48 registers;
+#: 256 threads cut from 40 to 36 registers; a float64 copy (one 8-byte load per thread); one FMA
+#: chain per thread at 8 warps per SM; 1000 blocks at 3 blocks per SM.
+CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS = 192, 48
+CH03_QUIZ_CUT_REGISTERS = 36
+CH03_QUIZ_COPY_LOAD_BYTES = 8
+CH03_QUIZ_FMA_WARPS = 8
+CH03_QUIZ_GRID, CH03_QUIZ_BLOCKS_PER_SM = 1000, 3
+
+
 def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
     return occupancy.calculate(occupancy.KernelLaunch(threads, registers, 0, dynamic_kib * 1024))
 
 
+@dataclass(frozen=True)
+class LittleInputs:
+    """What Little's law needs for a copy: its bandwidth C (bytes read and written, GB/s), the
+    isolated HBM latency, and the SMs that share C."""
+
+    copy_gbps: float
+    latency_seconds: float
+    sm_count: int
+
+
+@functools.cache
+def recorded_results(lab_id: str, gpu: str = RECORDED_GPU):
+    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``), read and validated
+    by labkit.results as the lab block reads them."""
+    from labkit.lab import lab
+    from labkit.project import find_project
+    from labkit.results import gpu_slug, read_results
+
+    the_lab = lab(lab_id)
+    project = find_project(Path(__file__).resolve().parent)
+    path = the_lab.lab_dir(project) / "results" / f"{gpu_slug(gpu)}.json"
+    return read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path)).results
+
+
+def little_inputs() -> LittleInputs:
+    """Lab 03's measured copy bandwidth C and HBM latency (the pointer chase's HBM plateau) on the
+    course's H200: the figures chapter 3's Little's-law example and exercise 03-ilp start from."""
+    results = recorded_results("lab-03")
+    if results.hbm_latency_seconds is None:
+        raise LabkitError("labs/03-occupancy/results: the H200 record has no HBM latency plateau: re-record lab 03")
+    return LittleInputs(results.memory.copy_gbps, results.hbm_latency_seconds, results.device.sm_count)
+
+
 def _ch03_copy_reads_per_sm() -> float:
-    """Bytes of reads in flight per SM for an H200 copy at its datasheet bandwidth (half of it reads)."""
-    return latency.bytes_in_flight_per_sm(H200_SXM.hbm_gbps / 2, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+    """Bytes of reads in flight per SM for the measured copy bandwidth C (half of it reads)."""
+    little = little_inputs()
+    return latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
 
 
 def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
@@ -205,14 +272,49 @@ def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
 
 def _ch03_copy_knee(loads: int, bytes_per_load: int) -> float:
     """With each warp's round trip (latency + its bytes at its SM's share): one warp more."""
-    return latency.copy_knee_warps_per_sm(H200_SXM.hbm_gbps, latency.bytes_in_flight_per_warp(loads, bytes_per_load),
-                                          CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count)
+    little = little_inputs()
+    return latency.copy_knee_warps_per_sm(little.copy_gbps, latency.bytes_in_flight_per_warp(loads, bytes_per_load),
+                                          little.latency_seconds, little.sm_count)
 
 
 def _ch03_transfer_ns(loads: int, bytes_per_load: int) -> float:
-    """A warp's reads and writes at its SM's share of the datasheet bandwidth, in ns."""
+    """A warp's reads and writes at its SM's share of the measured copy bandwidth, in ns."""
+    little = little_inputs()
     moved = 2 * latency.bytes_in_flight_per_warp(loads, bytes_per_load)
-    return latency.share_transfer_seconds(moved, H200_SXM.hbm_gbps, H200_SXM.sm_count) * 1e9
+    return latency.share_transfer_seconds(moved, little.copy_gbps, little.sm_count) * 1e9
+
+
+def _lab03_volkov_share(loads: int) -> float:
+    """Lab 03's copy with ``loads`` 16-byte loads in flight per thread: its best bandwidth at 25 %
+    theoretical occupancy or less (the Volkov table), as a share of the measured copy bandwidth C."""
+    results = recorded_results("lab-03")
+    return max(point.gbps for point in results.low_occupancy_points(loads)) / results.memory.copy_gbps
+
+
+def _lab03_fma_best_of_peak(chains: int) -> float:
+    """Lab 03's FMA sweep: the best point of the curve with ``chains`` independent chains per
+    thread, over every warp count, as a share of the FP32 peak at the clock read during the sweep."""
+    results = recorded_results("lab-03")
+    return max(point.gflops for point in results.arithmetic.curve(chains)) / results.fp32_peak_gflops()
+
+
+def _ch03_warps_per_sm_by_registers(registers: int) -> int:
+    """Warps an SM holds at this many registers per thread: each partition holds whole warps."""
+    sm90 = occupancy.SM90
+    per_scheduler = (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(registers)
+    return per_scheduler * sm90.sm_sub_partitions
+
+
+def _ch03_naive_blocks(threads: int, registers: int) -> int:
+    """The mistaken count: the SM's registers divided by a block's, ignoring partitions and granularity."""
+    return occupancy.SM90.registers_per_sm // (registers * threads)
+
+
+def _lab03_fma_point_of_peak(chains: int, warps_per_sm: int) -> float:
+    """Lab 03's FMA sweep at one point (chains per thread, warps per SM), as a share of the FP32 peak."""
+    results = recorded_results("lab-03")
+    point = next(p for p in results.arithmetic.curve(chains) if p.launch.warps_per_sm == warps_per_sm)
+    return point.gflops / results.fp32_peak_gflops()
 
 
 def _ch03_wave_slots() -> int:
@@ -239,16 +341,7 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.ex.regs64.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_REGISTERS)),
         "ch03.ex.regs64.warps_per_scheduler": Figure(
             lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)),
-        "ch03.ex.regs64.warps_per_sm": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(CH03_REGISTERS)
-            * sm90.sm_sub_partitions),
         "ch03.ex.block_warps": Figure(lambda: CH03_BLOCK // sm90.warp_size),
-        "ch03.ex.big_block_warps": Figure(lambda: CH03_BIG_BLOCK // sm90.warp_size),
-        "ch03.ex.regs33.warps_per_scheduler": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)),
-        "ch03.ex.regs33.warps_per_sm": Figure(
-            lambda: (sm90.registers_per_sm // sm90.sm_sub_partitions) // occupancy.registers_per_warp(33)
-            * sm90.sm_sub_partitions),
         "ch03.ex.smem56.allocated_kib": Figure(
             lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).shared_bytes_per_block / 1024),
         "ch03.ex.regs64.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_REGISTERS).blocks_per_sm),
@@ -260,11 +353,12 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.ex.regs32.blocks": Figure(lambda: _ch03_launch(CH03_BIG_BLOCK, 32).blocks_per_sm),
         "ch03.ex.smem56.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[0]).blocks_per_sm),
         "ch03.ex.smem57.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, 16, CH03_SMEM_KIB[1]).blocks_per_sm),
-        "ch03.little.latency_ns": Figure(lambda: CH03_LATENCY_NS),
-        "ch03.little.total_mb": Figure(lambda: latency.bytes_in_flight(H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9) / 1e6,
-                                       2),
+        "lab03.hbm_latency_ns": Figure(lambda: little_inputs().latency_seconds * 1e9, 1),
+        "lab03.copy_gbps": Figure(lambda: little_inputs().copy_gbps),
+        "ch03.little.total_mb": Figure(
+            lambda: latency.bytes_in_flight(little_inputs().copy_gbps, little_inputs().latency_seconds) / 1e6, 2),
         "ch03.little.per_sm_kb": Figure(lambda: latency.bytes_in_flight_per_sm(
-            H200_SXM.hbm_gbps, CH03_LATENCY_NS * 1e-9, H200_SXM.sm_count) / 1e3, 1),
+            little_inputs().copy_gbps, little_inputs().latency_seconds, little_inputs().sm_count) / 1e3, 1),
         "ch03.little.copy_reads_per_sm_kb": Figure(lambda: _ch03_copy_reads_per_sm() / 1e3, 1),
         "ch03.little.copy_warps_scalar": Figure(lambda: _ch03_copy_warps(1, 4), 1),
         "ch03.little.copy_warps_vector": Figure(lambda: _ch03_copy_warps(1, 16), 1),
@@ -275,7 +369,8 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.little.copy_knee_vector8": Figure(lambda: _ch03_copy_knee(8, 16), 1),
         "ch03.little.copy_knee_vector16": Figure(lambda: _ch03_copy_knee(16, 16), 1),
         "ch03.little.transfer_ns_vector8": Figure(lambda: _ch03_transfer_ns(8, 16)),
-        "ch03.little.share_gbps_per_sm": Figure(lambda: H200_SXM.hbm_gbps / H200_SXM.sm_count, 1),
+        "ch03.little.copy_knee_scalar_pct": Figure(lambda: 100 * _ch03_copy_knee(1, 4) / sm90.max_warps_per_sm),
+        "ch03.little.share_gbps_per_sm": Figure(lambda: little_inputs().copy_gbps / little_inputs().sm_count, 1),
         "ch03.little.l1_gbps_per_sm": Figure(
             lambda: roofline.SHARED_BYTES_PER_WAVEFRONT * H200_SXM.boost_clock_mhz * 1e6 / 1e9),
         "ch03.fma.latency_cycles": Figure(lambda: CH03_FMA_LATENCY_CYCLES),
@@ -286,6 +381,41 @@ def _chapter3_figures() -> dict[str, Figure]:
                                                                                  CH03_FMA_ISSUE)),
         "ch03.fma.warps_4chains": Figure(lambda: latency.issue_knee_warps_per_sm(4, CH03_FMA_LATENCY_CYCLES,
                                                                                  CH03_FMA_ISSUE)),
+        "lab03.volkov_pct.l1": Figure(lambda: 100 * _lab03_volkov_share(1)),
+        "lab03.volkov_pct.l4": Figure(lambda: 100 * _lab03_volkov_share(4)),
+        "lab03.fma.best_pct.c1": Figure(lambda: 100 * _lab03_fma_best_of_peak(1)),
+        "lab03.fma.best_pct.c2": Figure(lambda: 100 * _lab03_fma_best_of_peak(2)),
+        "lab03.fma.best_pct.c4": Figure(lambda: 100 * _lab03_fma_best_of_peak(4)),
+        "lab03.fma.c1_w8_pct": Figure(lambda: 100 * _lab03_fma_point_of_peak(1, CH03_QUIZ_FMA_WARPS)),
+        # the quizzes
+        "ch03.quiz.regs48.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs48.warps_per_scheduler": Figure(
+            lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_REGISTERS) // sm90.sm_sub_partitions),
+        "ch03.quiz.regs48.warps_per_sm": Figure(lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs48.blocks": Figure(lambda: _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).blocks_per_sm),
+        "ch03.quiz.regs48.occupancy_pct": Figure(
+            lambda: 100 * _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).occupancy, 1),
+        "ch03.quiz.regs48.naive_blocks": Figure(lambda: _ch03_naive_blocks(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS)),
+        "ch03.quiz.regs36.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_CUT_REGISTERS)),
+        "ch03.quiz.regs36.warps_per_scheduler": Figure(
+            lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_CUT_REGISTERS) // sm90.sm_sub_partitions),
+        "ch03.quiz.regs36.blocks": Figure(lambda: _ch03_launch(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS).blocks_per_sm),
+        "ch03.quiz.regs36.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS).occupancy),
+        "ch03.quiz.regs40.occupancy_pct": Figure(lambda: 100 * _ch03_launch(CH03_BLOCK, 40).occupancy),
+        "ch03.quiz.regs36.naive_occupancy_pct": Figure(
+            lambda: 100 * _ch03_naive_blocks(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS) * CH03_BLOCK / sm90.max_threads_per_sm,
+            1),
+        "ch03.quiz.f64_copy.warps": Figure(lambda: _ch03_copy_warps(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
+        "ch03.quiz.f64_copy.knee": Figure(lambda: _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
+        "ch03.quiz.f64_copy.knee_pct": Figure(
+            lambda: 100 * _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES) / sm90.max_warps_per_sm),
+        "ch03.quiz.fma_bound_pct": Figure(lambda: 100 * latency.issue_share(
+            CH03_QUIZ_FMA_WARPS, 1, CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE, sm90.sm_sub_partitions)),
+        "ch03.quiz.tail.slots": Figure(lambda: H200_SXM.sm_count * CH03_QUIZ_BLOCKS_PER_SM),
+        "ch03.quiz.tail.waves": Figure(
+            lambda: occupancy.waves(CH03_QUIZ_GRID, H200_SXM.sm_count, CH03_QUIZ_BLOCKS_PER_SM), 2),
+        "ch03.quiz.tail.pct": Figure(lambda: 100 * occupancy.tail_efficiency(
+            CH03_QUIZ_GRID, H200_SXM.sm_count, CH03_QUIZ_BLOCKS_PER_SM), 1),
         "ch03.waves.blocks_per_sm": Figure(lambda: CH03_WAVE_BLOCKS_PER_SM),
         "ch03.waves.slots": Figure(_ch03_wave_slots),
         "ch03.waves.grid": Figure(lambda: _ch03_wave_slots() + 1),
@@ -327,6 +457,9 @@ FIGURES: dict[str, Figure] = {
         lambda: access.analyze(access.WarpAccess(access.strided(1, 4), 4)).unique_bytes),
     # Chapter 1: a shared-memory wavefront (one per SM per clock), and the sweep's highest intensity
     "shared.wavefront_bytes": Figure(lambda: roofline.SHARED_BYTES_PER_WAVEFRONT),
+    # ... and what a warp-wide 16-byte broadcast (LDS.128 on one address) costs, by labkit.access
+    "shared.v16_broadcast_wavefronts": Figure(
+        lambda: access.analyze(access.WarpAccess(access.broadcast(64), 16, "load", "shared")).wavefronts),
     "ch01.sweep.intensity_max": Figure(lambda: 2 * max(SWEEP_FMAS) / (2 * workloads.FLOAT32_BYTES)),
     # Chapter 4, the decision tree's thresholds (labkit.profiling.diagnosis)
     "ch04.diagnosis.high_pct": Figure(lambda: diagnosis.HIGH_PCT),
@@ -377,6 +510,10 @@ def _chapter2_figures() -> dict[str, Figure]:
         "ch02.dram.f32_stride32_bytes": Figure(lambda: access.fetched_bytes(strided(32, 4))),
         "ch02.dram.f32_stride32_sector_bytes": Figure(lambda: 32 * _warp(strided(32, 4), 4).sectors),
         "ch02.dram.f32_stride16_bytes": Figure(lambda: access.fetched_bytes(strided(16, 4))),
+        "ch02.dram.f32_stride12_bytes": Figure(lambda: access.fetched_bytes(strided(12, 4))),
+        "ch02.dram.f32_stride12_sector_bytes": Figure(lambda: 32 * _warp(strided(12, 4), 4).sectors),
+        "ch02.dram.exact_up_to_bytes": Figure(lambda: dram_band_limits_bytes()[0]),
+        "ch02.dram.double_from_bytes": Figure(lambda: dram_band_limits_bytes()[1]),
         "ch02.fetch_bytes": Figure(lambda: access.DRAM_FETCH_BYTES),
         "ch02.banks": Figure(lambda: access.BANKS),
         "ch02.wavefronts.column32": Figure(wavefronts(column(0, 32, 4))),
@@ -393,7 +530,59 @@ def _chapter2_figures() -> dict[str, Figure]:
     }
 
 
+def dram_band_limits_bytes(max_stride_elements: int = 64) -> tuple[int, int]:
+    """The chapter 2 rule read off labkit.access: for a warp loading one float32 every ``s``
+    elements, the largest stride in bytes up to which DRAM delivers exactly the sectors' bytes
+    (every stride below it included), and the smallest from which it delivers twice the sectors'
+    bytes (every stride above it included)."""
+    def ratio(stride: int) -> float:
+        addresses = access.strided(stride, 4)
+        return access.fetched_bytes(addresses) / (32 * _warp(addresses, 4).sectors)
+
+    strides = range(1, max_stride_elements + 1)
+    exact = max(s for s in strides if all(ratio(t) == 1 for t in range(1, s + 1)))
+    double = min(s for s in strides if all(ratio(t) == 2 for t in range(s, max_stride_elements + 1)))
+    return 4 * exact, 4 * double
+
+
+#: Chapter 2's quizzes: a warp of a 4 x 64 block reading a row-major float32 matrix of 4096 columns
+#: (4 lanes per row, 8 rows); a 1D stencil's three loads; a stride of 10 floats; a [32][36] tile's
+#: column; a double tile's column at 32, 33 and 34 elements per row.
+CH02_QUIZ_MATRIX_COLUMNS, CH02_QUIZ_BLOCK_X = 4096, 4
+CH02_QUIZ_DRAM_STRIDE = 10
+
+
+def _ch02_quiz_figures() -> dict[str, Figure]:
+    strided = access.strided
+
+    def narrow_block() -> int:
+        lanes = [(lane // CH02_QUIZ_BLOCK_X * CH02_QUIZ_MATRIX_COLUMNS + lane % CH02_QUIZ_BLOCK_X) * 4
+                 for lane in range(access.WARP_LANES)]
+        return _warp(lanes, 4).sectors
+
+    def stencil() -> int:
+        line = 32 * 128      # a warp starting at a multiple of 32 floats, away from the array's start
+        return sum(_warp([line + 4 * lane + shift for lane in range(access.WARP_LANES)], 4).sectors
+                   for shift in (-4, 0, 4))
+
+    def double_column(row_elements: int) -> int:
+        return _warp([8 * row_elements * row for row in range(access.WARP_LANES)], 8, "shared").wavefronts
+
+    return {
+        "ch02.quiz.narrow_block_sectors": Figure(narrow_block),
+        "ch02.quiz.stencil_sectors": Figure(stencil),
+        "ch02.quiz.dram_stride10_bytes": Figure(lambda: access.fetched_bytes(strided(CH02_QUIZ_DRAM_STRIDE, 4))),
+        "ch02.quiz.dram_stride10_sector_bytes": Figure(lambda: 32 * _sectors(CH02_QUIZ_DRAM_STRIDE)),
+        "ch02.quiz.column36_wavefronts": Figure(
+            lambda: _warp(access.tile_column(0, 36, 4), 4, "shared").wavefronts),
+        "ch02.quiz.double_column32_wavefronts": Figure(lambda: double_column(32)),
+        "ch02.quiz.double_column33_wavefronts": Figure(lambda: double_column(33)),
+        "ch02.quiz.double_column34_wavefronts": Figure(lambda: double_column(34)),
+    }
+
+
 FIGURES.update(_chapter2_figures())
+FIGURES.update(_ch02_quiz_figures())
 
 
 class UnknownFigureError(LabkitError, KeyError):

@@ -105,7 +105,7 @@ DIVERGENCES = [
      "，CuPy 的 `RawKernel` 则把 `-lineinfo` 选项传给编译器", "", "source-counters"),
     ("decimal-units note", "zh", ROOFLINE, '!!! note "十进制单位"\n', CutThrough("\n\n"), "intensity"),
     ("an add-only kernel reaches half of peak", "zh", ROOFLINE,
-     "一个只做加法（`FADD`，每条通道每周期 1 FLOP）的 kernel，最多只能达到按 `FFMA` 计算的峰值的一半。", "",
+     "一个只做加法（`FADD`，每个 lane 每周期 1 FLOP）的 kernel，最多只能达到按 `FFMA` 计算的峰值的一半。", "",
      "t-min"),
     ("L2 caveat on GEMM tile loads", "zh", ROOFLINE,
      "相对 HBM 的强度其实更高（见[分层视角](#hierarchy)）。", "", "ex-gemm"),

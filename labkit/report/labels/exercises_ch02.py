@@ -50,7 +50,7 @@ WORDS = {
         'Shared memory serves one wavefront per cycle: a column read of tile[32][32] takes 32, so a tile costs more '
         'cycles in shared memory than its 8 KiB take to come from and go to DRAM. Remove the conflicts first '
         '(the simulator counts them).',
-        'La mémoire partagée sert un wavefront par cycle : la lecture d’une colonne de tile[32][32] en prend 32, '
+        'La mémoire partagée sert une wavefront par cycle : la lecture d’une colonne de tile[32][32] en prend 32, '
         'et une tuile coûte alors plus de cycles en mémoire partagée que ses 8 Kio n’en prennent pour aller et '
         'venir de la DRAM. Supprimez d’abord les conflits (le simulateur les compte).',
         '共享内存每个周期处理一个 wavefront：读 tile[32][32] 的一列要 32 个，于是一个 tile 在共享内存上花的'

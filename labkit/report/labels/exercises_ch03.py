@@ -29,15 +29,18 @@ WORDS = {
     ),
     'exercise.03-ilp.hint.in_flight': (
         'A load followed by the store that uses it leaves one 128-byte warp load in flight: the warp waits a whole '
-        'HBM latency for every 128 bytes. Little\'s law, for an H200 copy at 16 warps per SM, asks each warp for the '
-        'target\'s bytes: load several elements a grid apart (each load stays coalesced) into registers, then store them.',
+        'HBM latency for every 128 bytes. Little\'s law, with lab 03\'s measured copy bandwidth and HBM latency, '
+        'gives the bytes each warp needs at 16 warps per SM (the target): load several elements a grid apart (each '
+        'load stays coalesced) into registers, then store them, and go well beyond the minimum.',
         'Une lecture suivie de l’écriture qui l’utilise ne laisse qu’un chargement de 128 octets en vol par warp : '
-        'le warp attend toute une latence HBM tous les 128 octets. La loi de Little demande, pour une copie sur H200 '
-        'à 16 warps par SM, les octets de la cible à chaque warp : chargez plusieurs éléments à une grille d’écart '
-        '(chaque chargement reste coalescé) dans des registres, puis écrivez-les.',
+        'le warp attend toute une latence HBM tous les 128 octets. La loi de Little, avec la bande passante de '
+        'copie et la latence HBM mesurées au lab 03, donne les octets qu’il faut à chaque warp à 16 warps par SM '
+        '(la cible) : chargez plusieurs éléments à une grille d’écart (chaque chargement reste coalescé) dans des '
+        'registres, puis écrivez-les, et allez nettement au-delà du minimum.',
         '读取之后紧跟着使用它的写入，每个 warp 在途的就只有一次 128 字节的读取：每 128 字节，warp 都要等完'
-        '整个 HBM 延迟。按 Little 定律，H200 上每个 SM 16 个 warp 的拷贝，要求每个 warp 在途的字节数达到目标值：'
-        '先把相隔一个 grid 宽度的多个元素读进寄存器（每次读取仍然是合并访问），再把它们写出去。',
+        '整个 HBM 延迟。用 lab 03 实测的拷贝带宽和 HBM 延迟代入 Little 定律，就得到每个 SM 16 个 warp 时每个 warp '
+        '需要的字节数（即目标值）：先把相隔一个 grid 宽度的多个元素读进寄存器（每次读取仍然是合并访存），'
+        '再把它们写出去，而且要明显超过这个下限。',
     ),
     'exercise.03-ilp.hint.local': (
         'Your kernel uses local memory: an array the compiler could not keep in registers (a loop over it whose trip '

@@ -43,7 +43,7 @@ WORDS = {
     'column.launches': ('launches', 'lancements', '启动数'),
     'column.claim_holds': ('claim holds', 'affirmation tenue', '结论成立'),
     'column.hardware_excess_max': ('hardware excess, max (% of predicted wavefronts)',
-                                   'excès matériel, max (% des wavefronts prédits)',
+                                   'excès matériel, max (% des wavefronts prédites)',
                                    '硬件计数多出部分，最大值（占预测 wavefront 的百分比）'),
     'column.dram_within': ('DRAM within 5 %', 'DRAM à 5 % près', 'DRAM 误差 5% 以内'),
     'column.element_bytes': ('element (bytes)', 'élément (octets)', '元素（字节）'),
@@ -112,7 +112,7 @@ WORDS = {
     'lab02.plot.sectors': ('sectors / request', 'secteurs / requête', 'sector / 请求'),
     'lab02.plot.shared_caption': (
         'Shared sweep: SM cycles per warp-level load against the wavefronts the analyzer predicts',
-        'Balayage partagé : cycles SM par chargement de warp face aux wavefronts prédits par l\'analyseur',
+        'Balayage partagé : cycles SM par chargement de warp face aux wavefronts prédites par l\'analyseur',
         '共享内存扫描：每条 warp 级加载的 SM 周期数，对照分析器预测的 wavefront 数',
     ),
     'lab02.plot.wavefronts': ('wavefronts per load (analyzer)', 'wavefronts par chargement (analyseur)',
