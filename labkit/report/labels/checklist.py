@@ -128,15 +128,16 @@ WORDS = {
                                     'Scoreboard en tête, occupancy théorique sous {low_occupancy_pct}',
                                     '延迟受限（Speed of Light 两项都低于 {high_pct}），Long Scoreboard 居首，'
                                     '理论占用率低于 {low_occupancy_pct}'),
-    'checklist.occupancy.lever': ('first more bytes in flight per thread where the code allows (the item above); '
+    'checklist.occupancy.lever': ('first more bytes in flight per thread where the code allows (wider accesses, '
+                                  'several independent loads); '
                                   'otherwise lift the limiter: cap the registers (__launch_bounds__, max_registers) '
                                   'without spilling on the hot path, less shared memory per block, another block '
                                   'size',
-                                  "d'abord plus d'octets en vol par thread si le code le permet (l'élément "
-                                  'précédent) ; sinon lever la limite : plafonner les registres (__launch_bounds__, '
+                                  "d'abord plus d'octets en vol par thread si le code le permet (accès plus "
+                                  'larges, plusieurs chargements indépendants) ; sinon lever la limite : plafonner les registres (__launch_bounds__, '
                                   'max_registers) sans débordement sur le chemin chaud, moins de mémoire partagée '
                                   'par bloc, une autre taille de bloc',
-                                  '先在代码允许时让每个线程有更多字节在途（上一条）；否则解除限制：限定寄存器数'
+                                  '先在代码允许时让每个线程有更多字节在途（更宽的访问、多个相互独立的加载）；否则解除限制：限定寄存器数'
                                   '（__launch_bounds__、max_registers）而不在热路径上溢出，减少每个 block 的 '
                                   'shared memory，换一种 block 大小'),
     'checklist.fp64.title': ('Accidental FP64 in FP32 code', 'FP64 accidentel dans du code FP32',
