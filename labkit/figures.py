@@ -83,6 +83,18 @@ def _traffic_t_min_seconds() -> float:
 # Chapter 4, "measure without a profiler": lab 04's working set that fits in L2, against the H100's L2.
 L2_DEMO_WORKING_SET_BYTES = LAB04.gpu_sizes.l2_set_bytes
 
+# Chapter 4, quiz "where the tail shows": a grid of this many blocks, one resident block per SM of an
+# H200 (a 1,024-thread block: 50 % theoretical occupancy), so two waves, the second partial.
+TAIL_GRID = 180
+TAIL_BLOCKS_PER_SM = 1
+
+
+def _tail_sm_active_share() -> float:
+    """Share of the elapsed SM-cycles in which an SM is active, every block lasting as long:
+    blocks / (waves x SMs x resident blocks), the waves rounded up."""
+    slots = H200_SXM.sm_count * TAIL_BLOCKS_PER_SM
+    return TAIL_GRID / (math.ceil(TAIL_GRID / slots) * slots)
+
 
 # Chapter 1, worked examples: lab 01's sizes (large enough that launch costs vanish), so that the
 # text's examples are the kernels the lab measures.
@@ -108,6 +120,26 @@ def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
 
 def _sectors(stride_elements: int) -> float:
     return access.analyze(access.WarpAccess(access.strided(stride_elements, 4), 4)).sectors
+
+
+def _lab04_chain_blocks() -> float:
+    """Lab 04's scale_add grid: one thread per element of the chain's vector, in blocks of the lab's threads."""
+    from labkit.kernels.reduction import THREADS
+
+    return math.ceil(LAB04.gpu_sizes.chain_elements / THREADS)
+
+
+def _lab04_chain_warps_per_block() -> float:
+    from labkit.kernels.reduction import THREADS
+
+    return THREADS / access.WARP_LANES
+
+
+def _mysteries():
+    """Lab 05's kernels (imported when a figure needs one of their constants)."""
+    from labkit.kernels import mysteries
+
+    return mysteries
 
 
 def _lab05_sizes():
@@ -443,6 +475,10 @@ FIGURES: dict[str, Figure] = {
     "ch04.traffic.excess_factor": Figure(lambda: _traffic().excess_factor, 1),
     "ch04.traffic.time_ratio": Figure(lambda: TRAFFIC_REAL_SECONDS / _traffic_t_min_seconds(), 1),
     "ch04.l2demo.working_set_mb": Figure(lambda: L2_DEMO_WORKING_SET_BYTES / 1e6),
+    "h200.l2_mb": Figure(lambda: H200_SXM.l2_megabytes),
+    "ch04.tail.grid": Figure(lambda: TAIL_GRID),
+    "ch04.tail.last_wave_sms": Figure(lambda: TAIL_GRID % (H200_SXM.sm_count * TAIL_BLOCKS_PER_SM)),
+    "ch04.tail.sm_active_pct": Figure(lambda: 100 * _tail_sm_active_share(), 0),
     "lab04.rank_tie_pct": Figure(lambda: 100 * RANK_TIE_SHARE),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
@@ -455,6 +491,8 @@ FIGURES: dict[str, Figure] = {
     "ch04.coalescing.worst_factor": Figure(lambda: _sectors_ratio(8), 0),
     "ch04.coalescing.warp_bytes": Figure(
         lambda: access.analyze(access.WarpAccess(access.strided(1, 4), 4)).unique_bytes),
+    "ch04.coalescing.warp_bytes_f64": Figure(
+        lambda: access.analyze(access.WarpAccess(access.strided(1, 8), 8)).unique_bytes),
     # Chapter 1: a shared-memory wavefront (one per SM per clock), and the sweep's highest intensity
     "shared.wavefront_bytes": Figure(lambda: roofline.SHARED_BYTES_PER_WAVEFRONT),
     # ... and what a warp-wide 16-byte broadcast (LDS.128 on one address) costs, by labkit.access
@@ -473,6 +511,11 @@ FIGURES: dict[str, Figure] = {
     "ch05.low_occupancy_pct": Figure(lambda: checklist.LOW_OCCUPANCY_PCT),
     "ch05.high_pct": Figure(lambda: checklist.HIGH_PCT),
     "ch05.launch_us": Figure(lambda: checklist.LAUNCH_BOUND_SECONDS * 1e6),
+    "lab04.chain_blocks": Figure(_lab04_chain_blocks),
+    "lab04.chain_warps_per_block": Figure(_lab04_chain_warps_per_block),
+    "lab04.chain_one_block_pct": Figure(
+        lambda: 100 * _lab04_chain_warps_per_block() / occupancy.SM90.max_warps_per_sm, 1),
+    "lab05.control_loads_in_flight": Figure(lambda: 2 * _mysteries().IN_FLIGHT),
     "lab05.slices": Figure(lambda: _lab05_sizes().slices),
     "lab05.slice_blocks": Figure(lambda: _lab05_sizes().slice_elements / LAB05_THREADS),
     "lab05.max_registers": Figure(lambda: REPAIRED_MAX_REGISTERS),

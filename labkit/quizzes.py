@@ -52,8 +52,9 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q04-low-low": Choice("a"),
     "q04-moved-bytes": Numeric("ch04.traffic.moved_mb"),
     "q04-replay": Choice("b"),
-    "q04-l2-mirage": Choice("d"),
-    "q04-sectors": Choice("c"),
+    "q04-l2-mirage": Choice("c"),
+    "q04-sectors": Choice("a"),
+    "q04-tail": Choice("b"),
     "q03-register-blocks": Numeric("ch03.quiz.regs48.blocks"),
     "q03-granularity": Choice("c"),
     # The latency-only count (W_l, one warp fewer) is 4.5 % below the knee: a 2 % tolerance tells them apart.
@@ -77,6 +78,59 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q05-tiled": Choice("c"),
     "q05-scale": Choice("b"),
 }
+
+
+@dataclass(frozen=True)
+class CaseQuiz:
+    """A choice quiz on a kernel a lab profiled (``/// profile | lab-NN-key``): each option stands for
+    a verdict of chapter 5's checklist (an item id, or "at-roof"). Its key in ANSWER_KEY must be the
+    option whose verdict `labkit diagnose` gives on every recorded profile of that kernel:
+    :func:`case_answer` computes it, the quiz block refuses a page whose key disagrees, and the
+    tests hold it to the flaw planted in the kernel."""
+
+    lab: str
+    case: str
+    verdicts: dict[str, str]          # option letter -> checklist verdict
+
+
+CASE_QUIZZES: dict[str, CaseQuiz] = {
+    "q05-a": CaseQuiz("lab-05", "a", {"a": "latency", "b": "coalescing", "c": "bank-conflicts", "d": "at-roof"}),
+    "q05-b": CaseQuiz("lab-05", "b", {"a": "instructions", "b": "divergence", "c": "fp64", "d": "tensor-cores"}),
+    "q05-c": CaseQuiz("lab-05", "c", {"a": "launch", "b": "occupancy", "c": "latency", "d": "coalescing"}),
+    "q05-d": CaseQuiz("lab-05", "d", {"a": "coalescing", "b": "occupancy", "c": "instructions", "d": "bank-conflicts"}),
+    "q05-e": CaseQuiz("lab-05", "e", {"a": "latency", "b": "coalescing", "c": "at-roof", "d": "occupancy"}),
+    "q05-f": CaseQuiz("lab-05", "f", {"a": "coalescing", "b": "local-memory", "c": "bank-conflicts",
+                                       "d": "latency"}),
+    "q05-g": CaseQuiz("lab-05", "g", {"a": "occupancy", "b": "divergence", "c": "launch", "d": "coalescing"}),
+    "q05-h": CaseQuiz("lab-05", "h", {"a": "fp64", "b": "tensor-cores", "c": "instructions", "d": "divergence"}),
+    "q05-tiled": CaseQuiz("lab-04", "tiled", {"a": "tensor-cores", "b": "at-roof", "c": "instructions",
+                                               "d": "divergence"}),
+}
+
+
+class CaseAnswerError(LabkitError, ValueError):
+    """A case quiz whose recorded profiles give no single verdict among its options."""
+
+
+def case_answer(quiz_id: str, project=None) -> str | None:
+    """The option of a case quiz whose verdict `labkit diagnose` gives on the recorded profiles of its
+    kernel; None when the lab has no record (nothing to check against). CaseAnswerError when the
+    verdicts of the recorded GPUs differ, or none of the options is the verdict."""
+    from labkit.lab import lab
+    from labkit.profiling import checklist
+    from labkit.project import find_project
+    from labkit.site.case_block import recorded_cases
+
+    quiz = CASE_QUIZZES[quiz_id]
+    found = recorded_cases(lab(quiz.lab), quiz.case, project or find_project())
+    verdicts = {checklist.assess(case.profile.diagnosis()).verdict for _, case in found}
+    if not verdicts:
+        return None
+    letters = [letter for letter, verdict in quiz.verdicts.items() if verdict in verdicts]
+    if len(verdicts) != 1 or len(letters) != 1:
+        raise CaseAnswerError(f"quiz '{quiz_id}': labkit diagnose gives {sorted(verdicts)} on {quiz.lab}-"
+                              f"{quiz.case}'s records, which is not exactly one of its options {quiz.verdicts}")
+    return letters[0]
 
 
 class UnknownQuizError(LabkitError, KeyError):

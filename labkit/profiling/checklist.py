@@ -2,8 +2,9 @@
 applies it to a profiled kernel.
 
 The items are in the chapter's order, by decreasing yield: the paper estimate first, then whether
-the GPU is busy at all, then the bytes moved, then what happens on the chip (shared memory,
-occupancy, latency), then the instruction level. Each item names its symptom (the metric and its
+the GPU is busy at all, then the bytes moved, then what happens on the chip (shared memory, then
+the latency: more bytes in flight per thread before more warps, chapter 3's rule), then the
+instruction level. Each item names its symptom (the metric and its
 threshold, the constants below), its lever, the sections of chapters 1-4 that explain it, and the
 Nsight Compute rules whose Est. Speedup speaks for it.
 
@@ -134,8 +135,9 @@ ITEMS: tuple[Item, ...] = (
     Item("fewer-bytes", Level.BYTES, (Reading(CH1, "intensity"), Reading(CH1, "ex-stencil")), in_reports=False),
     Item("bank-conflicts", Level.ON_CHIP, (Reading(CH2, "conflicts"), Reading(CH2, "padding-swizzle")),
          rules=("UncoalescedSharedAccess", "SharedMemoryConflicts"), removes_waste=True),
-    Item("occupancy", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "occupancy")), rules=("TheoreticalOccupancy",)),
-    Item("latency", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "warp-states")), rules=("CPIStall:L1TEX",)),
+    Item("latency", Level.ON_CHIP, (Reading(CH3, "volkov"), Reading(CH4, "warp-states")), rules=("CPIStall:L1TEX",)),
+    Item("occupancy", Level.ON_CHIP, (Reading(CH3, "occupancy"), Reading(CH4, "occupancy")),
+         rules=("TheoreticalOccupancy",)),
     Item("fp64", Level.INSTRUCTIONS, (Reading(CH1, "ridge"), Reading(CH4, "sass")),
          rules=("HighPipeUtilization:FP64",), removes_waste=True),
     Item("divergence", Level.INSTRUCTIONS, (Reading(CH4, "warp-states"), Reading(CH4, "source-counters")),
@@ -242,8 +244,9 @@ def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | None:
 
 
 def _coalescing(d: Diagnosis):
-    """Gain 100 x excess x Memory Throughput / 100: the share of global sectors that carry no
-    requested byte, weighted by how busy the memory system is."""
+    """Gain 100 x excess x Memory Throughput / 100: the share of global sectors in excess of the
+    ideal count for the bytes requested (ncu's excessive sectors; an excess sector may still carry
+    requested bytes), weighted by how busy the memory system is."""
     excess = d.memory.global_excess_share
     if excess is None:
         return None

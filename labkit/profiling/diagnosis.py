@@ -207,9 +207,12 @@ class MemoryWorkload(Record):
 
     @property
     def global_excess_share(self) -> float | None:
-        """Share of the global sectors that carry no byte a thread asked for: excessive sectors /
-        (load + store sectors), ncu's UncoalescedGlobalAccess figure; else from the bytes used per
-        sector, sum of sectors x (1 - used / 32) over loads and stores. None without either."""
+        """Share of the global sectors in excess of the ideal: excessive sectors / (load + store
+        sectors), ncu's UncoalescedGlobalAccess figure, where an excessive sector is one beyond the
+        count the requested bytes need (it may still carry requested bytes: in lab 05's kernel_a
+        every sector carries 4 of its 32); else from the bytes used per sector, sum of sectors x
+        (1 - used / 32) over loads and stores, the same share in sector-sized units. None without
+        either."""
         if self.global_sectors == 0:
             return None
         if self.global_excessive_sectors is not None:
@@ -344,8 +347,8 @@ def efficiency(useful_bytes: float, dram_bytes: float) -> Traffic:
 
 
 #: The chapter's stall tree as data: stall reason -> remedy id (the words, in each language, are
-#: labkit/report/labels/diagnosis.py's ``value.<id>``). Drain is not in the chapter's table; it
-#: is here because it is the strided copy's second stall on the H200.
+#: labkit/report/labels/diagnosis.py's ``value.<id>``). Chapter 4's tables define every reason a
+#: recorded profile holds; those without a remedy here have no lever of their own.
 REMEDIES = {
     # waiting on an L1TEX result (global, local, texture memory)
     "long_scoreboard": "hide-memory-latency",

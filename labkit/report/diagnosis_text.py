@@ -11,7 +11,9 @@ from __future__ import annotations
 import unicodedata
 
 from labkit.profiling.checklist import THRESHOLDS, Assessment, Fired, Reading, item
-from labkit.profiling.diagnosis import Diagnosis
+from labkit.profiling.diagnosis import Diagnosis, InstructionMix, MemoryWorkload, optional_value
+from labkit.profiling.ncu import KernelProfile
+from labkit.profiling.units import UNITS
 from labkit.report.labels import label
 from labkit.report.numbers import format_number, format_percent
 
@@ -200,6 +202,66 @@ def profile_rows(d: Diagnosis, lang: str, readings: bool = True) -> list[tuple[s
                 rows.append(("diag.fp64", words(lang, "diag.fp64_line", {"fp64_pipe_pct": mix.fp64_pipe_pct})))
     rows.append(("diag.stalls", " · ".join(f"{s.name} {format_value('stall_pct', s.pct, lang)}"
                                             for s in d.top_stalls)))
+    return rows
+
+
+#: The symptom rows of a profile card under their raw ncu names: (metric, kind of value). The
+#: card shows every one for every kernel (zero where the kernel has none), so that neither a row's
+#: presence nor its name gives the answer away: the reader must know what each metric measures.
+RAW_SYMPTOMS: tuple[tuple[str, str], ...] = (
+    (MemoryWorkload.OPTIONAL_METRICS["global_load_bytes_per_sector"], "decimal"),
+    (MemoryWorkload.OPTIONAL_METRICS["global_store_bytes_per_sector"], "decimal"),
+    (MemoryWorkload.OPTIONAL_METRICS["shared_wavefronts"], "count"),
+    (MemoryWorkload.OPTIONAL_METRICS["shared_wavefronts_ideal"], "count"),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "count"),
+    ("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "count"),
+    ("smsp__thread_inst_executed_per_inst_executed.ratio", "decimal"),
+    (InstructionMix.FP64_PIPE[0], "pct"),
+)
+#: A unit's metric, by unit id (labkit.profiling.units).
+_UNIT_METRIC = {unit: names[0] for unit, _, names in UNITS}
+
+
+def _raw_value(profile: KernelProfile, metric: str, kind: str, lang: str) -> str:
+    value = optional_value(profile, metric)
+    if value is None and metric == InstructionMix.FP64_PIPE[0]:
+        value = next((v for v in (optional_value(profile, m) for m in InstructionMix.FP64_PIPE) if v is not None),
+                     None)
+    if value is None:
+        return "—"
+    if kind == "pct":
+        return format_value("value_pct", value, lang)
+    return format_number(value, 0 if kind == "count" or float(value).is_integer() else 1, lang)
+
+
+def card_rows(profile: KernelProfile, d: Diagnosis, lang: str, raw: bool = False) -> list[tuple[str, str, bool]]:
+    """A profile card (chapter 5's cases): what the report shows, as (heading, text, heading is a
+    metric name). The launch, Speed of Light, the busiest units, occupancy, then every symptom the
+    checklist reads, shown for every kernel whether or not it has the symptom, then the top stalls.
+    ``raw``: the symptoms and the busiest units under their ncu metric names, as ``ncu --page raw``
+    prints them, for the reader to interpret; otherwise in the page's words."""
+    named = profile_rows(d, lang, readings=False)
+    rows = [(label(lang, key), text, False) for key, text in named
+            if key in ("diag.launch", "diag.sol", "diag.occupancy")]
+    if raw:
+        sol = d.speed_of_light
+        loads = [(_UNIT_METRIC[u.unit].split(".")[0], u.pct) for u in d.units
+                 if u.unit != "lsu_wavefronts" or u.pct > sol.l1_pct]
+        loads.sort(key=lambda pair: pair[1], reverse=True)
+        rows.insert(2, (label(lang, "diag.busiest"), " · ".join(
+            f"{name} {format_value('unit_pct', pct, lang)}" for name, pct in loads[:BUSIEST_SHOWN]), False))
+        rows += [(metric, _raw_value(profile, metric, kind, lang), True) for metric, kind in RAW_SYMPTOMS]
+    else:
+        rows.insert(2, (label(lang, "diag.busiest"), busiest_units(d, lang), False))
+        shown = dict(named)
+        if "diag.sectors" in shown:
+            rows.append((label(lang, "diag.sectors"), shown["diag.sectors"], False))
+        rows.append((label(lang, "diag.shared"), shown.get("diag.shared", label(lang, "diag.shared_none")), False))
+        rows.append((label(lang, "diag.local"), shown["diag.local"], False))
+        for key in ("diag.threads", "diag.fp64"):
+            if key in shown:
+                rows.append((label(lang, key), shown[key], False))
+    rows.append((label(lang, "diag.stalls"), dict(named)["diag.stalls"], False))
     return rows
 
 

@@ -3,7 +3,8 @@ table, in the chapter's order, each item with its symptom, its lever, the sectio
 gains its lever gave in this course's labs, read from every lab's recorded results (``Lab.gains``).
 
 A section of a chapter not yet in the site is named, not linked ("coming"); a gain comes from a
-results file or is not shown.
+results file or is not shown. The labels' text is kept from Markdown's inline parsing, so that an
+identifier such as ``__launch_bounds__`` is shown as written, not as bold "launch_bounds".
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import posixpath
 import xml.etree.ElementTree as etree
 from collections import defaultdict
 from pathlib import Path
+
+from markdown.util import AtomicString
 
 from labkit.errors import LabkitError
 from labkit.lab import labs
@@ -46,14 +49,14 @@ def measured_gains(project: Project) -> dict[str, list[tuple[float, str, str]]]:
 
 def reading_link(parent: etree.Element, reading: Reading, docs: Path, lang: str) -> None:
     """A link to the section where its page exists in this language; its name and "(coming)" otherwise."""
-    text = label(lang, reading.key)
+    text = AtomicString(label(lang, reading.key))
     if (docs / lang / reading.page).is_file():
         href = posixpath.relpath(reading.page, posixpath.dirname(CHAPTER))
         link = etree.SubElement(parent, "a", {"href": href + (f"#{reading.anchor}" if reading.anchor else "")})
         link.text = text
     else:
-        etree.SubElement(parent, "span", {"class": "checklist-coming"}).text = label(lang, "checklist.coming").format(
-            section=text)
+        etree.SubElement(parent, "span", {"class": "checklist-coming"}).text = AtomicString(label(lang, "checklist.coming").format(
+            section=text))
 
 
 def render_checklist(block: etree.Element, project: Project, lang: str) -> None:
@@ -63,23 +66,24 @@ def render_checklist(block: etree.Element, project: Project, lang: str) -> None:
     table = etree.SubElement(wrapper, "table", {"data-checklist": "course"})
     head = etree.SubElement(etree.SubElement(table, "thead"), "tr")
     for column in ("number", "item", "symptom", "lever", "read", "measured_gain"):
-        etree.SubElement(head, "th").text = label(lang, f"column.{column}")
+        etree.SubElement(head, "th").text = AtomicString(label(lang, f"column.{column}"))
     body = etree.SubElement(table, "tbody")
     level = None
     for number, entry in enumerate(ITEMS, start=1):
         if entry.level != level:
             level = entry.level
             row = etree.SubElement(body, "tr", {"class": "checklist-level"})
-            etree.SubElement(row, "td", {"colspan": "6"}).text = f"{level.value} · {label(lang, f'level.{level.value}')}"
+            etree.SubElement(row, "td", {"colspan": "6"}).text = AtomicString(
+                f"{level.value} · {label(lang, f'level.{level.value}')}")
         row = etree.SubElement(body, "tr", {"data-item": entry.id})
         etree.SubElement(row, "td").text = str(number)
         title = etree.SubElement(row, "td")
         link = etree.SubElement(title, "a", {"href": f"#{entry.id}"})
-        link.text = item_words(lang, entry.id, "title")
+        link.text = AtomicString(item_words(lang, entry.id, "title"))
         if not entry.in_reports:
-            etree.SubElement(title, "br").tail = label(lang, "checklist.not_in_reports")
-        etree.SubElement(row, "td").text = item_words(lang, entry.id, "symptom")
-        etree.SubElement(row, "td").text = item_words(lang, entry.id, "lever")
+            etree.SubElement(title, "br").tail = AtomicString(label(lang, "checklist.not_in_reports"))
+        etree.SubElement(row, "td").text = AtomicString(item_words(lang, entry.id, "symptom"))
+        etree.SubElement(row, "td").text = AtomicString(item_words(lang, entry.id, "lever"))
         reads = etree.SubElement(row, "td")
         for position, reading in enumerate(entry.readings):
             if position:
@@ -88,13 +92,13 @@ def render_checklist(block: etree.Element, project: Project, lang: str) -> None:
         cell = etree.SubElement(row, "td", {"data-column": "measured_gain"})
         measured = gains.get(entry.id, [])
         if not measured:
-            cell.text = label(lang, "checklist.no_gain_yet")
+            cell.text = AtomicString(label(lang, "checklist.no_gain_yet"))
         for position, (ratio, context, gpu) in enumerate(measured):
             if position:
                 etree.SubElement(cell, "br")
             strong = etree.SubElement(cell, "strong")
             strong.text = format_number(ratio, gain_decimals(ratio), lang) + "×"
-            strong.tail = f" {label(lang, context)} ({gpu})"
+            strong.tail = AtomicString(f" {label(lang, context)} ({gpu})")
 
 
 class ChecklistBlock(PageBlock):

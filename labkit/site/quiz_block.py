@@ -12,19 +12,23 @@ Markdown inside the block, in the page's language::
     ///
 
 A numeric quiz has no option list and names its unit: ``    unit: MB`` under the header.
-Which option is right, or which number is expected, comes from labkit.quizzes.ANSWER_KEY.
+Which option is right, or which number is expected, comes from labkit.quizzes.ANSWER_KEY; a quiz on
+a profiled kernel (labkit.quizzes.CASE_QUIZZES) is refused when that key is not the verdict
+`labkit diagnose` gives on the kernel's recorded profile.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
+from pathlib import Path
 
 from pymdownx.blocks.block import type_string
 
 from labkit.figures import FIGURES
 from labkit.errors import LabkitError
-from labkit.quizzes import Choice, Numeric, answer_for
+from labkit.project import Project, find_project
+from labkit.quizzes import CASE_QUIZZES, Choice, Numeric, answer_for, case_answer
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import BlockError, LanguageBlockExtension, PageBlock
@@ -75,6 +79,12 @@ class QuizBlock(PageBlock):
         block.set("data-quiz-id", quiz_id)
         block.set("data-label-right", label(lang, "right"))
         block.set("data-label-wrong", label(lang, "wrong"))
+        if quiz_id in CASE_QUIZZES:
+            root = self.config["project"]
+            computed = case_answer(quiz_id, Project(Path(root)) if root else find_project())
+            if computed is not None and computed != key.answer:
+                raise self.fail(f"quiz '{quiz_id}': its key is ({key.answer}), but labkit diagnose gives "
+                                f"({computed}) on the recorded profile: fix labkit/quizzes.py or the options")
         if isinstance(key, Choice):
             last_of_question = self._render_choice(block, quiz_id, key)
             key_text = f"({key.answer})"

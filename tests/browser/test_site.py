@@ -106,3 +106,18 @@ def test_numeric_quiz_accepts_the_computed_value(page, site_url, lang):
     quiz.locator("input").fill(render_figure("ch04.traffic.moved_mb", lang))
     quiz.locator("form button").click()
     assert "quiz--right" in quiz.get_attribute("class")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_case_diagnosis_shows_once_its_quiz_is_answered(page, site_url, lang):
+    """Chapter 5's mystery kernels: the diagnosis below a profile stays out of sight until the reader
+    has answered the quiz on it, whatever the answer."""
+    page.goto(site_url + LANGUAGES[lang]["root"] + "performance/05-checklist/")
+    diagnosis = page.locator('[data-after-quiz="q05-a"]')
+    assert not diagnosis.locator("details").is_visible()
+    assert diagnosis.locator(".case-locked-note").is_visible()
+    wrong = next(letter for letter in "abcd" if letter != ANSWER_KEY["q05-a"].answer)
+    page.locator(f'#quiz-q05-a button.quiz-option[value="{wrong}"]').click()
+    assert diagnosis.locator("details").is_visible()
+    assert not diagnosis.locator(".case-locked-note").is_visible()
+    assert not page.locator('[data-after-quiz="q05-b"] details').is_visible()

@@ -143,10 +143,7 @@ DIVERGENCES = [
      "它的强度比 SAXPY 略高，但这不重要：对 memory-bound 的 kernel，下限只取决于 $Q$。"
      "归约每个元素读 4 字节，SAXPY 要搬 12 字节：它的下限低 3 倍。",
      "归约的强度比 SAXPY 略高，但仍远低于 ridge point。", "ex-reduction"),
-    ("the q04-l2-mirage explanation", "zh", PROFILING,
-     "用 CUDA event 计时时，忘了同步（b）得到的是一个错误，而不是虚高的带宽：在结束 event 到达之前读取耗时，"
-     "会返回 `cudaErrorNotReady`。",
-     "没同步会让时间测得偏短，但那是另一种错误，而且它通常会在所有规模的数据上都出现。", "quiz:q04-l2-mirage"),
+    ("the q04-l2-mirage explanation", "zh", PROFILING, "（[五条规则](#five-rules)中的第 5 条）", "", "quiz:q04-l2-mirage"),
     ("the q04-moved-bytes explanation", "zh", PROFILING,
      "这个倍数有助于判断：步长为 2 个元素只会让 sector 数翻倍（[[ch04.coalescing.stride2_factor]] 倍），"
      "起始地址不对齐每个 request 最多多出一个 sector（[[ch04.coalescing.misaligned_factor]] 倍）；"

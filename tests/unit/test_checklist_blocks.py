@@ -118,3 +118,34 @@ def test_without_a_record_a_case_says_how_to_make_one(tmp_path):
 def test_a_wrong_case_is_one_line(text, message):
     with pytest.raises(BlockError, match=message):
         render(text, ProfileExtension)
+
+
+def test_an_identifier_in_a_label_is_shown_as_written_not_as_markdown():
+    """`__launch_bounds__` in the occupancy item's lever stays itself, not bold "launch_bounds"."""
+    for lang in ("fr", "zh"):
+        html = render("/// checklist | course\n///\n", ChecklistExtension, lang)
+        assert "__launch_bounds__" in html and "<strong>launch_bounds</strong>" not in html
+
+
+def test_every_profile_card_shows_every_symptom_row(naive_case):
+    """No row's presence gives a kernel's flaw away: a kernel without shared memory still has its row."""
+    html = render("/// profile | lab-05-a\n///\n", ProfileExtension, "fr")
+    for key in ("diag.sectors", "diag.shared", "diag.local", "diag.threads", "diag.fp64", "diag.stalls"):
+        assert f"<th>{label('fr', key)}</th>" in html, key
+    assert label("fr", "diag.shared_none") in html
+
+
+def test_a_raw_profile_card_names_the_symptoms_by_their_ncu_metrics(naive_case):
+    html = render("/// profile | lab-05-a\n    metrics: raw\n///\n", ProfileExtension, "zh")
+    assert 'data-metrics="raw"' in html
+    for metric in ("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", "memory_l1_wavefronts_shared",
+                   "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "smsp__thread_inst_executed_per_inst_executed.ratio"):
+        assert f"<th><code>{metric}</code></th>" in html, metric
+    assert label("zh", "diag.sectors") not in html and label("zh", "profile.raw_note") in html
+
+
+def test_a_diagnosis_can_wait_for_its_quiz(naive_case):
+    html = render("/// diagnosis | lab-05-a\n    after: q05-a\n///\n", DiagnosisExtension, "fr")
+    assert 'data-after-quiz="q05-a"' in html and label("fr", "profile.locked") in html
+    with pytest.raises(BlockError, match="'after: q99' names no quiz"):
+        render("/// diagnosis | lab-05-a\n    after: q99\n///\n", DiagnosisExtension, "fr")

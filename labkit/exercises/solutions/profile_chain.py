@@ -5,7 +5,7 @@ microsecondes, sur une grille de bien moins de blocs que le GPU n'a de SM ; c'es
 coûte, pas le travail. Un seul noyau applique tous les pas : chaque thread lit son élément une
 fois, le fait passer par la chaîne dans un registre, et l'écrit une fois. Les coefficients sont
 lus dans le tableau qui est déjà sur le GPU.
-中文。scale_add 的剖析结果说明了链为什么慢：每次启动只持续几微秒，网格的线程块数远少于 GPU 的 SM
+中文。scale_add 的剖析结果说明了链为什么慢：每次启动只持续几微秒，grid 的 block 数远少于 GPU 的 SM
 数；花时间的是启动，不是计算。用一个 kernel 完成所有步骤：每个线程读一次自己的元素，在寄存器里
 走完整条链，再写一次。系数直接从已经在 GPU 上的数组里读。
 """

@@ -5,8 +5,8 @@ secteur chacun. Le bloc lit une tuile de 32 × 32 le long des lignes de source (
 en mémoire partagée, puis l'écrit le long des lignes de target (coalescé) en la relisant par
 colonnes. Une colonne de rembourrage (33 flottants par ligne) met les 32 éléments d'une colonne
 dans 32 bancs différents : sans elle, chaque lecture de colonne serait un conflit à 32 voies.
-中文。剖析结果指向写操作：相邻线程写 target 的同一列，每个线程各占一个扇区。block 沿 source 的行
-读入一个 32 × 32 的 tile（合并访存），放进共享内存，再按列读出、沿 target 的行写出（合并访存）。
+中文。剖析结果指向写操作：相邻线程写 target 的同一列，每个线程各占一个 sector。block 沿 source 的行
+读入一个 32 × 32 的 tile（合并访存），放进 shared memory，再按列读出、沿 target 的行写出（合并访存）。
 每行多填充一个元素（每行 33 个 float），让一列的 32 个元素落在 32 个不同的 bank：不填充的话，
 每次按列读取都是 32 路 bank 冲突。
 """

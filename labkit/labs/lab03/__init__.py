@@ -21,7 +21,7 @@ import math
 import xml.etree.ElementTree as etree
 
 from labkit import occupancy
-from labkit.lab import Lab, Program
+from labkit.lab import Gain, Lab, Program
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, Sizes
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
@@ -69,6 +69,20 @@ class Lab03(Lab[Sizes, Lab03Results]):
         from labkit.labs.lab03.program import Lab03Program
 
         return Lab03Program()
+
+    def gains(self, results: Lab03Results) -> list[Gain]:
+        """Chapter 5's latency lever, more bytes in flight per thread, measured at Volkov's point:
+        the copy's best bandwidth at LOW_OCCUPANCY theoretical occupancy or less with several 16-byte
+        loads in flight per thread (the best of the curves), over the same with one load."""
+        def best_low(loads: int) -> float | None:
+            return max((p.gbps for p in results.low_occupancy_points(loads)), default=None)
+
+        one = best_low(1) if 1 in results.sizes.stream_loads else None
+        several = [gbps for loads in results.sizes.stream_loads if loads > 1
+                   if (gbps := best_low(loads)) is not None]
+        if not one or not several:
+            return []
+        return [Gain(item="latency", ratio=max(several) / one, context="gain.lab03.loads_in_flight")]
 
     # ----- tables --------------------------------------------------------------------------------
     def tables(self, results: Lab03Results) -> list[Table]:

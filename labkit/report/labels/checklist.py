@@ -40,7 +40,7 @@ WORDS = {
                                '启动开销与过小的网格'),
     'checklist.launch.symptom': ('fewer blocks than SMs, or a kernel shorter than {launch_us}',
                                  'moins de blocs que de SM, ou un noyau de moins de {launch_us}',
-                                 '线程块少于 SM，或 kernel 时长不到 {launch_us}'),
+                                 'block 少于 SM，或 kernel 时长不到 {launch_us}'),
     'checklist.launch.lever': ('more work per launch: fuse kernels, batch calls, CUDA Graphs for chains of small '
                                'kernels',
                                'plus de travail par lancement : fusionner les noyaux, regrouper les appels, CUDA '
@@ -100,33 +100,46 @@ WORDS = {
     'checklist.bank-conflicts.lever': ('pad the tile ([32][33]) or swizzle its columns (XOR)',
                                        'rembourrer la tuile ([32][33]) ou permuter ses colonnes (XOR)',
                                        '给 tile 加一列填充（[32][33]），或用异或重排各列（swizzle）'),
-    'checklist.occupancy.title': ('Occupancy held down by a resource', 'Occupancy bridée par une ressource',
-                                  '占用率被某种资源压低'),
+    'checklist.latency.title': ('Memory latency not hidden: more bytes in flight per thread',
+                                "Latence mémoire non cachée : plus d'octets en vol par thread",
+                                '访存延迟没有被隐藏：让每个线程有更多字节在途'),
+    'checklist.latency.symptom': ('latency-bound (both Speed of Light figures under {high_pct}), Long Scoreboard '
+                                  'first, occupancy not the limit (theoretical {low_occupancy_pct} or more); at the '
+                                  'DRAM roof Long Scoreboard leads too, and nothing is left to hide',
+                                  'limité par la latence (les deux débits de Speed of Light sous {high_pct}), Long '
+                                  "Scoreboard en tête, l'occupancy n'étant pas la limite (théorique à "
+                                  '{low_occupancy_pct} ou plus) ; au plafond de la DRAM, Long Scoreboard mène aussi, '
+                                  "et il n'y a rien à cacher",
+                                  '延迟受限（Speed of Light 两项都低于 {high_pct}），Long Scoreboard 居首，'
+                                  '占用率不是限制（理论值达到 {low_occupancy_pct} 或更高）；在 DRAM 屋顶上 Long '
+                                  'Scoreboard 同样居首，那时没有什么可隐藏的'),
+    'checklist.latency.lever': ('wider accesses (16 bytes per thread) and several independent loads per thread, '
+                                'all issued before their first use (chapter 3, Volkov)',
+                                'des accès plus larges (16 octets par thread) et plusieurs chargements indépendants '
+                                'par thread, tous lancés avant leur premier usage (chapitre 3, Volkov)',
+                                '更宽的访问（每线程 16 字节），每个线程发出多个相互独立的加载，'
+                                '并且都在第一次使用之前发出（第 3 章，Volkov）'),
+    'checklist.occupancy.title': ('Occupancy held down by a resource: more warps',
+                                  'Occupancy bridée par une ressource : plus de warps',
+                                  '占用率被某种资源压低：更多 warp'),
     'checklist.occupancy.symptom': ('latency-bound (both Speed of Light figures under {high_pct}), Long Scoreboard '
                                     'first, theoretical occupancy under {low_occupancy_pct}',
                                     'limité par la latence (les deux débits de Speed of Light sous {high_pct}), Long '
                                     'Scoreboard en tête, occupancy théorique sous {low_occupancy_pct}',
                                     '延迟受限（Speed of Light 两项都低于 {high_pct}），Long Scoreboard 居首，'
                                     '理论占用率低于 {low_occupancy_pct}'),
-    'checklist.occupancy.lever': ('lift the limiter: cap the registers (__launch_bounds__, max_registers), less '
-                                  'shared memory per block, another block size',
-                                  'lever la limite : plafonner les registres (__launch_bounds__, max_registers), '
-                                  'moins de mémoire partagée par bloc, une autre taille de bloc',
-                                  '解除限制：限定寄存器数（__launch_bounds__、max_registers），减少每个块的 '
-                                  'shared memory，换一种块大小'),
-    'checklist.latency.title': ('Memory latency not hidden: more loads in flight',
-                                'Latence mémoire non cachée : plus de chargements en vol',
-                                '访存延迟没有被隐藏：让更多加载同时在途'),
-    'checklist.latency.symptom': ('latency-bound, Long Scoreboard first, occupancy already at {low_occupancy_pct} '
-                                  'or more',
-                                  'limité par la latence, Long Scoreboard en tête, occupancy déjà à '
-                                  '{low_occupancy_pct} ou plus',
-                                  '延迟受限，Long Scoreboard 居首，占用率已达 {low_occupancy_pct} 或更高'),
-    'checklist.latency.lever': ('instruction-level parallelism: several independent loads per thread, wider '
-                                '(vector) loads',
-                                "parallélisme d'instructions : plusieurs chargements indépendants par thread, des "
-                                'chargements plus larges (vectoriels)',
-                                '指令级并行：每个线程发出多个相互独立的加载，使用更宽的（向量）加载'),
+    'checklist.occupancy.lever': ('first more bytes in flight per thread where the code allows (wider accesses, '
+                                  'several independent loads); '
+                                  'otherwise lift the limiter: cap the registers (__launch_bounds__, max_registers) '
+                                  'without spilling on the hot path, less shared memory per block, another block '
+                                  'size',
+                                  "d'abord plus d'octets en vol par thread si le code le permet (accès plus "
+                                  'larges, plusieurs chargements indépendants) ; sinon lever la limite : plafonner les registres (__launch_bounds__, '
+                                  'max_registers) sans débordement sur le chemin chaud, moins de mémoire partagée '
+                                  'par bloc, une autre taille de bloc',
+                                  '先在代码允许时让每个线程有更多字节在途（更宽的访问、多个相互独立的加载）；否则解除限制：限定寄存器数'
+                                  '（__launch_bounds__、max_registers）而不在热路径上溢出，减少每个 block 的 '
+                                  'shared memory，换一种 block 大小'),
     'checklist.fp64.title': ('Accidental FP64 in FP32 code', 'FP64 accidentel dans du code FP32',
                              'FP32 代码里意外的 FP64'),
     'checklist.fp64.symptom': ('the FP64 pipe busy in a kernel meant to be FP32 (DADD, DMUL, DFMA and F2F in the '
@@ -135,11 +148,13 @@ WORDS = {
                                'le SASS)',
                                '本应是 FP32 的 kernel 里 FP64 管线在忙（SASS 中有 DADD、DMUL、DFMA 和 F2F）'),
     'checklist.fp64.lever': ('float32 constants (np.float32(...) in Numba, the f suffix in C++) and float '
-                             'functions (expf, sqrtf); if FP64 is meant, this is its roof',
-                             'des constantes float32 (np.float32(...) en Numba, le suffixe f en C++) et les '
-                             'fonctions float (expf, sqrtf) ; si le FP64 est voulu, c\'est son plafond',
-                             '使用 float32 常量（Numba 中写 np.float32(...)，C++ 中加 f 后缀）和 float 版函数'
-                             '（expf、sqrtf）；若确实需要 FP64，这就是它的屋顶'),
+                             'arguments to math functions (sqrt(x * 0.5) computes in double); if FP64 is meant, '
+                             'this is its roof',
+                             'des constantes float32 (np.float32(...) en Numba, le suffixe f en C++) et des '
+                             'arguments float aux fonctions mathématiques (sqrt(x * 0.5) calcule en double) ; si '
+                             'le FP64 est voulu, c\'est son plafond',
+                             '使用 float32 常量（Numba 中写 np.float32(...)，C++ 中加 f 后缀），数学函数的参数也用 '
+                             'float（sqrt(x * 0.5) 按 double 计算）；若确实需要 FP64，这就是它的屋顶'),
     'checklist.divergence.title': ('Warp divergence', 'Divergence dans les warps', 'warp 内分歧'),
     'checklist.divergence.symptom': ('fewer than {divergence_threads} active threads per warp instruction',
                                      'moins de {divergence_threads} threads actifs par instruction de warp',
@@ -162,30 +177,36 @@ WORDS = {
                                      "plus d'octets par instruction (chargements vectoriels), calcul d'indices sorti "
                                      'des boucles, déroulage',
                                      '每条指令搬更多字节（向量加载），把索引计算移出循环，循环展开'),
-    'checklist.tensor-cores.title': ('Tensor cores and lower precision', 'Tensor cores et précision réduite',
-                                     'Tensor Core 与更低的精度'),
-    'checklist.tensor-cores.symptom': ('the FMA pipe at its roof in matrix products or convolutions',
-                                       'le pipe FMA à son plafond dans des produits de matrices ou des convolutions',
-                                       '矩阵乘或卷积中 FMA 管线已到屋顶'),
-    'checklist.tensor-cores.lever': ('TF32, BF16 or FP8 on the tensor cores (cuBLAS, CUTLASS, '
-                                     'torch.backends.cuda.matmul.allow_tf32)',
-                                     'TF32, BF16 ou FP8 sur les tensor cores (cuBLAS, CUTLASS, '
-                                     'torch.backends.cuda.matmul.allow_tf32)',
-                                     '在 Tensor Core 上用 TF32、BF16 或 FP8（cuBLAS、CUTLASS、'
-                                     'torch.backends.cuda.matmul.allow_tf32）'),
+    'checklist.tensor-cores.title': ('Tensor cores for matrix products', 'Tensor cores pour les produits de matrices',
+                                     '矩阵乘用 Tensor Core'),
+    'checklist.tensor-cores.symptom': ('matrix products or convolutions computed on the FMA pipe (no HMMA or GMMA in '
+                                       'the SASS): for such work, the first lever, before the rest of this list',
+                                       'des produits de matrices ou des convolutions calculés sur le pipe FMA (ni HMMA '
+                                       'ni GMMA dans le SASS) : pour ce travail, le premier levier, avant le reste de '
+                                       'la liste',
+                                       '矩阵乘或卷积在 FMA 管线上计算（SASS 中没有 HMMA 或 GMMA）：对这类工作，'
+                                       '这是第一个对策，排在清单其余各条之前'),
+    'checklist.tensor-cores.lever': ('a library (cuBLAS, cuDNN, CUTLASS) on the tensor cores, in TF32, BF16 or FP8 '
+                                     '(torch.set_float32_matmul_precision("high") in PyTorch)',
+                                     'une bibliothèque (cuBLAS, cuDNN, CUTLASS) sur les tensor cores, en TF32, BF16 ou '
+                                     'FP8 (torch.set_float32_matmul_precision("high") en PyTorch)',
+                                     '用库（cuBLAS、cuDNN、CUTLASS）在 Tensor Core 上以 TF32、BF16 或 FP8 计算'
+                                     '（PyTorch 中用 torch.set_float32_matmul_precision("high")）'),
     # ----- what the report shows, per item ------------------------------------------------------
     'evidence.launch.grid': ('{blocks} blocks for {sms} SMs', '{blocks} blocs pour {sms} SM',
-                             '{blocks} 个线程块，{sms} 个 SM'),
+                             '{blocks} 个 block，{sms} 个 SM'),
     'evidence.launch.short': ('{duration_us} per launch, under {limit_us}', '{duration_us} par lancement, moins de '
                               '{limit_us}', '每次启动 {duration_us}，不到 {limit_us}'),
-    'evidence.coalescing': ('{excess_pct} of the global sectors carry no requested byte',
-                            '{excess_pct} des secteurs globaux ne portent aucun octet demandé',
-                            '{excess_pct} 的全局 sector 不含任何被请求的字节'),
+    'evidence.coalescing': ('{excess_pct} of the global sectors are excess sectors, beyond the ideal count for the '
+                            'bytes requested',
+                            '{excess_pct} des secteurs globaux sont en excès, au-delà du nombre idéal pour les '
+                            'octets demandés',
+                            '{excess_pct} 的全局 sector 是多余的，超出了所请求字节需要的理想数量'),
     'evidence.local-memory': ('{local_mb} of local-memory traffic, {share_pct} of the sectors at L1',
                               '{local_mb} de trafic en mémoire locale, {share_pct} des secteurs au L1',
                               'local memory 流量 {local_mb}，占 L1 处 sector 的 {share_pct}'),
     'evidence.bank-conflicts': ('{ways_x} the ideal shared-memory wavefronts ({excess_pct} added by conflicts)',
-                                '{ways_x} les wavefronts idéaux en mémoire partagée ({excess_pct} dus aux conflits)',
+                                '{ways_x} les wavefronts idéales en mémoire partagée ({excess_pct} dues aux conflits)',
                                 'shared memory 的 wavefront 是理想值的 {ways_x}（{excess_pct} 来自冲突）'),
     'evidence.fp64': ('FP64 pipe at {fp64_pipe_pct}; FP32 runs {rate_x} as fast on this GPU',
                       'pipe FP64 à {fp64_pipe_pct} ; le FP32 va {rate_x} plus vite sur ce GPU',
@@ -201,9 +222,9 @@ WORDS = {
     'evidence.occupancy.shared_mem': ('theoretical occupancy {theoretical_pct}, limited by shared memory',
                                       'occupancy théorique {theoretical_pct}, limitée par la mémoire partagée',
                                       '理论占用率 {theoretical_pct}，受 shared memory 限制'),
-    'evidence.occupancy.warps': ('theoretical occupancy {theoretical_pct}, limited by the warps per block',
-                                 'occupancy théorique {theoretical_pct}, limitée par les warps de chaque bloc',
-                                 '理论占用率 {theoretical_pct}，受每块的 warp 数限制'),
+    'evidence.occupancy.warps': ('theoretical occupancy {theoretical_pct}, limited by the warps per SM',
+                                 'occupancy théorique {theoretical_pct}, limitée par le nombre de warps par SM',
+                                 '理论占用率 {theoretical_pct}，受每个 SM 的 warp 数上限限制'),
     'evidence.occupancy.blocks': ('theoretical occupancy {theoretical_pct}, limited by the blocks per SM (blocks too '
                                   'small)',
                                   'occupancy théorique {theoretical_pct}, limitée par le nombre de blocs par SM '
@@ -238,6 +259,11 @@ WORDS = {
     'read.02-coalescing.padding-swizzle': ('ch.\u00a02 · Padding and XOR swizzling', 'chap.\u00a02 · Rembourrage et '
                                            'permutation XOR', '第 2 章 · 填充与异或重排'),
     'read.03-occupancy': ('ch.\u00a03 · Occupancy and latency', 'chap.\u00a03 · Occupancy et latence', '第 3 章 · 占用率与延迟'),
+    'read.03-occupancy.volkov': ('ch.\u00a03 · Volkov: better with less occupancy',
+                                 "chap.\u00a03 · Volkov : mieux avec moins d'occupancy",
+                                 '第 3 章 · Volkov：占用率更低，反而更快'),
+    'read.03-occupancy.occupancy': ('ch.\u00a03 · Occupancy and what limits it',
+                                    "chap.\u00a03 · L'occupancy et ce qui la limite", '第 3 章 · 占用率及其限制'),
     'read.04-profiling.tool-order': ('ch.\u00a04 · The order of the tools', "chap.\u00a04 · L'ordre des outils",
                                      '第 4 章 · 工具的使用顺序'),
     'read.04-profiling.four-questions': ('ch.\u00a04 · Four questions to the timeline', 'chap.\u00a04 · Les quatre questions '
@@ -283,7 +309,7 @@ WORDS = {
                                '理论 {theoretical_pct}（受{limiter}限制），实际 {achieved_pct}，每线程 {registers} 个寄存器'),
     'diag.limiter.registers': ('registers', 'les registres', '寄存器'),
     'diag.limiter.shared_mem': ('shared memory', 'la mémoire partagée', 'shared memory'),
-    'diag.limiter.warps': ('warps per block', 'les warps par bloc', '每块 warp 数'),
+    'diag.limiter.warps': ('warps per SM', 'les warps par SM', '每 SM warp 数'),
     'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM 块数'),
     'diag.stalls': ('Top stalls', 'Blocages', '主要 stall'),
     'diag.sectors': ('Bytes / sector', 'Octets / secteur', '字节 / sector'),
@@ -294,6 +320,7 @@ WORDS = {
     'diag.shared': ('Shared memory', 'Mém. partagée', 'shared memory'),
     'diag.shared_line': ('{wavefronts} wavefronts for an ideal of {ideal}', '{wavefronts} wavefronts pour un idéal '
                          'de {ideal}', '{wavefronts} 个 wavefront，理想值 {ideal}'),
+    'diag.shared_none': ('no shared-memory access', 'aucun accès à la mémoire partagée', '没有 shared memory 访问'),
     'diag.local': ('Local memory', 'Mém. locale', 'local memory'),
     'diag.local_line': ('{local_mb} of traffic', '{local_mb} de trafic', '流量 {local_mb}'),
     'diag.threads': ('Warp activity', 'Activité warp', 'warp 活跃度'),
@@ -352,6 +379,14 @@ WORDS = {
                         '{kernel} ({gpu})', 'Nsight Compute 对 {kernel} 的结果（{gpu}）'),
     'profile.summary': ('labkit diagnose, then the repair, measured', 'labkit diagnose, puis la réparation, mesurée',
                         'labkit diagnose 的结论，以及修复后的实测'),
+    'profile.raw_note': ('The symptoms under their raw names, as ncu --page raw prints them: chapter 4 says what each '
+                         'metric measures.',
+                         'Les symptômes sous leur nom brut, comme les écrit ncu --page raw : le chapitre 4 dit ce que '
+                         'mesure chaque métrique.',
+                         '症状以原始指标名列出，与 ncu --page raw 的输出一致：每个指标测的是什么，见第 4 章。'),
+    'profile.locked': ('Answer the question above: the diagnosis opens once you have.',
+                       'Répondez à la question ci-dessus : le diagnostic s\'ouvre ensuite.',
+                       '先回答上面的问题：答完之后才能看到诊断。'),
     'profile.twin_gain': ('The repaired twin runs {gain_x} as fast ({faulty_us} → {repaired_us}, medians).',
                           'Le jumeau réparé va {gain_x} plus vite ({faulty_us} → {repaired_us}, médianes).',
                           '修复后的版本快 {gain_x}（{faulty_us} → {repaired_us}，中位数）。'),

@@ -7,6 +7,10 @@
     const feedback = quiz.querySelector(".quiz-feedback");
     feedback.textContent = right ? quiz.dataset.labelRight : quiz.dataset.labelWrong;
     quiz.querySelector(".quiz-answer").open = true;
+    // A case's diagnosis waits for its quiz (`/// diagnosis` with `after:`): answered, it shows.
+    document.querySelectorAll(`[data-after-quiz="${quiz.dataset.quizId}"]`).forEach((block) => {
+      block.classList.remove("case--locked");
+    });
   }
 
   function setUpChoice(quiz) {
@@ -41,6 +45,12 @@
   }
 
   document$.subscribe(() => {
+    // Without this script the diagnosis stays readable, folded; with it, hidden until answered.
+    document.querySelectorAll("[data-after-quiz]").forEach((block) => {
+      if (block.dataset.lockReady) return;
+      block.dataset.lockReady = "1";
+      block.classList.add("case--locked");
+    });
     document.querySelectorAll(".quiz[data-quiz-kind]").forEach((quiz) => {
       if (quiz.dataset.ready) return;
       quiz.dataset.ready = "1";

@@ -14,7 +14,7 @@ entière ne coûte qu'un lancement. Les coefficients sont là deux fois : sur le
 
     .venv/bin/labkit diagnose labs/04-profiling/results/nvidia-h200/ -k scale_add --lang zh
 
-（看它的耗时，以及线程块数和 SM 数的对比），再修好 normalise()，让整条链只启动一次。系数有两份：
+（看它的耗时，以及 block 数和 SM 数的对比），再修好 normalise()，让整条链只启动一次。系数有两份：
 一份在 GPU 上（coefficients，每一步一行 (a, b)），一份在主机上（host_coefficients，同样的值，元组形式）。
 
 make exercise-04-chain   (sans GPU, le simulateur compte les lancements · 没有 GPU 时，模拟器统计启动次数)

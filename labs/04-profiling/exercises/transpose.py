@@ -15,11 +15,11 @@ le profil en pensée : une correction peut en créer une autre.
 
     .venv/bin/labkit diagnose labs/04-profiling/results/nvidia-h200/ -k transpose_naive --lang zh
 
-再加上 --json，把读和写分开看（evidence 中的 load_bytes 和 store_bytes：每个 32 字节扇区里
-有用的字节数）。找出是哪一个访问浪费了扇区，然后修好 transpose()：结果不变，每个全局访问都合并。
+再加上 --json，把读和写分开看（evidence 中的 load_bytes 和 store_bytes：每个 32 字节 sector 里
+有用的字节数）。找出是哪一个访问浪费了 sector，然后修好 transpose()：结果不变，每个全局访问都合并。
 修好之后，想一想再剖析一次会看到什么：一处修正可能带来新的问题。
 
-make exercise-04-transpose   (sans GPU, le simulateur compte secteurs et conflits · 没有 GPU 时，模拟器统计扇区数和 bank 冲突)
+make exercise-04-transpose   (sans GPU, le simulateur compte secteurs et conflits · 没有 GPU 时，模拟器统计 sector 数和 bank 冲突)
 """
 
 from labkit.gpu import cuda

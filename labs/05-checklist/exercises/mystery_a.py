@@ -16,7 +16,7 @@ réparez le noyau : même résultat, un élément par thread si vous voulez, san
 找出清单中第一个被触发的条目，在代码里找到它的症状，再修好这个 kernel：结果不变，
 仍然可以每个线程处理一个元素，但不能再有这个缺陷。
 
-make exercise-05-mystery-a   (sans GPU, le simulateur compte les secteurs · 没有 GPU 时，模拟器统计扇区数)
+make exercise-05-mystery-a   (sans GPU, le simulateur compte les secteurs · 没有 GPU 时，模拟器统计 sector 数)
 """
 
 from labkit.gpu import cuda

@@ -1,0 +1,201 @@
+"""Chapters 4 and 5 held to the course's own rules and records: the contradictions a review found
+between pages, labels and the H200's recorded results, made into checks.
+
+- every stall reason a recorded profile can print is defined in chapter 4's tables, in each language;
+- the checklist puts more bytes in flight per thread before more warps (chapter 3's rule), in its
+  items and in chapter 5's sections;
+- the figures chapters 4-5 quote about the labs' kernels are what the records hold, and the claims
+  the pages draw from the records (Long Scoreboard at the DRAM roof, the repaired kernel H flagged
+  for coalescing, the ILP lever measured) hold on them;
+- the mystery quizzes' keys are the verdict `labkit diagnose` gives on the recorded profiles.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic import BaseModel
+
+from labkit.figures import figure_value
+from labkit.lab import lab, labs
+from labkit.labs.lab05.results import CONTROL, PLANTED
+from labkit.profiling import checklist
+from labkit.profiling.diagnosis import StoredProfile, stall_reasons
+from labkit.project import Project
+from labkit.quizzes import ANSWER_KEY, CASE_QUIZZES, case_answer
+from labkit.recording import recorded_paths
+from labkit.report.labels import LANGUAGES
+from labkit.results import read_results
+from tests.conftest import DOCS, REPO_ROOT
+
+PROJECT = Project(REPO_ROOT)
+
+
+def _section(lang: str, page: str, anchor: str) -> str:
+    """The text of a section of docs/<lang>/<page>, from its heading to the next heading of its level
+    or above."""
+    text = (DOCS / lang / page).read_text(encoding="utf-8")
+    heading = re.search(rf"^(#+) .*\{{#{re.escape(anchor)}\}}$", text, re.MULTILINE)
+    assert heading, f"docs/{lang}/{page} has no section {{#{anchor}}}"
+    level = len(heading.group(1))
+    following = re.compile(rf"^#{{1,{level}}} ", re.MULTILINE).search(text, heading.end())
+    return text[heading.end():following.start() if following else len(text)]
+
+
+def _stored_profiles(value):
+    """Every StoredProfile inside a lab's results."""
+    if isinstance(value, StoredProfile):
+        yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _stored_profiles(getattr(value, name))
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _stored_profiles(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _stored_profiles(item)
+
+
+def _recorded(lab_id: str):
+    the_lab = lab(lab_id)
+    return [read_results(path, the_lab.results_type, the_lab.id).results
+            for path in recorded_paths(the_lab.lab_dir(PROJECT), PROJECT.relative)]
+
+
+def recorded_stall_names() -> set[str]:
+    """The name of every stall reason in every profile any lab recorded (not only the top three a
+    page prints today: a new record may promote any of them)."""
+    names = set()
+    for the_lab in labs().values():
+        for path in recorded_paths(the_lab.lab_dir(PROJECT), PROJECT.relative):
+            results = read_results(path, the_lab.results_type, the_lab.id).results
+            for profile in _stored_profiles(results):
+                names |= {stall.name for stall in stall_reasons(profile.profile())}
+    return names
+
+
+def test_the_records_hold_stall_reasons():
+    names = recorded_stall_names()
+    assert {"Long Scoreboard", "Drain", "IMC Miss", "No Instruction"} <= names, sorted(names)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_recorded_stall_reason_is_defined_in_chapter_4(lang):
+    tables = _section(lang, "performance/04-profiling.md", "warp-states")
+    defined = set(re.findall(r"^\| \*\*([^*]+)\*\* \|", tables, re.MULTILINE))
+    missing = recorded_stall_names() - defined
+    assert not missing, f"docs/{lang}/performance/04-profiling.md#warp-states defines no {sorted(missing)}"
+
+
+def test_the_checklist_puts_bytes_in_flight_before_warps():
+    """Chapter 3's rule (Volkov): more independent loads per thread first, then more warps."""
+    ids = checklist.ITEM_IDS
+    assert ids.index("latency") < ids.index("occupancy")
+    assert checklist.item("latency").level is checklist.item("occupancy").level
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_chapter_5_explains_bytes_in_flight_before_occupancy(lang):
+    text = (DOCS / lang / "performance/05-checklist.md").read_text(encoding="utf-8")
+    assert text.index("{#latency}") < text.index("{#occupancy}")
+    assert "03-occupancy.md#volkov" in _section(lang, "performance/05-checklist.md", "order")
+
+
+# ----- figures and claims against the records ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def lab05():
+    records = _recorded("lab-05")
+    if not records:
+        pytest.skip("lab 05 is not recorded")
+    return records
+
+
+@pytest.fixture(scope="module")
+def lab04():
+    records = _recorded("lab-04")
+    if not records:
+        pytest.skip("lab 04 is not recorded")
+    return records
+
+
+def test_kernel_c_grid_is_the_figure_the_page_quotes(lab05):
+    for results in lab05:
+        assert results.profile("kernel_c").diagnosis().grid_blocks == figure_value("lab05.slice_blocks")
+
+
+def test_kernel_g_grid_per_sm_is_the_figure_the_page_quotes(lab05):
+    for results in lab05:
+        d = results.profile("kernel_g").diagnosis()
+        assert d.grid_blocks / d.sm_count == figure_value("lab05.walk_blocks_per_sm")
+        repaired = results.profile("kernel_g_repaired").diagnosis()
+        assert repaired.occupancy.registers_per_thread <= figure_value("lab05.max_registers")
+
+
+def test_kernel_b_runs_fp64_at_half_the_fp32_rate_as_the_page_says(lab05):
+    """The page: "sur un H200, le pipe FP64 a la moitié du débit du FP32"."""
+    for results in lab05:
+        mix = results.profile("kernel_b").diagnosis().instructions
+        assert mix.fp64_to_fp32_rate == pytest.approx(0.5)
+
+
+def test_long_scoreboard_leads_at_the_dram_roof(lab05):
+    """Chapters 4 and 5: at the DRAM roof Long Scoreboard leads the stalls, and nothing is left to hide."""
+    for results in lab05:
+        d = results.profile(f"kernel_{CONTROL}").diagnosis()
+        assert checklist.assess(d).roof == "dram"
+        assert d.top_stalls[0].reason == "long_scoreboard"
+
+
+def test_the_repaired_kernel_h_is_flagged_for_coalescing(lab05):
+    """Chapter 5 says the next `labkit diagnose` pass puts coalescing first on kernel H's twin."""
+    for results in lab05:
+        found = checklist.assess(results.profile("kernel_h_repaired").diagnosis())
+        assert found.first is not None and found.first.item == "coalescing"
+
+
+def test_scale_add_holds_one_block_per_active_sm(lab04):
+    """q05-scale: achieved occupancy at about one block per active SM, theoretical full."""
+    for results in lab04:
+        profile = next(k for k in results.ncu.kernels if k.name == "scale_add")
+        d = profile.diagnosis()
+        assert d.grid_blocks == figure_value("lab04.chain_blocks") < d.sm_count
+        assert d.occupancy.theoretical_pct == 100
+        assert 0.8 * figure_value("lab04.chain_one_block_pct") <= d.occupancy.achieved_pct \
+            <= figure_value("lab04.chain_one_block_pct") + 0.5
+
+
+def test_lab_03_measured_the_latency_lever():
+    """Chapter 5's checklist shows lab 03's gain for more loads in flight: a gain, from a record."""
+    the_lab = lab("lab-03")
+    gains = [gain for results in _recorded("lab-03") for gain in the_lab.gains(results)]
+    if not gains:
+        pytest.skip("lab 03 is not recorded")
+    assert all(gain.item == "latency" and gain.ratio > 1 for gain in gains)
+
+
+# ----- the mystery quizzes ------------------------------------------------------------------------------
+@pytest.mark.parametrize("quiz_id", sorted(CASE_QUIZZES))
+def test_a_case_quiz_key_is_the_recorded_verdict(quiz_id):
+    computed = case_answer(quiz_id, PROJECT)
+    if computed is None:
+        pytest.skip(f"{CASE_QUIZZES[quiz_id].lab} is not recorded")
+    assert ANSWER_KEY[quiz_id].answer == computed
+
+
+@pytest.mark.parametrize("quiz_id", sorted(q for q, c in CASE_QUIZZES.items() if c.lab == "lab-05"))
+def test_a_mystery_quiz_key_is_the_planted_flaw(quiz_id):
+    quiz = CASE_QUIZZES[quiz_id]
+    expected = "at-roof" if quiz.case == CONTROL else PLANTED[quiz.case]
+    assert quiz.verdicts[ANSWER_KEY[quiz_id].answer] == expected
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_case_diagnosis_waits_for_its_quiz(lang):
+    """A diagnosis block right after a case quiz names that quiz in `after:`, so that the page hides it
+    until the reader has answered."""
+    text = (DOCS / lang / "performance/05-checklist.md").read_text(encoding="utf-8")
+    for quiz_id, quiz in CASE_QUIZZES.items():
+        block = f"/// diagnosis | {quiz.lab}-{quiz.case}\n    after: {quiz_id}\n///"
+        assert block in text, f"docs/{lang}: the diagnosis of {quiz.lab}-{quiz.case} does not wait for {quiz_id}"
