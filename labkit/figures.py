@@ -252,6 +252,8 @@ CH03_QUIZ_CUT_REGISTERS = 36
 CH03_QUIZ_COPY_LOAD_BYTES = 8
 CH03_QUIZ_FMA_WARPS = 8
 CH03_QUIZ_GRID, CH03_QUIZ_BLOCKS_PER_SM = 1000, 3
+#: The spills quiz: lab 03's register kernel (256 threads, 80 registers) capped at 32 registers.
+CH03_QUIZ_SPILL_CAP = 32
 
 
 def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
@@ -349,6 +351,15 @@ def _lab03_fma_point_of_peak(chains: int, warps_per_sm: int) -> float:
     return point.gflops / results.fp32_peak_gflops()
 
 
+def _lab03_register_slowdown(cap: int) -> float:
+    """Lab 03's register kernel (step 4) capped at ``cap`` registers per thread: its median time over
+    the uncapped kernel's, the same launch."""
+    variants = recorded_results("lab-03").registers.variants
+    free = next(v for v in variants if v.max_registers is None)
+    capped = next(v for v in variants if v.max_registers == cap)
+    return capped.timing.median_seconds / free.timing.median_seconds
+
+
 def _ch03_wave_slots() -> int:
     return H200_SXM.sm_count * CH03_WAVE_BLOCKS_PER_SM
 
@@ -419,6 +430,7 @@ def _chapter3_figures() -> dict[str, Figure]:
         "lab03.fma.best_pct.c2": Figure(lambda: 100 * _lab03_fma_best_of_peak(2)),
         "lab03.fma.best_pct.c4": Figure(lambda: 100 * _lab03_fma_best_of_peak(4)),
         "lab03.fma.c1_w8_pct": Figure(lambda: 100 * _lab03_fma_point_of_peak(1, CH03_QUIZ_FMA_WARPS)),
+        "lab03.registers.cap32_slowdown": Figure(lambda: _lab03_register_slowdown(CH03_QUIZ_SPILL_CAP)),
         # the quizzes
         "ch03.quiz.regs48.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_REGISTERS)),
         "ch03.quiz.regs48.warps_per_scheduler": Figure(

@@ -16,6 +16,7 @@ import pytest
 from labkit import access, latency, occupancy, roofline
 from labkit.figures import (
     CH03_QUIZ_FMA_WARPS,
+    CH03_QUIZ_SPILL_CAP,
     FIGURES,
     dram_band_limits_bytes,
     figure_value,
@@ -105,6 +106,34 @@ def test_the_granularity_quiz_gains_nothing_where_the_naive_count_gains_a_block(
 
 def test_the_register_quiz_answer_is_below_the_naive_division():
     assert figure_value("ch03.quiz.regs48.blocks") == figure_value("ch03.quiz.regs48.naive_blocks") - 1
+
+
+def test_the_spills_quiz_is_lab_03_s_register_kernel_and_quotes_its_slowdown():
+    """The quiz gives the kernel of lab 03's step 4 (256 threads, 80 registers, no spill) capped at
+    32 registers, which spills: its slowdown is the recorded one, never a typed factor."""
+    results = recorded_results("lab-03")
+    free = next(v for v in results.registers.variants if v.max_registers is None)
+    capped = next(v for v in results.registers.variants if v.max_registers == CH03_QUIZ_SPILL_CAP)
+    assert (results.registers.threads_per_block, free.registers_per_thread) == (256, 80)
+    assert free.local_bytes_per_thread == 0 < capped.local_bytes_per_thread
+    slowdown = capped.timing.median_seconds / free.timing.median_seconds
+    assert figure_value("lab03.registers.cap32_slowdown") == round(slowdown) and slowdown > 2
+    for lang in ("fr", "zh"):
+        text = (DOCS / lang / CH03).read_text(encoding="utf-8")
+        quiz = text[text.index("/// quiz | q03-spills"):]
+        quiz = quiz[: quiz.index("\n///")]
+        assert "[[lab03.registers.cap32_slowdown]]" in quiz and "[[ch03.ex.regs80.occupancy_pct]]" in quiz
+        assert not re.search(r"\b\d+ (fois|倍)", quiz), f"{lang}: a slowdown typed into q03-spills"
+
+
+def test_the_ilp_solution_keeps_more_than_five_times_the_law_s_minimum_per_warp():
+    """Its docstring says so (FR « plus de cinq fois », ZH « 五倍多 ») and the module's rationale too."""
+    from labkit.exercises.ch03 import ILP_BYTES_PER_WARP
+    from labkit.exercises.solutions import ilp
+
+    in_flight = ilp.LOADS * access.WARP_LANES * 4
+    assert 5 < in_flight / ILP_BYTES_PER_WARP < 6
+    assert "plus de cinq fois" in ilp.__doc__ and "五倍多" in ilp.__doc__
 
 
 # ----- chapter 2: the DRAM rule -------------------------------------------------------------------

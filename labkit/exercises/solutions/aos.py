@@ -11,9 +11,9 @@ par 32 threads y ferait des conflits de banc à 8 voies, au pas de 9 elle n'en f
 puissance de deux : `//` et `%` de Python sur des entiers signés arrondissent vers le bas et
 coûtent quelques instructions de plus par mot.
 中文。每个线程负责一个 4 字节的字，而不是一个粒子：线程 w 读取展平后数组的第 w 个字，即第
-w // 8 个粒子的第 w mod 8 个字段。一个 warp 的 32 个通道读取连续的 128 字节（正好 4 个完整粒子）：
+w // 8 个粒子的第 w mod 8 个字段。一个 warp 的 32 个 lane 读取连续的 128 字节（正好 4 个完整粒子）：
 读写都是每次请求 4 个 sector。负责位置的线程再读一次本粒子的速度，在 3 个字之后，落在本 warp 刚读过
-的同一批 sector 里。数据布局不变，变的只是字与线程的对应关系。（经共享内存中转也可以：合并读入本
+的同一批 sector 里。数据布局不变，变的只是字与线程的对应关系。（经 shared memory 中转也可以：合并读入本
 block 的记录，计算，再合并写出；记录按 8 个字的步长存放时，32 个线程读同一字段会产生 8 路 bank 冲突，
 按 9 个字的步长则没有冲突。）下标由移位和掩码得到，因为 8 是 2 的幂：Python 对有符号整数的 `//` 和
 `%` 向下取整，每个字要多花几条指令。

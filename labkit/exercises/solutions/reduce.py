@@ -5,7 +5,7 @@ beaucoup en vol), le bloc additionne les sommes de ses threads en mémoire parta
 divise par deux), et un thread par bloc ajoute la somme du bloc à out[0] : une atomique par bloc,
 pas par élément.
 中文。每个线程先在寄存器里累加自己负责的元素（grid-stride 循环：合并访存，在途读取多），block
-再在共享内存中把各线程的部分和逐半相加，最后每个 block 由一个线程把结果加到 out[0]：每个 block
+再在 shared memory 中把各线程的部分和逐半相加，最后每个 block 由一个线程把结果加到 out[0]：每个 block
 一次原子操作，而不是每个元素一次。
 """
 
