@@ -304,6 +304,9 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
                                "to put the previous record back")
         if entry.name.startswith("."):
             continue
+        if entry.is_symlink() and not entry.exists():
+            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
+                               "is missing or loops back): remove it, and restore the record from git or re-record it")
         if entry.is_file() and entry.suffix == ".json":
             files.append(entry)
         elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():

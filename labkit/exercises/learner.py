@@ -36,15 +36,20 @@ class LearnerError(LabkitError):
 
 def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> ModuleType:
     """The learner's file as a module, each of ``entries`` defined with its parameters in order."""
+    restore = ("check the path given to --file" if Path(shown_as).is_absolute()
+               else f"put the skeleton back with `git checkout -- {shown_as}`")
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): put the skeleton back with "
-                           f"`git checkout -- {shown_as}`") from None
+        raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): {restore}") from None
+    if "\0" in source:   # compile() refuses it without a line number (a ValueError before Python 3.12)
+        line = source[:source.index("\0")].count("\n") + 1
+        raise LearnerError(f"{shown_as}:{line}: a NUL byte (\\0), which Python source cannot hold: delete it, or "
+                           f"{restore}")
     try:
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
-        raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}") from None
+        raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}" if exc.lineno else f"{shown_as}: {exc.msg}") from None
     _array_shapes_are_constants(ast.parse(source), shown_as)
     spec = importlib.util.spec_from_file_location(f"labkit_learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
