@@ -97,16 +97,33 @@ def _parameters(entry) -> tuple[str, ...] | None:
 
 @contextmanager
 def learner_code(path: Path, shown_as: str) -> Iterator[None]:
-    """Runs the body; an exception that is the learner's becomes one LearnerError line."""
+    """Runs the body; an exception that is the learner's becomes one LearnerError line, and so does
+    their file ending the process (``exit()``, ``sys.exit()``, ``raise SystemExit``; ``os._exit()``
+    too in the check's child process, which makes it raise SystemExit)."""
     try:
         yield
     except LearnerError:
         raise
+    except SystemExit as exc:
+        frames = _frames_in(exc, path)
+        if not frames:
+            raise
+        frame = frames[-1]
+        raise LearnerError(_one_line(shown_as, frame.lineno, "SystemExit", "ending the process ends the check before "
+                                     "it has judged your code: remove this line (the check calls your code and needs "
+                                     "it to return)", frame.line or linecache.getline(str(path), frame.lineno))
+                           ) from None
     except Exception as exc:
         line = describe(exc, path, shown_as)
         if line is None:
             raise
         raise LearnerError(line) from None
+
+
+def _frames_in(exc: BaseException, path: Path) -> list[traceback.FrameSummary]:
+    """The frames of ``exc``'s traceback that are in the learner's file, outermost first."""
+    target = str(path.resolve())
+    return [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
 
 
 def describe(exc: BaseException, path: Path, shown_as: str) -> str | None:
@@ -128,7 +145,7 @@ def describe(exc: BaseException, path: Path, shown_as: str) -> str | None:
         signature = next((line[4:] for line in lines if line.startswith(">>> ")), None)
         summary = cause + (f" {signature}" if signature else "")
         return _one_line(shown_as, lineno, type(exc).__name__, summary, linecache.getline(str(path), lineno))
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
+    frames = _frames_in(exc, path)
     if not frames:
         return None
     frame = frames[-1]
