@@ -219,3 +219,28 @@ def test_a_hang_is_stopped_at_the_limit_and_explained(tmp_path, hang):
         assert heard[-1].kernel == "fused"
         assert progress_text(heard[-1], "fr").startswith("votre code tourne dans le simulateur : ")
         assert "noyau fused, " in progress_text(heard[-1], "fr")
+
+
+def test_the_command_s_progress_line(capsys, monkeypatch):
+    """In a log (not a terminal), a line every 15 s; on a terminal, one line rewritten in place."""
+    from labkit.cli import _ProgressLine
+
+    running = Progress("simulator", seconds=15.2, kernel="fused", grid=(2048, 1, 1), block=(256, 1, 1))
+    plain = _ProgressLine("en")
+    plain.terminal = False
+    plain(Progress("simulator", seconds=14.0))
+    plain(running)
+    assert capsys.readouterr().err == ("running your code in the simulator: 15 s, kernel fused, 2,048 blocks of "
+                                       "256 threads\n")
+    live = _ProgressLine("zh")
+    live.terminal = True
+    live(Progress("gpu", seconds=3.0, phase="time", phase_fields={"round": 2, "rounds": 3}))
+    live.erase()
+    assert capsys.readouterr().err == "\r\x1b[2K你的代码正在 GPU 上运行：3 秒，计时第 2 轮（共 3 轮）：先我们的，再你的\r\x1b[2K"
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "soon", "inf"])
+def test_a_time_limit_must_be_seconds_above_zero(capsys, limit):
+    with pytest.raises(SystemExit):
+        main(["check", "01-fuse", "--time-limit", limit])
+    assert f"argument --time-limit: '{limit}' is not a number of seconds above 0" in capsys.readouterr().err
