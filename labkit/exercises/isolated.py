@@ -49,6 +49,8 @@ EXIT_GRACE_SECONDS = 10.0
 #: A simulated launch of more threads than this per element is a grid far too large for its data.
 THREADS_PER_ELEMENT_TOO_MANY = 8
 DEBUG_ENV = "LABKIT_DEBUG"
+#: The events that end a step (its outcome).
+OUTCOMES = ("answer", "error", "interrupted", "internal")
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,8 @@ def run_step(step: Step, limit_seconds: float = DEFAULT_LIMIT_SECONDS,
 
 def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
             progress: Callable[[Progress], None] | None) -> dict:
-    """Read the child's events until it closes the pipe; hold it to the limit."""
+    """Read the child's events until it closes the pipe, or has exited (a process it started may
+    keep the pipe open); hold it to the limit."""
     state = Progress(step.where)
     started = time.monotonic()
     outcome: dict | None = None
@@ -145,7 +148,8 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
         if left <= 0:
             child.stop()
             raise LearnerError(timeout_message(step, state, limit_seconds))
-        ready, _, _ = select.select([read_fd], [], [], min(left, max(0.0, next_report - now)))
+        exited = child.exited()
+        ready, _, _ = select.select([read_fd], [], [], 0 if exited else min(left, max(0.0, next_report - now)))
         if ready:
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
@@ -154,14 +158,15 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
             *lines, pending = pending.split(b"\n")
             for line in lines:
                 event = _event(line)
-                if event is None:
-                    continue
-                state.heard(event)
-                if event["event"] in ("answer", "error", "interrupted", "internal"):
-                    outcome = event
-        if progress is not None and time.monotonic() >= next_report:
+                if event is not None:
+                    state.heard(event)
+                    outcome = event if event["event"] in OUTCOMES else outcome
+        elif exited:
+            break
+        if time.monotonic() >= next_report:
             state.seconds = time.monotonic() - started
-            progress(state)
+            if progress is not None:
+                progress(state)
             next_report += PROGRESS_EVERY_SECONDS
     status = child.exit_status(EXIT_GRACE_SECONDS)
     return _answer(step, outcome, status)
@@ -283,16 +288,16 @@ class _Child:
         None if it is still running then (it is killed)."""
         deadline = time.monotonic() + within_seconds
         while time.monotonic() < deadline:
-            if self._exited():
+            if self.exited():
                 self.stop()
                 return self.status
             time.sleep(0.01)
         self.stop()
         return None
 
-    def _exited(self) -> bool:
+    def exited(self) -> bool:
         """Whether it has exited, without reaping it (its pid, the group's id, stays its own)."""
-        return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        return self.reaped or os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
     def stop(self) -> None:
         """Kill whatever is left of its group, then reap it."""
