@@ -55,9 +55,9 @@ def _results(args, console) -> int:
     listing = []
     for lab_id, lab in labs().items():
         lab_dir = lab.lab_dir(project)
-        for name in recover(lab_dir / RESULTS_FOLDER):
-            console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
         try:
+            for name in recover(lab_dir / RESULTS_FOLDER):
+                console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
             paths = recorded_paths(lab_dir, project.relative)
         except ResultsError as exc:
             console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
