@@ -198,3 +198,40 @@ def test_an_unreadable_results_file_is_one_line_not_a_traceback(course, capsys, 
     lab_id, corrupt, message = UNREADABLE[case]
     corrupt(course / FILES[lab_id])
     check_one_line(course, capsys, lab_id, message)
+
+
+def test_labkit_results_after_a_recording_killed_mid_manifest_keeps_the_record(course, capsys):
+    """The review's worst recording case (B5) on lab 01's real record: a recording killed with
+    SIGKILL while the previous record's manifest is half written. `labkit results`, the recovery the
+    README recommends, used to delete the record there; it must leave it byte for byte."""
+    import os
+    import signal
+
+    from labkit import recording
+    from labkit.lab import lab
+    from labkit.results import read_results
+
+    path = course / FILES["lab-01"]
+    before = snapshot(course)
+    document = read_results(path, lab("lab-01").results_type, "lab-01")
+    raw = sorted(recording.raw_folder(path).iterdir()) if recording.raw_folder(path).is_dir() else []
+    place = recording.canonical_place(path.parent.parent, path.stem)
+    pid = os.fork()
+    if pid == 0:   # the child: dies of SIGKILL with the manifest half written
+        try:
+            def half_then_killed(target, text):
+                if target.name == recording._MANIFEST:
+                    target.write_text(text[:len(text) // 2])
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return target.write_text(text)
+
+            recording._fsync_file = half_then_killed
+            recording.record(place, document, raw, "lab-01")
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert main(["results"]) == 0
+    out = capsys.readouterr().out
+    assert "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out, out
+    assert snapshot(course) == before

@@ -354,6 +354,9 @@ def test_a_recording_killed_at_any_point_leaves_one_whole_record(previous, new_r
         recording.record(place, new, files, "lab-98")
 
     _in_a_child(work)
+    if any(p.name.startswith(recording._PREVIOUS) for p in place.folder.iterdir()):
+        with pytest.raises(ResultsError, match="interrupted during its swap: run `labkit results`"):
+            recording.recorded_paths(place.folder.parent, str)
     recording.recover(place.folder)
     assert snapshot(place.folder) == (before if survivor == "old" else after)
     assert sorted(p.name for p in place.folder.iterdir()) == [SLUG, f"{SLUG}.json"]
