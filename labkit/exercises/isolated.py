@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from labkit.errors import LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
 
@@ -257,11 +258,14 @@ class _Child:
     def __init__(self, pid: int, popen: subprocess.Popen | None):
         self.pid = pid
         self.popen = popen
-        self.status: int | None = None
-        self.reaped = False
+        self.status: int | None = None     # exit code, or minus the signal that killed it
+        self.stopped = False
 
     @classmethod
     def start(cls, step: Step, read_fd: int, write_fd: int, workdir: Path) -> _Child:
+        if not hasattr(os, "killpg"):
+            raise LabkitError("labkit check runs your code in a child process it can stop, which needs Linux or "
+                              "macOS: on Windows, use WSL")
         if step.where == "simulator" and _may_fork():
             pid = os.fork()
             if pid == 0:   # the child: never returns
@@ -283,36 +287,40 @@ class _Child:
                                  start_new_session=True)
         return cls(popen.pid, popen)
 
+    def exited(self) -> bool:
+        """Whether it has exited (reaping it: its group, if processes it started remain, keeps its id)."""
+        if self.status is None:
+            if self.popen is not None:
+                self.status = self.popen.poll()
+            else:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                self.status = os.waitstatus_to_exitcode(status) if pid else None
+        return self.status is not None
+
     def exit_status(self, within_seconds: float) -> int | None:
         """Its exit code (minus the signal that killed it), waiting at most ``within_seconds``;
         None if it is still running then (it is killed)."""
         deadline = time.monotonic() + within_seconds
-        while time.monotonic() < deadline:
-            if self.exited():
-                self.stop()
-                return self.status
+        while not self.exited() and time.monotonic() < deadline:
             time.sleep(0.01)
+        status = self.status
         self.stop()
-        return None
-
-    def exited(self) -> bool:
-        """Whether it has exited, without reaping it (its pid, the group's id, stays its own)."""
-        return self.reaped or os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        return status
 
     def stop(self) -> None:
         """Kill whatever is left of its group, then reap it."""
-        if self.reaped:
+        if self.stopped:
             return
         try:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if self.popen is not None:
-            self.status = self.popen.wait()
-        else:
-            _, status = os.waitpid(self.pid, 0)
-            self.status = os.waitstatus_to_exitcode(status)
-        self.reaped = True
+        if self.status is None:
+            if self.popen is not None:
+                self.status = self.popen.wait()
+            else:
+                self.status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        self.stopped = True
 
 
 def _may_fork() -> bool:
