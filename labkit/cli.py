@@ -14,11 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from labkit.errors import LabkitError  # standard library only, like this module
+from labkit.errors import DEBUG_ENV, LabkitError  # standard library only, like this module
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-DEBUG_ENV = "LABKIT_DEBUG"
 
 
 def _doctor(args, console) -> int:

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from labkit.errors import LabkitError
+from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
 
@@ -49,7 +49,6 @@ PROGRESS_EVERY_SECONDS = 1.0
 EXIT_GRACE_SECONDS = 10.0
 #: A simulated launch of more threads than this per element is a grid far too large for its data.
 THREADS_PER_ELEMENT_TOO_MANY = 8
-DEBUG_ENV = "LABKIT_DEBUG"
 #: The events that end a step (its outcome).
 OUTCOMES = ("answer", "error", "interrupted", "internal")
 

@@ -244,3 +244,21 @@ def test_a_time_limit_must_be_seconds_above_zero(capsys, limit):
     with pytest.raises(SystemExit):
         main(["check", "01-fuse", "--time-limit", limit])
     assert f"argument --time-limit: '{limit}' is not a number of seconds above 0" in capsys.readouterr().err
+
+
+def test_labkit_s_own_bug_in_the_child_is_an_internal_error_not_the_learner_s(monkeypatch, capsys):
+    """An exception of labkit's own in the child (no frame in the learner's file) is not blamed on
+    the learner: the command says "internal error", in one line."""
+    import labkit.exercises.check
+    from labkit.exercises.isolated import ChildFailed
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("labkit's own bug")
+
+    monkeypatch.setattr(labkit.exercises.check, "in_simulator", broken)   # the forked child inherits it
+    with pytest.raises(ChildFailed, match=r"^ZeroDivisionError: labkit's own bug \(in the check's child process\)$"):
+        check(ITEM, REPO_ROOT / ITEM.learner_file, ITEM.learner_file)
+    assert main(["check", "01-fuse"]) == 1
+    assert capsys.readouterr().out.strip().splitlines() == [
+        "labkit: internal error, ChildFailed: ZeroDivisionError: labkit's own bug (in the check's child process) "
+        "(set LABKIT_DEBUG=1 for the traceback, and report it)"]
