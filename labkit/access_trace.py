@@ -91,9 +91,12 @@ class TracedInstruction:
 
 @dataclass
 class KernelTrace:
-    """The instructions of one traced launch, in the order each warp first reached them."""
+    """The instructions of one traced launch, in the order each warp first reached them, and the
+    base address each global array (by parameter name) was given: an address minus its array's
+    base is a byte offset from the start of the array the kernel received."""
 
     instructions: list[TracedInstruction] = field(default_factory=list)
+    global_bases: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> KernelCounts:
         """The analyzer's sums over every instruction: what ncu would count for the launch."""
@@ -122,13 +125,13 @@ def trace_launch(kernel, griddim, blockdim, *args) -> KernelTrace:
         )
     recorder = _Recorder()
     names = kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount]
-    traced_args = [
-        FakeCUDAArray(recorder.global_array(_host_array(arg), name)) if _host_array(arg) is not None else arg
-        for name, arg in zip(names, args)
-    ] + list(args[len(names):])
+    recorded = {name: recorder.global_array(_host_array(arg), name)
+                for name, arg in zip(names, args) if _host_array(arg) is not None}
+    traced_args = [FakeCUDAArray(recorded[name]) if name in recorded else arg
+                   for name, arg in zip(names, args)] + list(args[len(names):])
     with _shared_arrays_recorded(recorder):
         kernel[griddim, blockdim](*traced_args)
-    return KernelTrace(recorder.instructions())
+    return KernelTrace(recorder.instructions(), {name: view._traced.base_address for name, view in recorded.items()})
 
 
 def vector_dtype(scalar: str, lanes: int) -> np.dtype:

@@ -14,11 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from labkit.errors import LabkitError  # standard library only, like this module
+from labkit.errors import DEBUG_ENV, LabkitError  # standard library only, like this module
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-DEBUG_ENV = "LABKIT_DEBUG"
 
 
 def _doctor(args, console) -> int:
@@ -55,9 +54,9 @@ def _results(args, console) -> int:
     listing = []
     for lab_id, lab in labs().items():
         lab_dir = lab.lab_dir(project)
-        for name in recover(lab_dir / RESULTS_FOLDER):
-            console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
         try:
+            for name in recover(lab_dir / RESULTS_FOLDER):
+                console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
             paths = recorded_paths(lab_dir, project.relative)
         except ResultsError as exc:
             console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
@@ -115,6 +114,35 @@ def terminal_lang() -> str:
     return next((lang for lang in ("fr", "zh", "en") if wanted.lower().startswith(lang)), "en")
 
 
+class _ProgressLine:
+    """While a check step runs: on a terminal, one line on stderr rewritten every second (from the
+    second second on), erased at the end; elsewhere (a log, CI) a line every PLAIN_EVERY seconds."""
+
+    SHOWN_AFTER = 2
+    PLAIN_EVERY = 15
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        self.terminal = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, progress) -> None:
+        from labkit.exercises.render import progress_text
+
+        seconds = int(progress.seconds)
+        if self.terminal and seconds >= self.SHOWN_AFTER:
+            sys.stderr.write("\r\x1b[2K" + progress_text(progress, self.lang)[:200])
+            self.shown = True
+        elif not self.terminal and seconds and seconds % self.PLAIN_EVERY == 0:
+            sys.stderr.write(progress_text(progress, self.lang) + "\n")
+        sys.stderr.flush()
+
+    def erase(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[2K")
+            sys.stderr.flush()
+
+
 def _check(args, console) -> int:
     from labkit.exercises import exercise, exercises
     from labkit.exercises.check import check
@@ -130,17 +158,33 @@ def _check(args, console) -> int:
     item = exercise(args.exercise)
     path = Path(args.file).resolve() if args.file else project.root / item.learner_file
     shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
-    report = check(item, path, shown_as, simulator_only=args.simulator)
+    lang = args.lang or terminal_lang()
+    progress = _ProgressLine(lang)
+    try:
+        limit = {"limit_seconds": args.time_limit} if args.time_limit else {}
+        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, **limit)
+    finally:
+        progress.erase()
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1))
     else:
         from rich.text import Text
 
-        for line in report_lines(item, report, project.docs_dir, args.lang or terminal_lang()):
+        for line in report_lines(item, report, project.docs_dir, lang):
             indent = len(line) - len(line.lstrip(" "))   # wrapped lines keep the line's indent
             for piece in Text(line.lstrip(" ")).wrap(console, max(20, console.width - indent)):
                 console.print(" " * indent + piece.plain.rstrip(), markup=False, highlight=False, soft_wrap=True)
     return 0 if report.passed else EXIT_ERROR
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds above 0")
+    return seconds
 
 
 def parser() -> argparse.ArgumentParser:
@@ -167,6 +211,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--simulator", action="store_true",
                        help="the simulator's criteria only, even on a GPU (it names the line of an out-of-bounds access)")
     check.add_argument("--json", action="store_true", help="the report as JSON on stdout")
+    check.add_argument("--time-limit", type=_positive_seconds, metavar="SECONDS",
+                       help="stop your code after this long, in the simulator and again on the GPU (default: "
+                            "labkit.exercises.isolated.DEFAULT_LIMIT_SECONDS, two minutes)")
     check.set_defaults(handler=_check)
     diagnose = commands.add_parser(
         "diagnose", help="chapter 5's checklist applied to the kernels of an Nsight Compute report",

@@ -11,3 +11,7 @@ from __future__ import annotations
 
 class LabkitError(Exception):
     """A mistake a user can fix; the message is one line naming the file and the fix."""
+
+
+#: Set to anything to see tracebacks instead of one-line messages.
+DEBUG_ENV = "LABKIT_DEBUG"

@@ -43,9 +43,16 @@ class Project:
         return self.labs_dir / folder
 
     def relative(self, path: Path) -> str:
-        """``path`` as the project names it (``labs/01-roofline/results/nvidia-h200.json``)."""
+        """``path`` as the project names it (``labs/01-roofline/results/nvidia-h200.json``); a link
+        is named as itself, not as what it points at. Outside the project: the path as given."""
+        path = Path(path)
         try:
-            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+            named = path.parent.resolve() / path.name
+            root = self.root.resolve()
+        except (RuntimeError, OSError):   # a symlink loop above it (RuntimeError before Python 3.13)
+            named, root = Path(os.path.abspath(path)), Path(os.path.abspath(self.root))
+        try:
+            return named.relative_to(root).as_posix()
         except ValueError:
             return str(path)
 

@@ -5,14 +5,21 @@ A record is a results file and the folder of raw profiler outputs beside it
 into a staging folder next to its place, read back through the same validation as any reader's
 (:func:`labkit.results.read_results`), then swapped in:
 
-1. the previous file and folder move into ``.previous-<name>/``, beside a manifest naming them;
-2. the staged ones move into place;
-3. ``.previous-<name>/`` is renamed ``.discard-<name>/`` (the swap is done) and removed.
+1. a manifest naming what the previous record has, ended by a closing line, is written and synced
+   in a fresh ``.preparing-<name>-*/`` folder, which is then renamed ``.previous-<name>/``: that
+   folder never exists without its whole manifest;
+2. the previous file and folder move into ``.previous-<name>/``;
+3. the staged ones move into place;
+4. ``.previous-<name>/`` is renamed ``.discard-<name>/`` (the swap is done) and removed.
 
 Each step is a rename within one folder. Ctrl-C and SIGTERM are held back during the swap and
-delivered after it; any failure before or during the swap puts the previous record back, byte for
-byte. If the process is killed outright during the swap, ``.previous-<name>/`` remains, and
-:func:`recover` (run before every recording and by ``labkit results``) moves it back.
+delivered after it (unless the process ignores them); any failure before or during the swap puts
+the previous record back, byte for byte, and a failure to write (a full disk) is one line. If the
+process is killed outright (SIGKILL, a power cut) at any point, :func:`recover` (run before every
+recording and by ``labkit results``) leaves the old record byte for byte or the new one whole:
+``.previous-<name>/`` is put back, leftovers of the other folders are removed. Recovery deletes a
+part of the record in place only on the word of a whole manifest; a ``.previous-<name>/`` without
+one (a recording by an older labkit) is refused in one line, for a person to look at.
 
 Canonical records live in ``results/`` (what the site renders); a run with non-default
 parameters is an experiment and records into ``experiments/`` instead, never over the course's
@@ -21,6 +28,7 @@ record.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -36,8 +44,16 @@ from labkit.results import ResultsError, ResultsFile, raw_folder, read_results, 
 RESULTS_FOLDER = "results"
 EXPERIMENTS_FOLDER = "experiments"
 _PREVIOUS = ".previous-"
+_PREPARING = ".preparing-"
 _DISCARD = ".discard-"
 _STAGING = ".staging-"
+_MANIFEST = "previous.txt"
+#: The manifest's last line: a manifest without it was cut short and says nothing.
+_MANIFEST_END = "-- end of manifest --"
+
+
+class RecordingError(ResultsError):
+    """Writing a record failed (a full disk, a read-only folder); the previous record is unchanged."""
 
 
 class RecordedThenInterrupted(KeyboardInterrupt):
@@ -79,13 +95,17 @@ def experiment_place(lab_dir: Path, slug: str, tag: str) -> Place:
 
 @contextmanager
 def held_interrupts() -> Iterator[None]:
-    """SIGINT and SIGTERM are noted, not acted on, inside the block; the first is delivered after it."""
+    """SIGINT and SIGTERM are noted, not acted on, inside the block; the first is delivered after it.
+
+    A signal the process ignores (``SIG_IGN``: started in the background by a shell without job
+    control, or under ``nohup``) stays ignored: it was never going to interrupt anything.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     received: list[int] = []
     previous = {sig: signal.signal(sig, lambda number, frame: received.append(number))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
+                for sig in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(sig) is not signal.SIG_IGN}
     try:
         yield
     finally:
@@ -97,7 +117,8 @@ def held_interrupts() -> Iterator[None]:
 
 def recover(folder: Path) -> list[str]:
     """Finish what a killed recording left in ``folder``: put back a half-swapped previous record,
-    remove a finished swap's leftovers and stale staging folders. Returns what it restored."""
+    remove a finished swap's leftovers, stale staging folders and unfinished backups (which moved
+    nothing). Returns the records it put back."""
     restored = []
     if not folder.is_dir():
         return restored
@@ -106,19 +127,40 @@ def recover(folder: Path) -> list[str]:
             place = Place(folder, entry.name.removeprefix(_PREVIOUS))
             _put_back(place, entry)
             restored.append(place.json_path.name)
-        elif entry.name.startswith((_DISCARD, _STAGING)):
+        elif entry.name.startswith((_DISCARD, _STAGING, _PREPARING)):
             shutil.rmtree(entry, ignore_errors=True)
     return restored
 
 
-_MANIFEST = "previous.txt"
+def _manifest(backup: Path) -> set[str] | None:
+    """The names the previous record had, from the backup's manifest; None when there is no whole
+    manifest (missing, or cut short before its closing line)."""
+    try:
+        lines = (backup / _MANIFEST).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not lines or lines[-1] != _MANIFEST_END:
+        return None
+    return set(lines[:-1])
 
 
 def _put_back(place: Place, backup: Path) -> None:
     """Undo a swap, finished or not: ``backup`` holds what the previous record moved aside, and
     its manifest names what the previous record had. Whatever is in place that is not a never-moved
-    part of the previous record goes; what was moved aside comes back."""
-    had = set((backup / _MANIFEST).read_text().split()) if (backup / _MANIFEST).exists() else set()
+    part of the previous record goes; what was moved aside comes back.
+
+    Without a whole manifest nothing in place is deleted: this labkit writes the manifest before
+    the folder gets its name, so such a folder comes from elsewhere (an older labkit killed before
+    its manifest was written moved nothing: the folder is empty and goes)."""
+    had = _manifest(backup)
+    if had is None:
+        kept = sorted(p.name for p in backup.iterdir() if p.name != _MANIFEST)
+        if kept:
+            raise ResultsError(f"{backup}: an interrupted recording's backup without its manifest, holding "
+                               f"{', '.join(kept)}: compare them with the record in place, keep the one you want, "
+                               "then delete the folder")
+        shutil.rmtree(backup)
+        return
     for current in (place.json_path, place.raw_dir):
         kept = backup / current.name
         if kept.exists() or current.name not in had:
@@ -138,15 +180,46 @@ def _fsync_file(path: Path, text: str) -> None:
         os.fsync(handle.fileno())
 
 
+def _fsync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (a crash after it cannot undo them)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass   # some file systems cannot sync a folder; the renames stay atomic
+    finally:
+        os.close(descriptor)
+
+
+def _write_failed(place: Place, exc: OSError) -> RecordingError:
+    """A failure to write, in one line: what failed and what to do."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename:
+        what += f": {exc.filename}"
+    writable = f"make {place.folder} writable, then record again"
+    fixes = {errno.ENOSPC: "free some disk space, then record again", errno.EACCES: writable, errno.EPERM: writable,
+             errno.EROFS: "the disk is read-only: record on a writable copy of the course"}
+    if hasattr(errno, "EDQUOT"):
+        fixes[errno.EDQUOT] = "free some of your disk quota, then record again"
+    fix = fixes.get(exc.errno, "check the disk and the folder, then record again")
+    return RecordingError(f"{place.json_path}: writing the record failed ({what}): {fix}")
+
+
 def record(place: Place, document: ResultsFile, raw_files: list[Path], lab_id: str) -> Path:
     """Write ``document`` and ``raw_files`` as the record at ``place``, all or nothing.
 
     The digests of the raw files go into the document's ``raw_files``; the staged record is read
     back with :func:`read_results` before anything is swapped. Returns the results file's path.
     """
-    place.folder.mkdir(parents=True, exist_ok=True)
-    recover(place.folder)
-    staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{place.name}-", dir=place.folder))
+    try:
+        place.folder.mkdir(parents=True, exist_ok=True)
+        recover(place.folder)
+        staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{place.name}-", dir=place.folder))
+    except OSError as exc:
+        raise _write_failed(place, exc) from None
     try:
         staged = Place(staging, place.name)
         if raw_files:
@@ -168,15 +241,32 @@ def record(place: Place, document: ResultsFile, raw_files: list[Path], lab_id: s
             if swapped:
                 raise RecordedThenInterrupted(place.json_path) from None
             raise
+    except OSError as exc:
+        raise _write_failed(place, exc) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return place.json_path
 
 
+def _prepare_backup(place: Place) -> Path:
+    """``.previous-<name>/``, holding the whole manifest of the previous record and nothing else:
+    written under a temporary name, synced, then renamed (a kill before the rename leaves a
+    ``.preparing-`` folder that moved nothing, which recovery removes)."""
+    preparing = Path(tempfile.mkdtemp(prefix=f"{_PREPARING}{place.name}-", dir=place.folder))
+    try:
+        names = [p.name for p in (place.json_path, place.raw_dir) if p.exists()]
+        _fsync_file(preparing / _MANIFEST, "".join(f"{name}\n" for name in [*names, _MANIFEST_END]))
+        backup = place.folder / f"{_PREVIOUS}{place.name}"
+        os.replace(preparing, backup)
+    except BaseException:
+        shutil.rmtree(preparing, ignore_errors=True)
+        raise
+    _fsync_folder(place.folder)
+    return backup
+
+
 def _swap(place: Place, staged: Place) -> None:
-    backup = place.folder / f"{_PREVIOUS}{place.name}"
-    backup.mkdir()
-    _fsync_file(backup / _MANIFEST, "\n".join(p.name for p in (place.json_path, place.raw_dir) if p.exists()))
+    backup = _prepare_backup(place)
     try:
         for current in (place.json_path, place.raw_dir):
             if current.exists():
@@ -187,8 +277,10 @@ def _swap(place: Place, staged: Place) -> None:
     except BaseException:
         _put_back(place, backup)
         raise
+    _fsync_folder(place.folder)
     done = place.folder / f"{_DISCARD}{place.name}"
     os.replace(backup, done)
+    _fsync_folder(place.folder)
     shutil.rmtree(done, ignore_errors=True)
 
 
@@ -212,6 +304,9 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
                                "to put the previous record back")
         if entry.name.startswith("."):
             continue
+        if entry.is_symlink() and not entry.exists():
+            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
+                               "is missing or loops back): remove it, and restore the record from git or re-record it")
         if entry.is_file() and entry.suffix == ".json":
             files.append(entry)
         elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():

@@ -146,6 +146,12 @@ def parse(text: str, results_type: type[R], source: str, lab_id: str) -> Results
     except json.JSONDecodeError as exc:
         raise ResultsError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
                            f"{fix_for(lab_id)}") from None
+    except ValueError as exc:   # an integer longer than Python converts (sys.get_int_max_str_digits())
+        raise ResultsError(f"{source}: holds an integer too long to be a measurement ({str(exc).split(':')[0]}); "
+                           f"{fix_for(lab_id)}") from None
+    except RecursionError:
+        raise ResultsError(f"{source}: holds arrays or objects nested thousands deep, which no results file does; "
+                           f"{fix_for(lab_id)}") from None
     if not isinstance(data, dict):
         raise ResultsError(f"{source}: holds a JSON {type(data).__name__}, not a results object; {fix_for(lab_id)}")
     try:

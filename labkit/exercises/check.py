@@ -3,93 +3,33 @@
 1. In Numba's CUDA simulator (always, so also without a GPU): the learner's code on fresh random
    inputs at the exercise's small size, guarded and poisoned (labkit.exercises.guarded), every
    launch traced; correctness, then each simulator criterion from the trace (labkit.exercises.metrics).
-   On a GPU machine this step runs in a child process with NUMBA_ENABLE_CUDASIM=1.
 2. On a GPU, once the code is correct in the simulator: correctness at the GPU size, then the
    learner's time against ours and the compiled kernels' resources (labkit.exercises.on_gpu).
 
-A mistake in the learner's file stops the check with one line (labkit.exercises.learner).
+Each step runs the learner's code in a child process, in a temporary working directory, under a
+wall-clock limit (labkit.exercises.isolated): it cannot touch the course's files by accident, a
+hang is stopped and explained, and an ``exit()`` in it cannot end the check. A mistake in the
+learner's file stops the check with one line (labkit.exercises.learner). A check passes only when
+every criterion has a verdict.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
-from labkit.errors import LabkitError
-from labkit.exercises.guarded import Problem
+from labkit.exercises.isolated import DEFAULT_LIMIT_SECONDS, Progress, Step, run_step
 from labkit.exercises.learner import LearnerError, learner_code, load
 from labkit.exercises.metrics import metric
-from labkit.exercises.spec import CORRECT, Criterion, Exercise, Where
-from labkit.records import Record
-from labkit.timing import Timing
-
-Status = Literal["pass", "fail", "skipped", "shown"]
-#: Why a criterion was skipped (label ``exercise.note.<note>``).
-Note = Literal["gpu_only", "wrong_in_simulator", "wrong_on_gpu"]
+from labkit.exercises.spec import CORRECT, Exercise
+from labkit.exercises.verdicts import CheckReport, GpuRun, Verdict, correctness, judge
+from labkit.exercises.watch import LaunchListener
 
 
-class Verdict(Record):
-    """One criterion's outcome: the value measured (None when it could not be), pass, fail, or
-    skipped (a GPU criterion without a GPU, or after a wrong output); "shown": a metric without a
-    target, shown for what it teaches."""
-
-    metric: str
-    where: Where
-    status: Status
-    value: float | None = None
-    problems: list[Problem] = []       # what was wrong with the output (CORRECT)
-    note: Note | None = None           # why it was skipped
-
-
-class GpuRun(Record):
-    """What the GPU step measured: the device, and our kernel's and the learner's times."""
-
-    gpu: str
-    elements: int
-    reference: Timing
-    learner: Timing
-    rounds: int
-
-
-class CheckReport(Record):
-    exercise: str
-    file: str
-    backend: Literal["gpu", "simulator"]
-    verdicts: list[Verdict] = []
-    error: str | None = None          # a mistake in the learner's file, in one line
-    gpu_run: GpuRun | None = None
-
-    @property
-    def passed(self) -> bool:
-        """No mistake in the file and no criterion failed (skipped ones aside)."""
-        return self.error is None and not self.failed()
-
-    @property
-    def complete(self) -> bool:
-        """Every criterion was checked (on a GPU)."""
-        return not any(v.status == "skipped" for v in self.verdicts)
-
-    def failed(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.status == "fail"]
-
-
-def judge(criterion: Criterion, value: float) -> Verdict:
-    """The verdict of one criterion from its measured value."""
-    return Verdict(metric=criterion.metric, where=criterion.where,
-                   status="pass" if criterion.passes(value) else "fail", value=value)
-
-
-def correctness(where: Where, problems: list[Problem]) -> Verdict:
-    return Verdict(metric=CORRECT, where=where, status="fail" if problems else "pass", problems=problems)
-
-
-def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None = None) -> list[Verdict]:
+def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None = None,
+                 listener: LaunchListener | None = None) -> list[Verdict]:
     """Step 1, in this process (which must be the simulator's): correctness and the trace's metrics."""
     from labkit.exercises.guarded import Guarded
     from labkit.exercises.watch import watched
@@ -98,7 +38,8 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None
     module = load(path, shown_as, exercise.entries)
     inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
     run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
-    with watched(exercise.simulator_elements, module) as evidence, learner_code(path, shown_as):
+    outputs = {name: run.args[name] for name in exercise.outputs}
+    with watched(exercise.simulator_elements, module, outputs, listener) as evidence, learner_code(path, shown_as):
         exercise.call(module, run.args)
     problems = run.problems(exercise.expected(inputs), exercise.rtol, exercise.atol)
     verdicts = []
@@ -108,51 +49,47 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None
         elif criterion.where == "simulator":
             verdicts.append(judge(criterion, metric(exercise, criterion.metric).compute(evidence)))
     for shown in exercise.shown:
-        if metric(exercise, shown).where == "simulator":
+        if metric(exercise, shown).where == "simulator" and shown not in {c.metric for c in exercise.criteria}:
             value = metric(exercise, shown).compute(evidence)
             verdicts.append(Verdict(metric=shown, where="simulator", status="shown", value=value))
     return verdicts
 
 
-def _simulator_child(exercise: Exercise, path: Path, shown_as: str) -> list[Verdict]:
-    """Step 1 in a child process with the simulator (this one holds the GPU); its mistakes come back."""
-    sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
-    done = subprocess.run([sys.executable, "-m", "labkit.exercises.simulate", exercise.id, str(path), shown_as],
-                          capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
-        raise LabkitError(lines[-1] if lines else f"the simulator step of {exercise.id} failed")
-    answer = json.loads(done.stdout)
-    if answer.get("error"):
-        raise LearnerError(answer["error"])
-    return [Verdict.model_validate(v) for v in answer["verdicts"]]
-
-
-def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = False) -> CheckReport:
-    """Both steps (the GPU one only on a GPU and when the simulator step found the output right)."""
+def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = False,
+          limit_seconds: float = DEFAULT_LIMIT_SECONDS, progress: Callable[[Progress], None] | None = None
+          ) -> CheckReport:
+    """Both steps (the GPU one only on a GPU and when the simulator step found the output right),
+    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes."""
     from labkit.backend import select_backend
 
     backend = "gpu" if select_backend() == "cuda" else "simulator"
     report = CheckReport(exercise=exercise.id, file=shown_as, backend="simulator" if simulator_only else backend)
+    step = Step("simulator", exercise.id, str(Path(path).resolve()), shown_as)
     try:
-        if backend == "simulator":
-            verdicts = in_simulator(exercise, path, shown_as)
-        else:
-            verdicts = _simulator_child(exercise, path, shown_as)
+        answer = run_step(step, limit_seconds, progress)
     except LearnerError as exc:
         return report.model_copy(update={"error": str(exc)})
+    verdicts = [Verdict.model_validate(v) for v in answer["verdicts"]]
     correct = all(v.status == "pass" for v in verdicts if v.metric == CORRECT)
     gpu_criteria = [c for c in exercise.criteria if c.where == "gpu"]
     if backend == "simulator" or simulator_only or not correct:
         why = "gpu_only" if backend == "simulator" or simulator_only else "wrong_in_simulator"
         verdicts += [Verdict(metric=c.metric, where="gpu", status="skipped", note=why) for c in gpu_criteria]
-        return report.model_copy(update={"verdicts": verdicts, "backend": "simulator"})
-    from labkit.exercises.on_gpu import on_gpu
-
+        return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts, "backend": "simulator"}))
     try:
-        gpu_verdicts, gpu_run = on_gpu(exercise, path, shown_as)
+        answer = run_step(Step("gpu", exercise.id, step.path, shown_as), limit_seconds, progress)
     except LearnerError as exc:
         return report.model_copy(update={"verdicts": verdicts, "error": str(exc)})
-    return report.model_copy(update={"verdicts": verdicts + gpu_verdicts, "gpu_run": gpu_run})
+    gpu_run = GpuRun.model_validate(answer["gpu_run"]) if answer["gpu_run"] else None
+    gpu_verdicts = [Verdict.model_validate(v) for v in answer["verdicts"]]
+    return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts + gpu_verdicts, "gpu_run": gpu_run}))
+
+
+def _judged_all(exercise: Exercise, report: CheckReport) -> CheckReport:
+    """The report, refused (an error, so it cannot pass) if a criterion has no verdict at all."""
+    missing = [c.metric for c in exercise.criteria
+               if not any(v.metric == c.metric and v.where == c.where for v in report.verdicts)]
+    if missing:
+        return report.model_copy(update={"error": f"{report.file}: the check could not judge {', '.join(missing)}: "
+                                                  "it does not pass without a verdict on every criterion"})
+    return report

@@ -36,15 +36,20 @@ class LearnerError(LabkitError):
 
 def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> ModuleType:
     """The learner's file as a module, each of ``entries`` defined with its parameters in order."""
+    restore = ("check the path given to --file" if Path(shown_as).is_absolute()
+               else f"put the skeleton back with `git checkout -- {shown_as}`")
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): put the skeleton back with "
-                           f"`git checkout -- {shown_as}`") from None
+        raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): {restore}") from None
+    if "\0" in source:   # compile() refuses it without a line number (a ValueError before Python 3.12)
+        line = source[:source.index("\0")].count("\n") + 1
+        raise LearnerError(f"{shown_as}:{line}: a NUL byte (\\0), which Python source cannot hold: delete it, or "
+                           f"{restore}")
     try:
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
-        raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}") from None
+        raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}" if exc.lineno else f"{shown_as}: {exc.msg}") from None
     _array_shapes_are_constants(ast.parse(source), shown_as)
     spec = importlib.util.spec_from_file_location(f"labkit_learner_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -92,16 +97,33 @@ def _parameters(entry) -> tuple[str, ...] | None:
 
 @contextmanager
 def learner_code(path: Path, shown_as: str) -> Iterator[None]:
-    """Runs the body; an exception that is the learner's becomes one LearnerError line."""
+    """Runs the body; an exception that is the learner's becomes one LearnerError line, and so does
+    their file ending the process (``exit()``, ``sys.exit()``, ``raise SystemExit``; ``os._exit()``
+    too in the check's child process, which makes it raise SystemExit)."""
     try:
         yield
     except LearnerError:
         raise
+    except SystemExit as exc:
+        frames = _frames_in(exc, path)
+        if not frames:
+            raise
+        frame = frames[-1]
+        raise LearnerError(_one_line(shown_as, frame.lineno, "SystemExit", "ending the process ends the check before "
+                                     "it has judged your code: remove this line (the check calls your code and needs "
+                                     "it to return)", frame.line or linecache.getline(str(path), frame.lineno))
+                           ) from None
     except Exception as exc:
         line = describe(exc, path, shown_as)
         if line is None:
             raise
         raise LearnerError(line) from None
+
+
+def _frames_in(exc: BaseException, path: Path) -> list[traceback.FrameSummary]:
+    """The frames of ``exc``'s traceback that are in the learner's file, outermost first."""
+    target = str(path.resolve())
+    return [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
 
 
 def describe(exc: BaseException, path: Path, shown_as: str) -> str | None:
@@ -123,7 +145,7 @@ def describe(exc: BaseException, path: Path, shown_as: str) -> str | None:
         signature = next((line[4:] for line in lines if line.startswith(">>> ")), None)
         summary = cause + (f" {signature}" if signature else "")
         return _one_line(shown_as, lineno, type(exc).__name__, summary, linecache.getline(str(path), lineno))
-    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if _same_file(frame.filename, target)]
+    frames = _frames_in(exc, path)
     if not frames:
         return None
     frame = frames[-1]

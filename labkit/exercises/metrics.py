@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from labkit.access import Op, Space
-from labkit.exercises.spec import Exercise, Metric
+from labkit.exercises.spec import HOST_WRITTEN, Exercise, Metric
 
 if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence
@@ -26,6 +26,13 @@ def dram_bytes_per_element(evidence: Evidence) -> float:
 
 def launches(evidence: Evidence) -> float:
     return float(len(evidence.launches))
+
+
+def host_written(evidence: Evidence) -> float:
+    """Output elements whose last write came from host code, not a kernel (labkit.exercises.watch):
+    0 for any answer the kernels compute; all of them for an answer computed with NumPy on the
+    host and copied back."""
+    return float(sum(evidence.host_written.values()))
 
 
 def atomics_per_element(evidence: Evidence) -> float:
@@ -55,6 +62,7 @@ def shared_conflicts_per_request(evidence: Evidence) -> float:
 METRICS: dict[str, Metric] = {metric.id: metric for metric in (
     Metric("dram_bytes_per_element", "simulator", 1, dram_bytes_per_element),
     Metric("launches", "simulator", 0, launches),
+    Metric(HOST_WRITTEN, "simulator", 0, host_written),
     Metric("atomics_per_element", "simulator", 4, atomics_per_element),
     Metric("load_sectors_per_request", "simulator", 1, load_sectors_per_request),
     Metric("store_sectors_per_request", "simulator", 1, store_sectors_per_request),

@@ -1,6 +1,7 @@
 """Step 2 of a check, on a GPU: the learner's code at the exercise's GPU size, guarded and
 poisoned as in the simulator; then, if it is right, its time against our solution's and the
-registers and local memory of its compiled kernels.
+registers and local memory of its compiled kernels. It runs in the check's child process
+(labkit.exercises.isolated), which tells the parent each phase as it starts.
 
 Timing (chapter 1's method): ROUNDS rounds, each timing ours then the learner's with labkit's
 timer (warm-up, REPEATS repetitions, median, L2 flushed when the exercise reads HBM, clocks read
@@ -13,40 +14,46 @@ from __future__ import annotations
 import importlib
 import statistics
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from labkit.exercises.check import GpuRun, Verdict, correctness, judge
 from labkit.exercises.guarded import Guarded
 from labkit.exercises.learner import learner_code, load
 from labkit.exercises.spec import Exercise
+from labkit.exercises.verdicts import GpuRun, Verdict, correctness, judge
 
 ROUNDS = 3
 REPEATS = 20
 WARMUP = 3
 
 
-def on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict], GpuRun | None]:
+def on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., None] = lambda name, **fields: None
+           ) -> tuple[list[Verdict], GpuRun | None]:
     """The GPU step, without Numba's performance warnings (a small grid is what some exercises
     teach to see; the report's criteria and hints say it, the warnings would only repeat it in
-    colour codes above the report)."""
+    colour codes above the report). ``phase(name, **fields)`` is told what the step starts doing
+    (label ``exercise.phase.<name>``)."""
     from labkit.gpu import NumbaPerformanceWarning   # numba-cuda's own class, not numba.core's
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaPerformanceWarning)
-        return _on_gpu(exercise, path, shown_as)
+        return _on_gpu(exercise, path, shown_as, phase)
 
 
-def _on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict], GpuRun | None]:
+def _on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., None]
+            ) -> tuple[list[Verdict], GpuRun | None]:
     from labkit.device import read_device_facts
     from labkit.gpu import cuda
     from labkit.timing import time_gpu
 
+    phase("load")
     module = load(path, shown_as, exercise.entries)
     ours = importlib.import_module(f"labkit.exercises.solutions.{exercise.solution}")
     inputs = exercise.inputs(exercise.gpu_elements, np.random.default_rng())
     theirs_run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
+    phase("check", elements=exercise.gpu_elements)
     with learner_code(path, shown_as):
         exercise.call(module, theirs_run.args)
         cuda.synchronize()
@@ -58,7 +65,8 @@ def _on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict
                            for c in gpu_criteria], None
     ours_run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
     rounds = []
-    for _ in range(ROUNDS):
+    for number in range(1, ROUNDS + 1):
+        phase("time", round=number, rounds=ROUNDS)
         reference = time_gpu(lambda: exercise.call(ours, ours_run.args), warmup=WARMUP, repeats=REPEATS,
                              flush_l2=exercise.flush_l2)
         with learner_code(path, shown_as):

@@ -13,9 +13,10 @@ from pathlib import Path, PurePosixPath
 
 from rich.cells import cell_len
 
-from labkit.exercises.check import CheckReport, Verdict
+from labkit.exercises.isolated import Progress, phase_text
 from labkit.exercises.metrics import metric
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
+from labkit.exercises.verdicts import CheckReport, Verdict
 from labkit.report.labels import LANGUAGES, label
 from labkit.report.numbers import format_number
 
@@ -126,3 +127,19 @@ def report_lines(exercise: Exercise, report: CheckReport, docs: Path, lang: str)
     else:
         lines.append(label(lang, "exercise.outcome.passed_without_gpu"))
     return lines
+
+
+def progress_text(progress: Progress, lang: str) -> str:
+    """The line shown while a step runs: ``running your code in the simulator: 12 s, kernel k, 2,048
+    blocks of 256 threads`` (or the host code, or the GPU step's phase)."""
+    line = label(lang, f"exercise.progress.{progress.where}").format(seconds=format_number(progress.seconds, 0, lang))
+    if progress.kernel is not None:
+        detail = label(lang, "exercise.progress.kernel").format(
+            kernel=progress.kernel, blocks=format_number(progress.blocks, 0, lang),
+            threads=format_number(progress.threads_per_block, 0, lang))
+    elif progress.phase is not None:
+        detail = phase_text(progress, lang)
+    else:
+        detail = label(lang, "exercise.progress.host").format(launches=progress.launches)
+    separator = ", " if lang != "zh" else "，"
+    return line + separator + detail

@@ -20,6 +20,9 @@ Where = Literal["simulator", "gpu"]
 #: The metric every exercise is held to first: the output equals NumPy's, nothing was written
 #: outside the outputs, no input was changed.
 CORRECT = "correct"
+#: The metric every exercise is held to next, at most 0: output elements host code wrote last (an
+#: exercise is about its kernels: an answer computed with NumPy and copied back passes nothing).
+HOST_WRITTEN = "host_written"
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,9 @@ class Exercise:
     - ``simulator_elements`` / ``gpu_elements``: the size of a check in the simulator (small: it
       runs on the CPU) and on a GPU (large enough to time).
     - ``flush_l2``: time with L2 flushed (what HBM is meant to serve).
+
+    Every exercise is also held to :data:`HOST_WRITTEN` (at most 0, sent to the section of its
+    ``correct`` criterion): the criterion is added here, after ``correct``, not in each chapter.
     """
 
     id: str
@@ -103,6 +109,16 @@ class Exercise:
     skeleton_fails: tuple[str, ...] = field(default=())
     #: Metrics of this exercise only (labkit.exercises.metrics holds the shared ones).
     own_metrics: tuple[Metric, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if any(c.metric == HOST_WRITTEN for c in self.criteria):
+            return
+        first = self.criteria[0]
+        if first.metric != CORRECT:
+            raise ValueError(f"exercise {self.id}: its first criterion must be '{CORRECT}'")
+        on_device = Criterion(HOST_WRITTEN, "simulator", section=first.section, hint="exercise.hint.host_written",
+                              at_most=0)
+        object.__setattr__(self, "criteria", (first, on_device, *self.criteria[1:]))
 
     @property
     def number(self) -> str:

@@ -1,19 +1,28 @@
 """What the learner's code did in Numba's CUDA simulator: every kernel launch, traced by the
-chapter 2 analyzer (labkit.access_trace), and every atomic operation, counted.
+chapter 2 analyzer (labkit.access_trace), every atomic operation, counted, and which output
+elements host code wrote last rather than a kernel.
 
 :func:`watched` patches the simulator's kernel launch and atomics for the duration of a ``with``
 block, so the learner's code runs unchanged: any number of launches, of any kernels, from a host
 function or directly. It needs the simulator (NUMBA_ENABLE_CUDASIM=1 before numba.cuda loads).
+
+Host writes. The outputs are compared, byte for byte, before and after each launch: an element
+that changed during a launch was written by a kernel; one that changed between launches (or
+after the last) was written by host code (``copy_to_device``, an assignment from the host, ...).
+An element's last writer counts: host code may zero an output that kernels then accumulate into.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from labkit.access import KernelCounts, total
+import numpy as np
+
+from labkit.access import KernelCounts, Op, Space, total
 from labkit.access_trace import KernelTrace, trace_launch
 
 
@@ -38,12 +47,14 @@ class Launch:
 @dataclass
 class Evidence:
     """Every launch of a run, in order, and the atomic operations its threads performed; the
-    learner's module (for metrics that ask it something, e.g. a launch configuration)."""
+    learner's module (for metrics that ask it something, e.g. a launch configuration); per output,
+    how many of its elements host code wrote last."""
 
     elements: int
     module: object = None
     launches: list[Launch] = field(default_factory=list)
     atomics: int = 0
+    host_written: dict[str, int] = field(default_factory=dict)
 
     @property
     def counts(self) -> KernelCounts:
@@ -54,13 +65,87 @@ class Evidence:
                             dram_write_bytes=sum(launch.counts.dram_write_bytes for launch in self.launches))
 
 
+class LaunchListener(Protocol):
+    """Told of each launch as it starts and ends (the check's progress line, its time limit's verdict)."""
+
+    def launch(self, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None: ...
+
+    def launched(self) -> None: ...
+
+
+class _LastWriters:
+    """Per output, which elements host code wrote last. An element is a kernel's when a launch
+    stored to it (the trace's global stores) or changed it (atomics, which the trace does not
+    record); host code's when it changed between launches. Snapshots of the outputs' bytes are
+    taken at each launch's start and end."""
+
+    def __init__(self, outputs: Mapping[str, object]):
+        self.outputs = {name: _host_memory(array) for name, array in outputs.items()}
+        self.snapshots = {name: self._bytes(name) for name in self.outputs}
+        self.by_host = {name: np.zeros(memory.size, bool) for name, memory in self.outputs.items()}
+
+    def _bytes(self, name: str) -> np.ndarray:
+        """One row of bytes per element."""
+        memory = np.ascontiguousarray(self.outputs[name])
+        return memory.reshape(-1).view(np.uint8).reshape(memory.size, -1).copy()
+
+    def _changed(self, name: str) -> np.ndarray:
+        now = self._bytes(name)
+        changed = (now != self.snapshots[name]).any(axis=1)
+        self.snapshots[name] = now
+        return changed
+
+    def host_ran(self) -> None:
+        """Host code ran since the last snapshot: what changed, it wrote."""
+        for name in self.outputs:
+            self.by_host[name] |= self._changed(name)
+
+    def kernel_ran(self, parameters: Mapping[str, object], trace: KernelTrace) -> None:
+        """A launch ran with these arguments (by parameter name): what it stored to or changed is its."""
+        for name, memory in self.outputs.items():
+            written = self._changed(name)
+            for parameter, argument in parameters.items():
+                array = _host_memory(argument)
+                if array is not None and parameter in trace.global_bases and np.may_share_memory(array, memory):
+                    written |= _stored(trace, parameter, array, memory)
+            self.by_host[name] &= ~written
+
+    def counts(self) -> dict[str, int]:
+        return {name: int(mask.sum()) for name, mask in self.by_host.items()}
+
+
+def _host_memory(array) -> np.ndarray | None:
+    """The NumPy array behind a simulator device array (or a NumPy array itself)."""
+    array = getattr(array, "_ary", array)
+    return array if isinstance(array, np.ndarray) and array.ndim > 0 else None
+
+
+def _stored(trace: KernelTrace, parameter: str, argument: np.ndarray, output: np.ndarray) -> np.ndarray:
+    """Which elements of ``output`` (C order) the launch's global stores through ``parameter`` hit."""
+    hit = np.zeros(output.size, bool)
+    start = argument.__array_interface__["data"][0] - trace.global_bases[parameter]
+    first = output.__array_interface__["data"][0]
+    for instruction in trace.instructions:
+        access = instruction.access
+        if instruction.array != parameter or access.op is not Op.STORE or access.space is not Space.GLOBAL:
+            continue
+        for address in access.addresses:
+            byte = None if address is None else start + address - first
+            if byte is not None and 0 <= byte < output.nbytes:
+                hit[byte // output.itemsize] = True
+    return hit
+
+
 @contextmanager
-def watched(elements: int, module: object = None) -> Iterator[Evidence]:
-    """Within the block, each kernel launch is traced and each atomic counted into the Evidence."""
+def watched(elements: int, module: object = None, outputs: Mapping[str, object] | None = None,
+            listener: LaunchListener | None = None) -> Iterator[Evidence]:
+    """Within the block, each kernel launch is traced and each atomic counted into the Evidence;
+    ``outputs`` (name: device array) are watched for host writes; ``listener`` hears of each launch."""
     from numba.cuda.simulator import kernel as simulated
     from numba.cuda.simulator import kernelapi
 
     evidence = Evidence(elements, module)
+    writers = _LastWriters(outputs or {})
     lock = threading.Lock()
     launch = simulated.FakeCUDAKernel.__call__
     tracing = threading.local()
@@ -69,11 +154,18 @@ def watched(elements: int, module: object = None) -> Iterator[Evidence]:
         if kernel._device or simulated._kernel_context or getattr(tracing, "on", False):
             return launch(kernel, *args)
         grid, block = kernel.grid_dim, kernel.block_dim
+        writers.host_ran()
+        if listener is not None:
+            listener.launch(kernel.py_func.__name__, tuple(grid), tuple(block))
         tracing.on = True
         try:
             trace = trace_launch(kernel, grid, block, *args)
         finally:
             tracing.on = False
+        parameters = dict(zip(kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount], args))
+        writers.kernel_ran(parameters, trace)
+        if listener is not None:
+            listener.launched()
         evidence.launches.append(Launch(kernel.py_func.__name__, tuple(grid), tuple(block), trace))
 
     def counted(method):
@@ -90,6 +182,8 @@ def watched(elements: int, module: object = None) -> Iterator[Evidence]:
         setattr(kernelapi.FakeCUDAAtomic, name, counted(method))
     try:
         yield evidence
+        writers.host_ran()
+        evidence.host_written = writers.counts()
     finally:
         simulated.FakeCUDAKernel.__call__ = launch
         for name, method in atomics.items():

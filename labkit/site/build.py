@@ -1,8 +1,10 @@
 """Build the whole site, every language, strictly: ``python -m labkit.site.build [SITE_DIR]``.
 
 French (the default) goes to SITE_DIR, each other language to SITE_DIR/<root>; the first
-build cleans SITE_DIR, so the default language is built first. A failed build prints MkDocs'
-errors and warnings, one line each (its whole log only when it holds none, e.g. a crash).
+build cleans SITE_DIR, so the default language is built first. Every language is built even when
+one fails, so that one run names every problem of every page; a failed build prints MkDocs'
+errors and warnings, one line each (its whole log only when it holds none, e.g. a crash), and the
+command fails if any language did.
 """
 
 from __future__ import annotations
@@ -45,13 +47,8 @@ def build_language(lang: str, site_dir: Path, repo_root: Path) -> BuildResult:
 
 
 def build_site(site_dir: Path, repo_root: Path) -> list[BuildResult]:
-    """Every language, default first; stops at the first failure."""
-    results = []
-    for lang in LANGUAGES:
-        results.append(build_language(lang, site_dir, repo_root))
-        if results[-1].returncode != 0:
-            break
-    return results
+    """Every language, default first, each whatever became of the others."""
+    return [build_language(lang, site_dir, repo_root) for lang in LANGUAGES]
 
 
 def problems(log: str) -> list[str]:
@@ -63,14 +60,16 @@ def problems(log: str) -> list[str]:
 def main(argv: list[str]) -> int:
     root = find_project().root
     site_dir = Path(argv[0]) if argv else root / "site"
+    failed = []
     for result in build_site(site_dir, root):
         if result.returncode != 0:
             lines = problems(result.log)
             sys.stderr.write("\n".join(lines) + "\n" if lines else result.log)
-            sys.stderr.write(f"\nThe {result.lang} site did not build ({CONFIGS[result.lang]}): see the messages above.\n")
-            return 1
-        print(f"built {result.lang} ({CONFIGS[result.lang]}) -> {site_dir / LANGUAGES[result.lang]['root']}")
-    return 0
+            sys.stderr.write(f"The {result.lang} site did not build ({CONFIGS[result.lang]}): see the messages above.\n\n")
+            failed.append(result.lang)
+        else:
+            print(f"built {result.lang} ({CONFIGS[result.lang]}) -> {site_dir / LANGUAGES[result.lang]['root']}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -8,30 +8,37 @@
 - on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
   a page that does not say what it translates fails the build, a stale one gets a banner;
 - refuses, in one line naming the page and line, the authoring mistakes Markdown would otherwise
-  print as literal text (labkit.site.authoring).
+  print as literal text (labkit.site.authoring), and front matter that is not YAML.
 
-Every mistake is a PluginError: one line in the build, no traceback. The course's folder is the
-one holding the MkDocs configuration (labkit.project), never labkit's own location.
+Every mistake is one line naming the page (and its line or block) and the fix, no traceback. An
+author learns every mistake of every page in one build: each is logged as an error when its page
+is read or its block rendered, the build goes on, and it fails at the end (:meth:`on_post_build`)
+if there was any. The course's folder is the one holding the MkDocs configuration
+(labkit.project), never labkit's own location.
 """
 
 from __future__ import annotations
 
+import logging
 import posixpath
 import re
 from pathlib import Path
 
 import jupytext
+import yaml
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.utils.meta import YAML_RE
 
 from labkit.errors import LabkitError
 from labkit.figures import render_figure
 from labkit.lab import labs
 from labkit.project import Project, find_project
 from labkit.report.labels import LANGUAGES, label
+from labkit.figures import FIGURES
 from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site.inventory import REFERENCE_LANG
 from labkit.site.case_block import DiagnosisExtension, ProfileExtension
@@ -66,6 +73,8 @@ EXTRA_JAVASCRIPT = [
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
+
+log = logging.getLogger("mkdocs.plugins.labkit")
 
 
 class LabkitConfig(Config):
@@ -109,8 +118,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         if config.site_url and root and not config.site_url.rstrip("/").endswith(root.rstrip("/")):
             config.site_url = config.site_url.rstrip("/") + "/" + root
         self.base_url = (config.site_url or "").removesuffix(root) if root else config.site_url
-        #: The page being rendered, for the blocks' messages.
-        self.context: dict[str, str] = {}
+        #: The page being rendered, for the blocks' messages; the build's problems, which the blocks add to.
+        self.context: dict = {"problems": []}
         options = {"lang": lang, "project": str(self.project.root), "context": self.context}
         config.markdown_extensions.append(QuizExtension(**options))
         config.markdown_extensions.append(LabExtension(**options))
@@ -146,34 +155,56 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             )
         return files
 
+    def on_pre_build(self, config) -> None:
+        self.context["problems"] = []
+
+    def problem(self, message: str) -> None:
+        """One authoring problem: said now, and failing the build at its end."""
+        log.error(message)
+        self.context["problems"].append(message)
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
         where = f"docs/{lang}/{page.file.src_uri}"
         self.context["page"] = where
         source_text = Path(page.file.abs_src_path).read_text(encoding="utf-8") if page.file.abs_src_path else ""
         front_lines = source_text[:len(source_text) - len(markdown)].count("\n") if source_text.endswith(markdown) else 0
-        problems = authoring_problems(markdown, first_line=front_lines + 1)
-        if problems:
-            raise PluginError(f"{where}, {problems[0]}")
-        if lang != REFERENCE_LANG:
-            markdown = self._translation_banner(markdown, page, config) + markdown
-        return FIGURE_PATTERN.sub(lambda match: render_figure(match.group(1), lang), markdown)
+        front_matter = front_matter_problem(source_text)
+        if front_matter:
+            self.problem(f"{where}, {front_matter}")
+        for problem in authoring_problems(markdown, first_line=front_lines + 1):
+            self.problem(f"{where}, {problem}")
+        try:
+            if lang != REFERENCE_LANG and not front_matter:
+                markdown = self._translation_banner(markdown, page, config) + markdown
+            return FIGURE_PATTERN.sub(lambda match: render_figure(match.group(1), lang)
+                                      if match.group(1) in FIGURES else match.group(0), markdown)
+        except LabkitError as exc:
+            self.problem(f"{where}: {exc}")
+            return markdown
 
     def _translation_banner(self, markdown: str, page, config) -> str:
         """'' when the page has no French source (a lab notebook) or translates it as it is now; a
-        warning banner when the source changed since; a PluginError when the page does not say."""
+        warning banner when the source changed since; a problem when the page does not say."""
         source = Path(config.docs_dir).parent / REFERENCE_LANG / page.file.src_uri
         if not source.exists():
             return ""
         recorded = page.meta.get("translation_of")
         uri = f"docs/{self.config.lang}/{page.file.src_uri}"
         if recorded is None:
-            raise PluginError(f"{uri}: no 'translation_of' in its front matter: once it matches "
-                              f"docs/{REFERENCE_LANG}/{page.file.src_uri}, run `labkit translations --mark-fresh {uri}`")
+            self.problem(f"{uri}: no 'translation_of' in its front matter: once it matches "
+                         f"docs/{REFERENCE_LANG}/{page.file.src_uri}, run `labkit translations --mark-fresh {uri}`")
+            return ""
         if str(recorded) == digest(source.read_text(encoding="utf-8")):
             return ""
         text = label(self.config.lang, "translation.stale")
         return f'!!! warning "{label(self.config.lang, "translation.stale_title")}"\n    {text}\n\n'
+
+    def on_post_build(self, config) -> None:
+        problems = self.context["problems"]
+        if problems:
+            raise Abort(f"Aborted with {len(problems)} authoring problem(s) in the {self.config.lang} pages, "
+                        "each named above.")
 
     def on_post_page(self, output: str, page, config) -> str:
         """Language links: the switcher leads to this page's twin (relative, so that a copy of the
@@ -193,3 +224,22 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             return match.group(1) + href + match.group(3)
 
         return HREFLANG_LINK.sub(rewrite, output)
+
+
+def front_matter_problem(source: str) -> str | None:
+    """'line N: ...' when the page opens with front matter (MkDocs' rule: between two '---' lines)
+    that is not a YAML mapping; MkDocs would then read it as no front matter at all, silently."""
+    match = YAML_RE.match(source)
+    if match is None:
+        return None
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 2    # the text starts on the line after '---'
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return (f"line {line}: its front matter (between the '---' lines) is not valid YAML ({problem}): fix it, "
+                "e.g. quote a value that holds ': ' or starts with a special character")
+    if not isinstance(data, dict):
+        return "line 2: its front matter (between the '---' lines) is not 'key: value' lines: write it as YAML keys"
+    return None

@@ -174,3 +174,64 @@ def test_the_course_records_are_valid(course, capsys):
     out = capsys.readouterr().out
     assert "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out
     assert "lab-04: labs/04-profiling/results/nvidia-h200.json — NVIDIA H200" in out
+
+
+def _symlink_loop(path: Path) -> None:
+    path.unlink()
+    path.symlink_to(path.name)     # the file is a link to itself
+
+
+#: Files that made `labkit results` say "internal error" and the build print a traceback
+#: (reviews/2026-12-01-code-and-reliability.md, B1): one line now, like every other corruption.
+UNREADABLE = {
+    "a 5000-digit integer": (*lab01(replace_text('"schema": 2', '"schema": 2' + "0" * 4999)),
+                             "holds an integer too long to be a measurement (Exceeds the limit (4300 digits)"),
+    "arrays 100 000 deep": (*lab01(replace_text('"schema": 2', '"schema": ' + "[" * 100_000 + "]" * 100_000)),
+                            "holds arrays or objects nested thousands deep, which no results file does"),
+    "a symbolic link loop": (*lab01(_symlink_loop), "labs/01-roofline/results/nvidia-h200.json: a symbolic link to "
+                             "nothing (it points at nvidia-h200.json, which is missing or loops back): remove it"),
+}
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_results_file_is_one_line_not_a_traceback(course, capsys, case):
+    lab_id, corrupt, message = UNREADABLE[case]
+    corrupt(course / FILES[lab_id])
+    check_one_line(course, capsys, lab_id, message)
+
+
+def test_labkit_results_after_a_recording_killed_mid_manifest_keeps_the_record(course, capsys):
+    """The review's worst recording case (B5) on lab 01's real record: a recording killed with
+    SIGKILL while the previous record's manifest is half written. `labkit results`, the recovery the
+    README recommends, used to delete the record there; it must leave it byte for byte."""
+    import os
+    import signal
+
+    from labkit import recording
+    from labkit.lab import lab
+    from labkit.results import read_results
+
+    path = course / FILES["lab-01"]
+    before = snapshot(course)
+    document = read_results(path, lab("lab-01").results_type, "lab-01")
+    raw = sorted(recording.raw_folder(path).iterdir()) if recording.raw_folder(path).is_dir() else []
+    place = recording.canonical_place(path.parent.parent, path.stem)
+    pid = os.fork()
+    if pid == 0:   # the child: dies of SIGKILL with the manifest half written
+        try:
+            def half_then_killed(target, text):
+                if target.name == recording._MANIFEST:
+                    target.write_text(text[:len(text) // 2])
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return target.write_text(text)
+
+            recording._fsync_file = half_then_killed
+            recording.record(place, document, raw, "lab-01")
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert main(["results"]) == 0
+    out = capsys.readouterr().out
+    assert "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out, out
+    assert snapshot(course) == before

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from labkit.backend import select_backend
+from labkit.cli import main
 from labkit.exercises import exercises
 from labkit.exercises.check import check
 from labkit.exercises.learner import LearnerError
@@ -105,7 +106,7 @@ def test_each_criterion_sends_to_a_section_that_exists_in_both_languages(item):
     assert (REPO_ROOT / item.learner_file).is_file() and (SOLUTIONS / f"{item.solution}.py").is_file()
 
 
-def test_learner_mistakes_are_one_line_naming_the_line(tmp_path):
+def test_learner_mistakes_are_one_line_naming_the_line(tmp_path, capsys):
     item = exercises()["01-fuse"]
     skeleton = (REPO_ROOT / item.learner_file).read_text(encoding="utf-8")
     cases = {
@@ -127,9 +128,10 @@ def test_learner_mistakes_are_one_line_naming_the_line(tmp_path):
         path.write_text(source, encoding="utf-8")
         report = check(item, path, path.name)
         assert report.error and re.search(expected, report.error) and "\n" not in report.error, (name, report.error)
-        done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", "01-fuse", "--file", str(path)],
-                              cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
+        # the command, in this process (the learner's code runs in a child process either way)
+        assert main(["check", "01-fuse", "--file", str(path)]) == 1
+        printed = capsys.readouterr()
+        assert "Traceback" not in printed.out + printed.err, printed
 
 
 def test_a_compiler_error_names_the_line_that_did_not_compile(tmp_path):
@@ -179,18 +181,22 @@ def test_a_learner_error_is_not_raised_for_labkit_s_own_bugs(tmp_path):
     assert issubclass(LearnerError, Exception)
 
 
-def test_the_simulator_step_in_a_child_process_says_the_same(tmp_path):
-    """On a GPU machine the simulator step runs in a child process: same verdicts, same mistakes."""
-    from labkit.exercises.check import _simulator_child
+def test_the_simulator_step_in_a_fresh_interpreter_says_the_same(tmp_path, monkeypatch):
+    """On a GPU machine the simulator step cannot be a fork (the parent may hold a GPU context): it
+    runs in a fresh interpreter with NUMBA_ENABLE_CUDASIM=1; same verdicts, same mistakes."""
+    from labkit.exercises import isolated
 
+    monkeypatch.setattr(isolated, "_may_fork", lambda: False)
     item = exercises()["01-fuse"]
-    verdicts = _simulator_child(item, REPO_ROOT / item.learner_file, item.learner_file)
-    assert [(v.metric, v.status, v.value) for v in verdicts] == [
-        ("correct", "pass", None), ("dram_bytes_per_element", "fail", 20.0), ("launches", "shown", 2.0)]
+    step = isolated.Step("simulator", item.id, str(REPO_ROOT / item.learner_file), item.learner_file)
+    verdicts = isolated.run_step(step)["verdicts"]
+    assert [(v["metric"], v["status"], v["value"]) for v in verdicts] == [
+        ("correct", "pass", None), ("host_written", "pass", 0.0), ("dram_bytes_per_element", "fail", 20.0),
+        ("launches", "shown", 2.0)]
     broken = tmp_path / "broken.py"
     broken.write_text("def run(a, x, y, out, tmp)\n", encoding="utf-8")
     with pytest.raises(LearnerError, match=r"^broken\.py:1: "):
-        _simulator_child(item, broken, "broken.py")
+        isolated.run_step(isolated.Step("simulator", item.id, str(broken), "broken.py"))
 
 
 def test_json_for_scripts():
@@ -201,7 +207,8 @@ def test_json_for_scripts():
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["exercise"] == "01-reduce" and report["backend"] == "simulator"
     assert {v["metric"]: v["status"] for v in report["verdicts"]} == {
-        "correct": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown", "time_ratio": "skipped"}
+        "correct": "pass", "host_written": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown",
+        "time_ratio": "skipped"}
 
 
 def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
@@ -217,12 +224,19 @@ def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
         "time_ratio": ("skipped", "gpu_only")}
     assert [v.metric for v in report.failed()] == ["atomics_per_element"]
 
-    import labkit.exercises.on_gpu
-    from labkit.exercises.check import Verdict
+    import labkit.exercises.check
+    from labkit.exercises.verdicts import Verdict
 
-    called = []
-    monkeypatch.setattr(labkit.exercises.on_gpu, "on_gpu", lambda *args: (
-        called.append(args) or [Verdict(metric="time_ratio", where="gpu", status="fail", value=40.0)], None))
+    called, run_step = [], labkit.exercises.check.run_step
+
+    def gpu_step_stands_in(step, *args):
+        if step.where == "simulator":
+            return run_step(step, *args)
+        called.append(step)
+        return {"verdicts": [Verdict(metric="time_ratio", where="gpu", status="fail", value=40.0).model_dump()],
+                "gpu_run": None}
+
+    monkeypatch.setattr(labkit.exercises.check, "run_step", gpu_step_stands_in)
     report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
     assert called and report.backend == "gpu" and report.complete
     assert [v.metric for v in report.failed()] == ["atomics_per_element", "time_ratio"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from labkit.errors import LabkitError
+
 #: Each language of the site: its name in the switcher and where it lives in the built site.
 LANGUAGES: dict[str, dict[str, str]] = {
     "fr": {"name": "Français", "root": ""},
@@ -19,9 +21,21 @@ LANGUAGES: dict[str, dict[str, str]] = {
 WORD_LANGUAGES = ("en", "fr", "zh")
 
 
+class MissingLabelError(LabkitError, KeyError):
+    """A label asked for that no module of this package defines (a KeyError too, for callers that
+    look a key up to see whether it exists)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+#: Which module defines each key (``lab02`` for ``table.lab02.sweep``).
+ORIGIN: dict[str, str] = {}
+
+
 def _merged() -> dict[str, dict[str, str]]:
     words: dict[str, tuple[str, str, str]] = {}
-    origin: dict[str, str] = {}
+    origin = ORIGIN
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         for key, spelled in module.WORDS.items():
@@ -43,4 +57,17 @@ def label(lang: str, key: str) -> str:
     try:
         return LABELS[lang][key]
     except KeyError:
-        raise KeyError(f"no '{key}' label for language '{lang}': add it to a module of labkit/report/labels/") from None
+        raise MissingLabelError(f"no '{key}' label for language '{lang}': add it to {home_of(key)}") from None
+
+
+def home_of(key: str) -> str:
+    """The module where a missing key belongs: the one defining the most keys that share its
+    longest dotted prefix (``table.lab02.sweep`` -> ``labkit/report/labels/lab02.py``)."""
+    parts = key.split(".")
+    for length in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:length]) + "."
+        modules = [module for known, module in ORIGIN.items() if known.startswith(prefix)]
+        if modules:
+            module = max(set(modules), key=modules.count)
+            return f"labkit/report/labels/{module}.py (beside the other '{prefix}' labels)"
+    return "a module of labkit/report/labels/"

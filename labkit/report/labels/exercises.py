@@ -16,6 +16,17 @@ WORDS = {
         '每个元素的 DRAM 字节数（各次启动之和）',
     ),
     'exercise.metric.launches': ('kernel launches', 'lancements de noyaux', 'kernel 启动次数'),
+    'exercise.metric.host_written': (
+        'output elements written by the host', 'éléments de sortie écrits par l’hôte', '由主机写入的输出元素数',
+    ),
+    'exercise.hint.host_written': (
+        'The exercise is about its kernels: compute the output on the GPU, in your kernels. Copying the inputs '
+        'to the host, computing with NumPy and copying the answer back passes none of its criteria.',
+        'L’exercice porte sur ses noyaux : calculez la sortie sur le GPU, dans vos noyaux. Copier les entrées '
+        'vers l’hôte, calculer avec NumPy et recopier la réponse ne satisfait aucun de ses critères.',
+        '这个练习考的是 kernel：请在 GPU 上、用你的 kernel 计算输出。把输入复制到主机、用 NumPy 计算、'
+        '再把结果复制回去，不满足任何一项标准。',
+    ),
     'exercise.metric.atomics_per_element': (
         'atomic operations per element', 'opérations atomiques par élément', '每个元素的原子操作数',
     ),
@@ -120,6 +131,32 @@ WORDS = {
         'Not met: {count} of the {checked} criteria checked. The hints above say where to look.',
         'Non atteints : {count} des {checked} critères vérifiés. Les indices ci-dessus disent où chercher.',
         '已检查的 {checked} 项标准中有 {count} 项未达到。上面的提示指明了该看哪里。',
+    ),
+    'exercise.progress.simulator': (
+        'running your code in the simulator: {seconds} s', 'votre code tourne dans le simulateur : {seconds} s',
+        '你的代码正在模拟器中运行：{seconds} 秒',
+    ),
+    'exercise.progress.gpu': (
+        'running your code on the GPU: {seconds} s', 'votre code tourne sur le GPU : {seconds} s',
+        '你的代码正在 GPU 上运行：{seconds} 秒',
+    ),
+    'exercise.progress.kernel': (
+        'kernel {kernel}, {blocks} blocks of {threads} threads', 'noyau {kernel}, {blocks} blocs de {threads} threads',
+        'kernel {kernel}，{blocks} 个 block，每个 {threads} 个线程',
+    ),
+    'exercise.progress.host': (
+        'host code, {launches} launches done', 'code hôte, {launches} lancements terminés',
+        '主机代码，已完成 {launches} 次启动',
+    ),
+    'exercise.phase.load': ('loading your file', 'chargement de votre fichier', '正在加载你的文件'),
+    'exercise.phase.check': (
+        'checking your output at {elements} elements (your kernels compile first)',
+        'vérification de votre sortie sur {elements} éléments (vos noyaux sont d’abord compilés)',
+        '在 {elements} 个元素上检查你的输出（先编译你的 kernel）',
+    ),
+    'exercise.phase.time': (
+        'timing round {round} of {rounds}: ours, then yours', 'chronométrage, tour {round} sur {rounds} : le nôtre, '
+        'puis le vôtre', '计时第 {round} 轮（共 {rounds} 轮）：先我们的，再你的',
     ),
     'exercise.outcome.error': (
         'The check stopped at this mistake in your file:', 'La vérification s’est arrêtée sur cette erreur de votre fichier :',

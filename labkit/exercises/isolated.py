@@ -1,0 +1,329 @@
+"""The learner's code runs in a child process, never in labkit's own.
+
+Each step of a check (the simulator's, then the GPU's) is one child process
+(labkit.exercises.child), started in a fresh temporary working directory with its standard input
+closed, in a session of its own; labkit's process only reads what the child sends on a pipe and
+holds it to a wall-clock limit. So a learner's file cannot touch the course's files by a relative
+path (``os.remove("labs/01-roofline/results/nvidia-h200.json")`` finds no such file), cannot end
+the check by exiting (no verdict comes back: one line says so), and cannot hang it: past the limit
+the child and everything it started are killed, and one line says where the code was (which
+kernel, with which grid, or host code) and the likely causes. This is a guard against accidents,
+not a sandbox: the code runs with the learner's rights.
+
+In the simulator, where labkit's process has no GPU context, the child is a fork of it (it starts
+at once, with numba already imported); otherwise (on a GPU machine, and for the GPU step) it is a
+fresh interpreter, ``python -m labkit.exercises.child``.
+
+Protocol: the child writes JSON lines, ``{"event": ...}``: ``launch`` (kernel, grid, block) and
+``launched`` around each simulated launch, ``phase`` (text) for the GPU step, then one outcome:
+``answer`` (verdicts, gpu_run), ``error`` (the learner's mistake, one line), ``interrupted``, or
+``internal`` (labkit's own bug, with its traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from labkit.errors import DEBUG_ENV, LabkitError
+from labkit.exercises.learner import LearnerError
+from labkit.exercises.spec import Where
+
+#: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
+#: simulator step takes about 30 s on a loaded two-core machine.
+DEFAULT_LIMIT_SECONDS = 120.0
+#: How often the progress callback hears from a running step.
+PROGRESS_EVERY_SECONDS = 1.0
+#: A child that has sent its outcome and closed its pipe must exit within this.
+EXIT_GRACE_SECONDS = 10.0
+#: A simulated launch of more threads than this per element is a grid far too large for its data.
+THREADS_PER_ELEMENT_TOO_MANY = 8
+#: The events that end a step (its outcome).
+OUTCOMES = ("answer", "error", "interrupted", "internal")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a check: ``where`` it runs, the exercise, the learner's file (an absolute path)
+    and how messages name it."""
+
+    where: Where
+    exercise_id: str
+    path: str
+    shown_as: str
+    seed: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Step:
+        return cls(**json.loads(text))
+
+
+@dataclass
+class Progress:
+    """What labkit's process knows of a running step: its time so far, the launches it finished,
+    the kernel running now (simulator) or the phase it is in (GPU)."""
+
+    where: Where
+    seconds: float = 0.0
+    launches: int = 0
+    kernel: str | None = None
+    grid: tuple[int, ...] = ()
+    block: tuple[int, ...] = ()
+    phase: str | None = None                 # label exercise.phase.<phase>, filled with phase_fields
+    phase_fields: dict = field(default_factory=dict)
+
+    @property
+    def blocks(self) -> int:
+        return math.prod(self.grid)
+
+    @property
+    def threads_per_block(self) -> int:
+        return math.prod(self.block)
+
+    def heard(self, event: dict) -> None:
+        if event["event"] == "launch":
+            self.kernel, self.grid, self.block = event["kernel"], tuple(event["grid"]), tuple(event["block"])
+        elif event["event"] == "launched":
+            self.kernel, self.launches = None, self.launches + 1
+        elif event["event"] == "phase":
+            self.phase, self.phase_fields = event["phase"], event.get("fields", {})
+
+
+class ChildFailed(RuntimeError):
+    """labkit's own code failed in the child (not the learner's): an internal error."""
+
+
+def run_step(step: Step, limit_seconds: float = DEFAULT_LIMIT_SECONDS,
+             progress: Callable[[Progress], None] | None = None) -> dict:
+    """Run ``step`` in a child process; its answer (``verdicts``, ``gpu_run``) as JSON data.
+
+    A mistake in the learner's file, a step past ``limit_seconds``, or a child that ends without an
+    answer is a LearnerError (one line); a KeyboardInterrupt in the child is one here.
+    """
+    for stream in (sys.stdout, sys.stderr):   # a forked child must not print the parent's buffers again
+        stream.flush()
+    workdir = Path(tempfile.mkdtemp(prefix="labkit-check-"))
+    read_fd, write_fd = os.pipe()
+    child = None
+    try:
+        child = _Child.start(step, read_fd, write_fd, workdir)
+        os.close(write_fd)
+        write_fd = None
+        return _follow(child, step, read_fd, limit_seconds, progress)
+    finally:
+        if write_fd is not None:
+            os.close(write_fd)
+        os.close(read_fd)
+        if child is not None:
+            child.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
+            progress: Callable[[Progress], None] | None) -> dict:
+    """Read the child's events until it closes the pipe, or has exited (a process it started may
+    keep the pipe open); hold it to the limit."""
+    state = Progress(step.where)
+    started = time.monotonic()
+    outcome: dict | None = None
+    pending = b""
+    next_report = started + PROGRESS_EVERY_SECONDS
+    while True:
+        now = time.monotonic()
+        left = started + limit_seconds - now
+        if left <= 0:
+            child.stop()
+            raise LearnerError(timeout_message(step, state, limit_seconds))
+        exited = child.exited()
+        ready, _, _ = select.select([read_fd], [], [], 0 if exited else min(left, max(0.0, next_report - now)))
+        if ready:
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                event = _event(line)
+                if event is not None:
+                    state.heard(event)
+                    outcome = event if event["event"] in OUTCOMES else outcome
+        elif exited:
+            break
+        if time.monotonic() >= next_report:
+            state.seconds = time.monotonic() - started
+            if progress is not None:
+                progress(state)
+            next_report += PROGRESS_EVERY_SECONDS
+    status = child.exit_status(EXIT_GRACE_SECONDS)
+    return _answer(step, outcome, status)
+
+
+def _event(line: bytes) -> dict | None:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and "event" in event else None
+
+
+def _answer(step: Step, outcome: dict | None, status: int | None) -> dict:
+    if outcome is None:
+        raise LearnerError(ended_message(step, status))
+    if outcome["event"] == "error":
+        raise LearnerError(outcome["error"])
+    if outcome["event"] == "interrupted":
+        raise KeyboardInterrupt
+    if outcome["event"] == "internal":
+        if os.environ.get(DEBUG_ENV):
+            sys.stderr.write(outcome.get("traceback", ""))
+        raise ChildFailed(f"{outcome['error']} (in the check's child process)")
+    return {"verdicts": outcome["verdicts"], "gpu_run": outcome.get("gpu_run")}
+
+
+def timeout_message(step: Step, state: Progress, limit_seconds: float) -> str:
+    """One line: where the code was when the limit struck, and the likely causes."""
+    where = "in the simulator" if step.where == "simulator" else "on the GPU"
+    stopped = "the check stopped it (labkit check --time-limit SECONDS allows longer)"
+    if state.kernel is not None:
+        threads = state.blocks * state.threads_per_block
+        head = (f"{step.shown_as}: your kernel did not finish in {limit_seconds:g} s {where}: `{state.kernel}` was "
+                f"running, {state.blocks:,} blocks of {state.threads_per_block:,} threads")
+        elements = _simulator_elements(step.exercise_id)
+        if elements and threads > THREADS_PER_ELEMENT_TOO_MANY * elements:
+            per = state.threads_per_block
+            causes = (f"{threads:,} threads for {elements:,} elements is a grid far too large for the simulator, which "
+                      f"runs every thread in Python (x.size blocks where (x.size + {per - 1}) // {per} were meant?); "
+                      "or an endless loop in the kernel")
+        else:
+            causes = ("likely an endless loop in the kernel (a loop whose exit condition never comes true, such as a "
+                      "while loop that never moves its index), or a kernel too slow for the simulator")
+        return f"{head}: {causes}; {stopped}"
+    if step.where == "gpu":
+        during = f", {phase_text(state, 'en')}" if state.phase else ""
+        return (f"{step.shown_as}: your code did not finish in {limit_seconds:g} s on the GPU{during}: likely an endless "
+                f"loop in a kernel, or a sleep or an endless loop in your host code; {stopped}")
+    return (f"{step.shown_as}: your code did not finish in {limit_seconds:g} s in the simulator, in host code (no kernel "
+            f"running, {state.launches} launched): likely a sleep, an endless loop or a wait for input in your host code "
+            f"(outside the kernels); {stopped}")
+
+
+def phase_text(state: Progress, lang: str) -> str:
+    """What the GPU step was doing, in words (``checking your output at 67,108,864 elements``)."""
+    from labkit.report.labels import label
+    from labkit.report.numbers import format_number
+
+    fields = {key: format_number(value, 0, lang) if isinstance(value, (int, float)) else value
+              for key, value in state.phase_fields.items()}
+    return label(lang, f"exercise.phase.{state.phase}").format(**fields)
+
+
+def ended_message(step: Step, status: int | None) -> str:
+    """One line: the child ended without a verdict (``status``: its exit code, or minus a signal)."""
+    unjudged = "before the check had judged every criterion"
+    if status is not None and status < 0:
+        name = signal.Signals(-status).name if -status in signal.valid_signals() else f"signal {-status}"
+        why = {"SIGKILL": ": killed (by the system when memory ran out?)", "SIGSEGV": ": a crash in native code",
+               "SIGABRT": ": an abort in native code"}.get(name, "")
+        return f"{step.shown_as}: the process running your code died of {name}{why}, {unjudged}"
+    code = "" if status is None else f" (exit status {status})"
+    return (f"{step.shown_as}: your code ended the process running it{code} {unjudged}: remove the exit "
+            f"(the check calls your code and needs it to return)")
+
+
+def _simulator_elements(exercise_id: str) -> int | None:
+    from labkit.exercises import exercises
+
+    found = exercises().get(exercise_id)
+    return found.simulator_elements if found else None
+
+
+class _Child:
+    """A step's child process, the leader of its own session (so its whole group can be killed)."""
+
+    def __init__(self, pid: int, popen: subprocess.Popen | None):
+        self.pid = pid
+        self.popen = popen
+        self.status: int | None = None     # exit code, or minus the signal that killed it
+        self.stopped = False
+
+    @classmethod
+    def start(cls, step: Step, read_fd: int, write_fd: int, workdir: Path) -> _Child:
+        if not hasattr(os, "killpg"):
+            raise LabkitError("labkit check runs your code in a child process it can stop, which needs Linux or "
+                              "macOS: on Windows, use WSL")
+        if step.where == "simulator" and _may_fork():
+            pid = os.fork()
+            if pid == 0:   # the child: never returns
+                try:
+                    os.setsid()
+                    os.close(read_fd)
+                    from labkit.exercises.child import serve
+
+                    serve(step, write_fd, workdir)
+                finally:
+                    os._exit(70)
+            return cls(pid, None)
+        sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
+        if step.where == "simulator":
+            env["NUMBA_ENABLE_CUDASIM"] = "1"
+        popen = subprocess.Popen([sys.executable, "-m", "labkit.exercises.child", step.to_json(), str(write_fd)],
+                                 cwd=workdir, env=env, pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+        return cls(popen.pid, popen)
+
+    def exited(self) -> bool:
+        """Whether it has exited (reaping it: its group, if processes it started remain, keeps its id)."""
+        if self.status is None:
+            if self.popen is not None:
+                self.status = self.popen.poll()
+            else:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                self.status = os.waitstatus_to_exitcode(status) if pid else None
+        return self.status is not None
+
+    def exit_status(self, within_seconds: float) -> int | None:
+        """Its exit code (minus the signal that killed it), waiting at most ``within_seconds``;
+        None if it is still running then (it is killed)."""
+        deadline = time.monotonic() + within_seconds
+        while not self.exited() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        status = self.status
+        self.stop()
+        return status
+
+    def stop(self) -> None:
+        """Kill whatever is left of its group, then reap it."""
+        if self.stopped:
+            return
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.status is None:
+            if self.popen is not None:
+                self.status = self.popen.wait()
+            else:
+                self.status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        self.stopped = True
+
+
+def _may_fork() -> bool:
+    """A fork can run the simulator step: this process is the simulator's (no GPU context to inherit)."""
+    from labkit.backend import select_backend
+
+    return hasattr(os, "fork") and select_backend() == "simulator"

@@ -1,0 +1,264 @@
+"""A learner's file that does something no exercise expects: the check answers, in one line, and
+leaves the course as it was (the review's table B3, reviews/2026-12-01-code-and-reliability.md).
+
+The learner's code runs in a child process in a temporary working directory under a wall-clock
+limit (labkit.exercises.isolated): a hang is stopped and explained, an exit cannot pass for a
+success, a relative path cannot reach the course's files, and an answer computed on the host
+fails. Each case is 01-fuse's skeleton with one change; the hangs run under a short limit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from labkit.backend import select_backend
+from labkit.cli import main
+from labkit.exercises import exercises
+from labkit.exercises.check import check
+from labkit.exercises.isolated import Progress
+from labkit.exercises.render import progress_text
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="checks in the Numba CUDA simulator")
+
+ITEM = exercises()["01-fuse"]
+SKELETON = (REPO_ROOT / ITEM.learner_file).read_text(encoding="utf-8")
+RUN_BODY = """    blocks = (x.size + THREADS - 1) // THREADS
+    saxpy[blocks, THREADS](a, x, y, tmp)
+    relu[blocks, THREADS](tmp, out)
+"""
+#: The limit the hangs run under: long enough for a loaded machine to reach the hanging kernel.
+SHORT_LIMIT_SECONDS = 4.0
+
+
+def with_run(body: str) -> str:
+    """The skeleton with run()'s body replaced."""
+    assert RUN_BODY in SKELETON
+    return SKELETON.replace(RUN_BODY, body)
+
+
+def with_kernel(kernel: str, launch: str) -> str:
+    """The skeleton with one more kernel, launched by run() instead of the skeleton's two."""
+    return with_run(f"    {launch}\n").replace("def run(", f"{kernel}\n\n\ndef run(")
+
+
+FUSED = """@cuda.jit
+def fused(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = max(a * x[i] + y[i], 0.0)"""
+
+#: name: (the file's bytes or text, the one line the check must give: a regex)
+MISTAKES = {
+    "syntax error": (SKELETON.replace("def run(a, x, y, out, tmp):", "def run(a, x, y, out, tmp)"),
+                     r"^f\.py:\d+: (expected ':'|invalid syntax)$"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe", r"^f\.py: cannot be read \(UnicodeDecodeError\): "
+               r"put the skeleton back with `git checkout -- f\.py`$"),
+    "prose": ("Ici j'écrirai mon noyau fusionné, promis.\n", r"^f\.py:1: unterminated string literal"),
+    "NUL byte": (SKELETON.replace("THREADS = 256", "THREADS = 256\0"),
+                 r"^f\.py:15: a NUL byte \(\\0\), which Python source cannot hold: delete it"),
+    "write out of bounds": (SKELETON.replace("out[i] = max(tmp[i], 0.0)", "out[i + 1] = max(tmp[i], 0.0)"),
+                            r"^f\.py:\d+: IndexError \(thread \([\d, ]+\) of block \([\d, ]+\)\): index 2048 is out of "
+                            r"bounds.*\[out\[i \+ 1\] = max\(tmp\[i\], 0\.0\)\]$"),
+    "72 TiB allocation": (with_run("    cuda.device_array(10 ** 13, dtype='float64')\n"),
+                          r"^f\.py:\d+: MemoryError: .*\[cuda\.device_array\(10 \*\* 13, dtype='float64'\)\]$"),
+    "kernel raises": (SKELETON.replace("out[i] = max(tmp[i], 0.0)", "raise ValueError('boom')"),
+                      r"^f\.py:\d+: ValueError \(thread \([\d, ]+\) of block \([\d, ]+\)\): boom"),
+    "endless recursion on the host": (with_run("    run(a, x, y, out, tmp)\n"),
+                                      r"^f\.py:\d+: RecursionError: maximum recursion depth exceeded"),
+    "exit() at the end of the file": (SKELETON + "\nexit()\n",
+                                      r"^f\.py:\d+: SystemExit: ending the process ends the check before it has "
+                                      r"judged your code: remove this line .*\[exit\(\)\]$"),
+    "raise SystemExit(0) in run()": (with_run("    raise SystemExit(0)\n"), r"^f\.py:\d+: SystemExit: .*"
+                                     r"\[raise SystemExit\(0\)\]$"),
+    "os._exit(0) in run()": (with_run("    import os\n    os._exit(0)\n"), r"^f\.py:\d+: SystemExit: .*"
+                             r"\[os\._exit\(0\)\]$"),
+    "input() in run()": (with_run("    input('n? ')\n"), r"^f\.py:\d+: EOFError: "),
+    "SIGKILL of its own process": (with_run("    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"),
+                                   r"^f\.py: the process running your code died of SIGKILL: killed \(by the system "
+                                   r"when memory ran out\?\), before the check had judged every criterion$"),
+    "crash in native code": (with_run("    import ctypes\n    ctypes.string_at(0)\n"),
+                             r"^f\.py: the process running your code died of SIGSEGV: a crash in native code"),
+}
+
+
+def write(folder: Path, content: str | bytes) -> Path:
+    path = folder / "f.py"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_a_hostile_file_is_one_line(tmp_path, mistake):
+    content, expected = MISTAKES[mistake]
+    report = check(ITEM, write(tmp_path, content), "f.py")
+    assert report.error and "\n" not in report.error and re.search(expected, report.error), report.error
+    assert not report.passed and report.verdicts == []
+
+
+@pytest.mark.parametrize("mistake", ["exit() at the end of the file", "os._exit(0) in run()"])
+def test_an_exit_is_never_a_success_of_make_exercise(tmp_path, capsys, mistake):
+    """The review's worst: exit status 0 and no output at all. Now the command fails, saying why."""
+    path = write(tmp_path, MISTAKES[mistake][0])
+    assert main(["check", "01-fuse", "--file", str(path), "--lang", "en"]) == 1
+    out = capsys.readouterr().out
+    assert "SystemExit: ending the process ends the check" in out and "Traceback" not in out
+
+
+def test_ctrl_c_raised_by_the_learner_s_code_is_an_interruption(tmp_path, capsys):
+    path = write(tmp_path, with_run("    raise KeyboardInterrupt\n"))
+    assert main(["check", "01-fuse", "--file", str(path)]) == 130
+    assert capsys.readouterr().out.strip().splitlines() == ["labkit: interrupted"]
+
+
+def test_a_missing_file_outside_the_course_is_not_sent_to_git(tmp_path):
+    report = check(ITEM, tmp_path / "nowhere.py", str(tmp_path / "nowhere.py"))
+    assert report.error == f"{tmp_path / 'nowhere.py'}: cannot be read (FileNotFoundError): check the path given to --file"
+
+
+def test_a_folder_is_not_a_file(tmp_path):
+    report = check(ITEM, tmp_path, "f.py")
+    assert report.error.startswith("f.py: cannot be read (IsADirectoryError)")
+
+
+# ----- the answer computed on the host ---------------------------------------------------------
+HOST_ANSWER = with_run("    import numpy as np\n"
+                       "    host = np.maximum(a * x.copy_to_host() + y.copy_to_host(), np.float32(0))\n"
+                       "    out.copy_to_device(host)\n")
+
+
+def test_an_answer_computed_on_the_host_fails(tmp_path):
+    """Copy to the host, NumPy, copy back: right, with 0 bytes of DRAM traffic and 0 launches,
+    which passed every simulator criterion. An exercise requires the kernels it is about."""
+    report = check(ITEM, write(tmp_path, HOST_ANSWER), "f.py")
+    assert report.error is None, report.error
+    verdicts = {v.metric: (v.status, v.value) for v in report.verdicts if v.where == "simulator"}
+    assert verdicts["correct"] == ("pass", None)
+    assert verdicts["host_written"] == ("fail", float(ITEM.simulator_elements))
+    assert not report.passed
+
+
+def test_host_code_may_set_an_output_that_kernels_then_write(tmp_path):
+    """Zeroing an output from the host before kernels accumulate into it is fair: each element's
+    last writer counts. A host write after the kernels is not."""
+    kernel_last = with_kernel(FUSED, "out.copy_to_device(np.zeros(out.size, np.float32)); "
+                                     "fused[(x.size + 255) // 256, 256](a, x, y, out)")
+    host_last = with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out); "
+                                   "out[0:1] = np.array([out.copy_to_host()[0] + 1], np.float32)")
+    for source, written in ((kernel_last, 0.0), (host_last, 1.0)):
+        report = check(ITEM, write(tmp_path, "import numpy as np\n" + source), "f.py")
+        assert report.error is None, report.error
+        assert next(v.value for v in report.verdicts if v.metric == "host_written") == written
+
+
+def test_every_exercise_is_held_to_its_kernels_writing_the_output():
+    for item in exercises().values():
+        assert [c.metric for c in item.criteria][:2] == ["correct", "host_written"], item.id
+        assert item.criterion("host_written").at_most == 0
+
+
+# ----- the course's files ----------------------------------------------------------------------
+def test_a_file_that_deletes_the_course_s_record_cannot_reach_it(tmp_path, monkeypatch):
+    """A relative path in the learner's code is relative to the check's own temporary folder, not
+    to the course (here a stand-in course: were the isolation broken, it alone would lose its file)."""
+    course = tmp_path / "course"
+    record = course / "labs/01-roofline/results/nvidia-h200.json"
+    record.parent.mkdir(parents=True)
+    record.write_text("{}")
+    monkeypatch.chdir(course)
+    deleting = 'import os\nos.remove("labs/01-roofline/results/nvidia-h200.json")\n' + SKELETON
+    report = check(ITEM, write(tmp_path, deleting), "f.py")
+    assert record.read_text() == "{}"
+    assert re.fullmatch(r"f\.py:2: FileNotFoundError: .*'labs/01-roofline/results/nvidia-h200\.json'  "
+                        r"\[os\.remove\(.*\)\]", report.error), report.error
+
+
+def test_what_the_learner_s_code_writes_in_its_folder_is_not_left_in_the_course(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    writing = SKELETON.replace("def run(a, x, y, out, tmp):",
+                               "def run(a, x, y, out, tmp):\n    open('notes.txt', 'w').write('debug')")
+    report = check(ITEM, write(tmp_path, writing), "f.py")
+    assert report.error is None, report.error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.py"]
+
+
+# ----- hangs: stopped at the limit, with where the code was and the likely causes --------------
+HANGS = {
+    "endless loop in the kernel": (
+        with_kernel(FUSED.replace("    if i < x.size:", "    while i < x.size:"), "fused[8, 256](a, x, y, out)"),
+        r"^f\.py: your kernel did not finish in 4 s in the simulator: `fused` was running, 8 blocks of 256 threads: "
+        r"likely an endless loop in the kernel"),
+    "grid of x.size blocks": (
+        with_kernel(FUSED, "fused[x.size, 256](a, x, y, out)"),
+        r"^f\.py: your kernel did not finish in 4 s in the simulator: `fused` was running, 2,048 blocks of 256 "
+        r"threads: 524,288 threads for 2,048 elements is a grid far too large for the simulator.*"
+        r"\(x\.size blocks where \(x\.size \+ 255\) // 256 were meant\?\)"),
+    "sleep in run()": (
+        with_run("    import time\n    time.sleep(10 ** 6)\n"),
+        r"^f\.py: your code did not finish in 4 s in the simulator, in host code \(no kernel running, 0 launched\): "
+        r"likely a sleep, an endless loop or a wait for input in your host code"),
+}
+
+
+@pytest.mark.parametrize("hang", HANGS)
+def test_a_hang_is_stopped_at_the_limit_and_explained(tmp_path, hang):
+    source, expected = HANGS[hang]
+    heard: list[Progress] = []
+    report = check(ITEM, write(tmp_path, source), "f.py", limit_seconds=SHORT_LIMIT_SECONDS,
+                   progress=lambda state: heard.append(Progress(**vars(state))))
+    assert report.error and "\n" not in report.error and re.search(expected, report.error), report.error
+    assert report.error.endswith("the check stopped it (labkit check --time-limit SECONDS allows longer)")
+    assert len(heard) >= 2 and heard[-1].seconds > heard[0].seconds, "a progress line while it runs"
+    if hang != "sleep in run()":
+        assert heard[-1].kernel == "fused"
+        assert progress_text(heard[-1], "fr").startswith("votre code tourne dans le simulateur : ")
+        assert "noyau fused, " in progress_text(heard[-1], "fr")
+
+
+def test_the_command_s_progress_line(capsys, monkeypatch):
+    """In a log (not a terminal), a line every 15 s; on a terminal, one line rewritten in place."""
+    from labkit.cli import _ProgressLine
+
+    running = Progress("simulator", seconds=15.2, kernel="fused", grid=(2048, 1, 1), block=(256, 1, 1))
+    plain = _ProgressLine("en")
+    plain.terminal = False
+    plain(Progress("simulator", seconds=14.0))
+    plain(running)
+    assert capsys.readouterr().err == ("running your code in the simulator: 15 s, kernel fused, 2,048 blocks of "
+                                       "256 threads\n")
+    live = _ProgressLine("zh")
+    live.terminal = True
+    live(Progress("gpu", seconds=3.0, phase="time", phase_fields={"round": 2, "rounds": 3}))
+    live.erase()
+    assert capsys.readouterr().err == "\r\x1b[2K你的代码正在 GPU 上运行：3 秒，计时第 2 轮（共 3 轮）：先我们的，再你的\r\x1b[2K"
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "soon", "inf"])
+def test_a_time_limit_must_be_seconds_above_zero(capsys, limit):
+    with pytest.raises(SystemExit):
+        main(["check", "01-fuse", "--time-limit", limit])
+    assert f"argument --time-limit: '{limit}' is not a number of seconds above 0" in capsys.readouterr().err
+
+
+def test_labkit_s_own_bug_in_the_child_is_an_internal_error_not_the_learner_s(monkeypatch, capsys):
+    """An exception of labkit's own in the child (no frame in the learner's file) is not blamed on
+    the learner: the command says "internal error", in one line."""
+    import labkit.exercises.check
+    from labkit.exercises.isolated import ChildFailed
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("labkit's own bug")
+
+    monkeypatch.setattr(labkit.exercises.check, "in_simulator", broken)   # the forked child inherits it
+    with pytest.raises(ChildFailed, match=r"^ZeroDivisionError: labkit's own bug \(in the check's child process\)$"):
+        check(ITEM, REPO_ROOT / ITEM.learner_file, ITEM.learner_file)
+    assert main(["check", "01-fuse"]) == 1
+    assert capsys.readouterr().out.strip().splitlines() == [
+        "labkit: internal error, ChildFailed: ZeroDivisionError: labkit's own bug (in the check's child process) "
+        "(set LABKIT_DEBUG=1 for the traceback, and report it)"]
