@@ -526,36 +526,35 @@ KERNELS = {k.name: k for k in (
 SOURCES = {"simt": SIMT_SOURCE, "mma": MMA_SOURCE, "wmma": WMMA_SOURCE}
 
 
-def options(module_name: str, arch: str = "sm_90") -> tuple[str, ...]:
-    """NVRTC options: line information for ncu's source view, the device's architecture, and the
-    pipeline depth of the tensor-core modules."""
+def options(module_name: str) -> tuple[str, ...]:
+    """NVRTC options: line information for ncu's source view and the pipeline depth of the
+    tensor-core modules. CuPy adds the device's own architecture (``-arch=sm_90`` on an H200)."""
     if module_name not in SOURCES:
         raise ValueError(f"no CUDA C module {module_name!r}: choose one of {', '.join(SOURCES)}")
     extra = {"simt": (), "mma": (f"-DSTAGES={STAGES}",), "wmma": (f"-DWMMA_STAGES={WMMA_STAGES}",)}[module_name]
-    return ("-lineinfo", f"-arch={arch}", "-std=c++17", *extra)
+    return ("-lineinfo", "-std=c++17", *extra)
 
 
 @functools.cache
-def module(module_name: str, arch: str = "sm_90"):
+def module(module_name: str):
     """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy)."""
     import cupy
 
-    return cupy.RawModule(code=SOURCES[module_name], options=options(module_name, arch),
-                          name_expressions=None)
+    return cupy.RawModule(code=SOURCES[module_name], options=options(module_name))
 
 
-def function(name: str, arch: str = "sm_90"):
+def function(name: str):
     """The kernel ``name``, with its dynamic shared-memory limit raised to what it asks for."""
     if name not in KERNELS:
         raise ValueError(f"no CUDA C GEMM kernel {name!r}: choose one of {', '.join(KERNELS)}")
     spec = KERNELS[name]
-    kernel = module(spec.module, arch).get_function(name)
+    kernel = module(spec.module).get_function(name)
     if spec.dynamic_shared_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = spec.dynamic_shared_bytes
     return kernel
 
 
-def launch(name: str, a, b, c, arch: str = "sm_90") -> None:
+def launch(name: str, a, b, c) -> None:
     """c = a @ b with the CUDA C kernel ``name`` (CuPy arrays, C-contiguous, the kernel's dtype)."""
     import numpy as np
 
@@ -564,5 +563,5 @@ def launch(name: str, a, b, c, arch: str = "sm_90") -> None:
     k2, n = b.shape
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"shapes do not chain: {a.shape} @ {b.shape} -> {c.shape}")
-    function(name, arch)(spec.grid(m, n, k), (spec.threads,), (a, b, c, np.int32(m), np.int32(n), np.int32(k)),
-                         shared_mem=spec.dynamic_shared_bytes)
+    function(name)(spec.grid(m, n, k), (spec.threads,), (a, b, c, np.int32(m), np.int32(n), np.int32(k)),
+                   shared_mem=spec.dynamic_shared_bytes)
