@@ -155,6 +155,9 @@ def regtile_launch(m: int, n: int, k: int) -> tuple[tuple[int, int], int]:
     return (n // RT_BN, m // RT_BM), RT_THREADS
 
 
+#: The tile of C each Numba step needs M and N to be multiples of (1: any size).
+TILE_OF = {"gemm_naive": 1, "gemm_shared": TILE, "gemm_shared_padded": TILE, "gemm_regtile": RT_BM}
+
 #: Each Numba step: its kernel and the function that gives its launch for an (m, n, k) product.
 STEPS = {
     "gemm_naive": (gemm_naive, lambda m, n, k: naive_launch(m, n)),
