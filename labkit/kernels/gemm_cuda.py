@@ -41,6 +41,8 @@ the module that includes it:
   tile per block of 8 warps (each 32 x 64), the same ``cp.async`` pipeline; the accumulators go
   through shared memory to be written as FP16 in 16-byte stores.
 
+Chapter 6 shows parts of these sources (the ``--8<--`` markers, comments to the compiler).
+
 Hopper's own path (``wgmma`` issued by a warpgroup from shared-memory descriptors, TMA copies
 completing on an ``mbarrier``, clusters sharing tiles through distributed shared memory) needs
 the ``sm_90a`` target: chapter 6 explains it; cuBLAS's kernels use it.
@@ -167,6 +169,7 @@ __device__ __forceinline__ void sgemm_128x128(const float* __restrict__ A, const
         }
     };
 
+    /* --8<-- [start:pipeline] */
     if (DOUBLE) {
         load(0);
         store(0);
@@ -189,6 +192,7 @@ __device__ __forceinline__ void sgemm_128x128(const float* __restrict__ A, const
             __syncthreads();
         }
     }
+    /* --8<-- [end:pipeline] */
 
     float* c_tile = C + (size_t)tile_m * SG_BM * N + (size_t)tile_n * SG_BN;
 #pragma unroll
@@ -339,6 +343,7 @@ __device__ __forceinline__ void gemm_mma(const unsigned short* __restrict__ A, c
         cp_async_commit();
     }
 
+    /* --8<-- [start:mma_loop] */
     for (int t = 0; t < slices; ++t) {
         cp_async_wait<DEPTH - 2>();   /* slice t has landed (this thread's copies) */
         __syncthreads();               /* ... everyone's, and stage (t-1) % DEPTH is free again */
@@ -369,6 +374,7 @@ __device__ __forceinline__ void gemm_mma(const unsigned short* __restrict__ A, c
                 for (int j = 0; j < NT; ++j) mma_16x8x16<BF16>(acc[i][j], af[i], bf[j]);
         }
     }
+    /* --8<-- [end:mma_loop] */
     cp_async_wait<0>();
 
     const int row0 = tile_m * BM + wm * WM + (lane >> 2);

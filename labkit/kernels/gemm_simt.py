@@ -19,7 +19,8 @@ three steps of the case study; each is checked against :func:`gemm_reference`.
    row two words (broadcasts). The A slice is k-major, padded by 4 words (the 32 lanes of a warp
    store 8 values of k for 4 rows: with a stride of 132 words those land in 32 banks).
 
-Steps 3 (its CUDA C twin), 4 and 5 in CUDA C: :mod:`labkit.kernels.gemm_cuda`.
+Steps 3 (its CUDA C twin), 4 and 5 in CUDA C: :mod:`labkit.kernels.gemm_cuda`. Chapter 6 shows
+the kernels from this file (the ``--8<--`` markers).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from labkit.kernels.jit import kernel
 NAIVE_BLOCK = (32, 8)
 #: Shared-memory tiles: side of the square tiles and of the thread block.
 TILE = 32
+#: The padded A tile's row: a shared array's shape must be a name Numba reads as a constant
+#: (``TILE + 1`` written in the call is refused when compiling for a GPU).
+TILE_PADDED = TILE + 1
 #: Register tiling: C tile per block, K slice, outputs per thread, threads per block.
 RT_BM = 128
 RT_BN = 128
@@ -41,12 +45,14 @@ RT_BK = 8
 RT_TM = 8
 RT_TN = 8
 RT_THREADS = 256
-#: Words added to each row of the k-major A slice.
+#: Words added to each row of the k-major A slice, and the row it makes.
 RT_A_PAD = 4
+RT_A_ROW = RT_BM + RT_A_PAD
 #: Threads along a block's columns (and rows) in the register-tiled kernel: 128 / 8.
 RT_SIDE = RT_BN // RT_TN
 
 
+# --8<-- [start:gemm_naive]
 @kernel
 def gemm_naive(a, b, c):
     """c[row, col] = sum over k of a[row, k] * b[k, col], one thread per element of c."""
@@ -56,8 +62,10 @@ def gemm_naive(a, b, c):
         for k in range(a.shape[1]):
             acc += a[row, k] * b[k, col]
         c[row, col] = acc
+# --8<-- [end:gemm_naive]
 
 
+# --8<-- [start:gemm_shared]
 @kernel
 def gemm_shared(a, b, c):
     """32 x 32 tiles in shared memory, the A tile stored k-major without padding (32-way store conflict)."""
@@ -77,12 +85,13 @@ def gemm_shared(a, b, c):
             acc += sa[k, ty] * sb[k, tx]
         cuda.syncthreads()
     c[row, col] = acc
+# --8<-- [end:gemm_shared]
 
 
 @kernel
 def gemm_shared_padded(a, b, c):
     """As :func:`gemm_shared`, with the A tile's rows padded by one word: the column store is conflict-free."""
-    sa = cuda.shared.array((TILE, TILE + 1), dtype=float32)  # sa[k, m], one word of padding per row
+    sa = cuda.shared.array((TILE, TILE_PADDED), dtype=float32)  # sa[k, m], one word of padding per row
     sb = cuda.shared.array((TILE, TILE), dtype=float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
@@ -99,10 +108,11 @@ def gemm_shared_padded(a, b, c):
     c[row, col] = acc
 
 
+# --8<-- [start:gemm_regtile]
 @kernel
 def gemm_regtile(a, b, c):
     """128 x 128 tile of c per block of 256 threads, 8 x 8 outputs per thread in registers."""
-    sa = cuda.shared.array((RT_BK, RT_BM + RT_A_PAD), dtype=float32)  # sa[k, m]
+    sa = cuda.shared.array((RT_BK, RT_A_ROW), dtype=float32)  # sa[k, m]
     sb = cuda.shared.array((RT_BK, RT_BN), dtype=float32)  # sb[k, n]
     acc = cuda.local.array((RT_TM, RT_TN), dtype=float32)
     ra = cuda.local.array(RT_TM, dtype=float32)
@@ -133,6 +143,7 @@ def gemm_regtile(a, b, c):
     for i in range(RT_TM):
         for j in range(RT_TN):
             c[row0 + ty + RT_SIDE * i, col0 + tx + RT_SIDE * j] = acc[i, j]
+# --8<-- [end:gemm_regtile]
 
 
 def naive_launch(m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
