@@ -1,17 +1,18 @@
 """Chapter 6 on a GPU, in one batch: compile, check, time and profile every matrix-multiply step,
 and measure cuBLAS's ceilings (lab 01's tensor-core roofs) in the same run.
 
-``python3 -m labkit.probes.gemm_probe OUTDIR [--budget-seconds S] [--no-ncu]`` writes
+``python3 -m labkit.probes.gemm_probe OUTDIR [--budget-seconds S] [--no-ncu] [--torch]`` writes
 
 - ``OUTDIR/gemm_probe.json``: device, versions, and for each kernel its compilation (NVRTC and
   nvcc: registers, spills, SASS opcode counts), its checks against cuBLAS of its precision (1024^3
   and 4096^3, :mod:`labkit.kernels.gemm_accuracy`), its timings (4096^3, and 8192^3 for the fast
-  ones) with the clocks read during them, and cuBLAS's FP32, TF32, FP16, BF16, FP64 (and FP8
-  through PyTorch where installed) rates at 4096^3, 8192^3 and 16384^3;
+  ones) with the clocks read during them, cuBLAS's FP32, TF32, FP16, BF16 and FP64 rates at 4096^3,
+  8192^3 and 16384^3 (with ``--torch``, FP8 through PyTorch's cuBLASLt too), and ``labkit check``
+  of chapter 6's exercises on the GPU (skeleton and solution);
 - ``OUTDIR/gemm_probe.log``: what it did, with every compiler error in full;
 - ``OUTDIR/gemm_probe.tar.gz``: the ptxas reports and SASS of every kernel, ncu's raw and details
-  CSV pages of one ``--set full`` profile of each step and of cuBLAS's SGEMM and HGEMM at 4096^3,
-  and the small inputs and outputs of any kernel that failed its check.
+  CSV pages of one ``--set full`` profile of the kernels of NCU_STEPS and of cuBLAS's SGEMM and HGEMM
+  at 4096^3, and the small inputs and outputs of any kernel that failed its check.
 
 Timing follows the course's timer (:func:`labkit.timing.time_gpu`): warm-up, repeats, median with
 min and max, clocks sampled during the repetitions. L2 is not flushed: a GEMM of 4096^3 reads its
@@ -42,8 +43,19 @@ import numpy as np
 
 #: The Numba steps (labkit.kernels.gemm_simt) and the CUDA C ones (labkit.kernels.gemm_cuda).
 NUMBA_STEPS = ("gemm_naive", "gemm_shared", "gemm_shared_padded", "gemm_regtile")
-CUDA_STEPS = ("sgemm_regtile", "sgemm_pipelined", "hgemm_wmma", "hgemm_mma_128x128", "hgemm_mma_128x256",
-              "bgemm_mma_128x256")
+def _cuda_steps() -> tuple[str, ...]:
+    from labkit.kernels.gemm_cuda import KERNELS
+
+    return tuple(KERNELS)
+
+
+CUDA_STEPS = _cuda_steps()
+#: The kernels profiled by ncu (with cuBLAS's SGEMM and HGEMM): those whose profile the chapter
+#: does not have yet (the lab profiles every step when it records).
+NCU_STEPS = ("gemm_shared_padded", "gemm_regtile", "hgemm_wmma", "hgemm_mma_128x128", "hgemm_mma_128x128_w8",
+             "hgemm_mma_256x128_w16", "hgemm_mma_128x256_k64", "hgemm_wgmma_128x256")
+#: Chapter 6's exercises, checked on the GPU as shipped (the skeleton) and with our solution.
+EXERCISES = ("06-padding", "06-regtile")
 CUBLAS_PRECISIONS = ("fp32", "tf32", "fp16", "bf16", "fp64")
 CHECK_SIZES = (1024, 4096)
 #: Kernels slower than this at 4096^3 are not timed at 8192^3 (8x the work).
@@ -57,17 +69,6 @@ NUMBA_SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 #: (H100 whitepaper: 1024 dense FP16 FMA per clock per SM; TF32 half of it, FP8 double; FP64
 #: DMMA 128 FMA). The lab's records compute peaks from labkit's device tables.
 HOPPER_FLOP_PER_CLOCK_PER_SM = {"fp16": 4096, "bf16": 4096, "tf32": 2048, "fp8": 8192, "fp64": 256, "fp32": 256}
-
-WGMMA_PROBE_SOURCE = r"""
-extern "C" __global__ void wgmma_fence_probe(float* out)
-{
-    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    out[threadIdx.x] = 1.0f;
-}
-"""
-
 
 # ----- pure helpers (tested on the CPU) -------------------------------------------------------------
 def gemm_flops(n: int) -> float:
@@ -158,6 +159,7 @@ class Probe:
         self.work.mkdir(parents=True, exist_ok=True)
         self.deadline = time.monotonic() + budget_seconds
         self.ncu = ncu
+        self.torch = False
         self.log_file = open(outdir / "gemm_probe.log", "w", encoding="utf-8")
         self.results: dict = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "errors": []}
 
@@ -246,6 +248,7 @@ class Probe:
             self.log(f"{module_name}: {json.dumps({k: v for k, v in entry.items() if k != 'sass_opcodes'}, default=str)[:2000]}")
 
     def _nvcc(self, module_name: str, source: str, options: tuple[str, ...], entry: dict) -> None:
+        target = "-gencode=arch=compute_90a,code=sm_90a" if module_name == "wgmma" else "-arch=sm_90"
         nvcc = shutil.which("nvcc")
         if nvcc is None:
             entry["nvcc"] = "nvcc not found"
@@ -255,8 +258,8 @@ class Probe:
         cu = folder / f"{module_name}.cu"
         cu.write_text(source)
         cubin = folder / f"{module_name}.cubin"
-        flags = [o for o in options if o.startswith("-D") or o.startswith("-std")]
-        command = [nvcc, "-cubin", "-arch=sm_90", "-lineinfo", *flags, "-Xptxas", "-v", str(cu), "-o", str(cubin)]
+        flags = [o for o in options if o.startswith(("-D", "-std", "-I"))]
+        command = [nvcc, "-cubin", target, "-lineinfo", *flags, "-Xptxas", "-v", str(cu), "-o", str(cubin)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=180)
         (folder / f"{module_name}.ptxas.txt").write_text(" ".join(command) + "\n" + done.stdout + done.stderr)
         entry["nvcc"] = "ok" if done.returncode == 0 else done.stdout + done.stderr
@@ -265,33 +268,6 @@ class Probe:
             sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True, timeout=120)
             (folder / f"{module_name}.sass").write_text(sass.stdout)
             entry["sass_opcodes"] = sass_opcodes(sass.stdout)
-
-    def compile_wgmma_probe(self) -> None:
-        """Does this stack reach sm_90a (wgmma)? A tiny kernel through NVRTC and through nvcc."""
-        out = self.results.setdefault("sm_90a", {})
-        try:
-            from cupy_backends.cuda.libs import nvrtc
-
-            program = nvrtc.createProgram(WGMMA_PROBE_SOURCE, "wgmma_probe.cu", (), ())
-            try:
-                nvrtc.compileProgram(program, ("-arch=sm_90a",))
-                out["nvrtc"] = "ok"
-            except nvrtc.NVRTCError:
-                out["nvrtc"] = nvrtc.getProgramLog(program)
-            finally:
-                nvrtc.destroyProgram(program)
-        except Exception:
-            out["nvrtc"] = traceback.format_exc()
-        nvcc = shutil.which("nvcc")
-        if nvcc:
-            folder = self.work / "nvcc"
-            folder.mkdir(exist_ok=True)
-            cu = folder / "wgmma_probe.cu"
-            cu.write_text(WGMMA_PROBE_SOURCE)
-            done = subprocess.run([nvcc, "-cubin", "-gencode=arch=compute_90a,code=sm_90a", str(cu), "-o",
-                                   str(folder / "wgmma_probe.cubin")], capture_output=True, text=True, timeout=120)
-            out["nvcc"] = "ok" if done.returncode == 0 else done.stdout + done.stderr
-        self.log(f"sm_90a: {out}")
 
     def compile_numba(self) -> None:
         from labkit.kernels import gemm_simt
@@ -331,6 +307,7 @@ class Probe:
         data = {"fp32": (a32, b32), "fp16": (a32.astype(cupy.float16), b32.astype(cupy.float16)),
                 "bf16": (_to_bf16_bits(a32), _to_bf16_bits(b32)), "fp64": (a32.astype(cupy.float64), b32.astype(cupy.float64))}
         data["numba"] = (cuda.as_cuda_array(a32), cuda.as_cuda_array(b32))
+        data["fp16_bt"] = (data["fp16"][0], cupy.ascontiguousarray(data["fp16"][1].T))
         return data
 
     def _launcher(self, step: str, data, c):
@@ -346,7 +323,7 @@ class Probe:
             precision = step.removeprefix("cublas_")
             a, b = data["fp32" if precision == "tf32" else precision]
             return lambda: gemm_cublas.gemm(a, b, c, precision)
-        a, b = data[precision_of(step)]
+        a, b = data["fp16_bt" if step in gemm_cuda.TAKES_B_TRANSPOSED else precision_of(step)]
         return lambda: gemm_cuda.launch(step, a, b, c)
 
     def _output(self, step: str, n: int):
@@ -517,6 +494,32 @@ class Probe:
         for key, value in ratios.items():
             self.log(f"ratio {key}: {value}")
 
+    def exercises_on_gpu(self) -> None:
+        """``labkit check`` on the GPU for each exercise: the skeleton as shipped, then our solution
+        (the time ratio each would show a learner, and its registers)."""
+        from labkit.exercises import exercises
+
+        out = self.results.setdefault("exercises", {})
+        for exercise_id in EXERCISES:
+            exercise = exercises()[exercise_id]
+            for who, path in (("skeleton", exercise.learner_file),
+                              ("solution", f"labkit/exercises/solutions/{exercise.solution}.py")):
+                if self.left() < (130 if self.ncu else 30):
+                    self.log(f"!! exercise {exercise_id} {who} skipped: time budget")
+                    continue
+                start = time.monotonic()
+                done = subprocess.run([sys.executable, "-c", "import sys; from labkit.cli import main; "
+                                       "sys.exit(main(sys.argv[1:]))", "check", exercise_id, "--file", path, "--json"],
+                                      capture_output=True, text=True, timeout=240)
+                try:
+                    report = json.loads(done.stdout)
+                except json.JSONDecodeError:
+                    report = {"stdout": done.stdout[-3000:], "stderr": done.stderr[-3000:]}
+                out.setdefault(exercise_id, {})[who] = {"returncode": done.returncode, "report": report,
+                                                        "seconds": round(time.monotonic() - start, 1)}
+                self.log(f"exercise {exercise_id} {who}: rc {done.returncode} "
+                         f"{json.dumps(report, default=str)[:1500]}")
+
     def fp8_through_torch(self) -> None:
         """cuBLASLt's FP8 GEMM through PyTorch's _scaled_mm (E4M3 inputs, BF16 output), if PyTorch is here."""
         if self.left() < (150 if self.ncu else 40):
@@ -557,7 +560,7 @@ class Probe:
             return
         folder = self.work / "ncu"
         folder.mkdir(exist_ok=True)
-        steps = [s for s in NUMBA_STEPS + CUDA_STEPS if self._compiled(s)]
+        steps = [s for s in NUMBA_STEPS + CUDA_STEPS if self._compiled(s) and s in NCU_STEPS]
         argv = [sys.executable, "-m", "labkit.probes.gemm_probe", "--ncu-child", "4096", "--child-steps", ",".join(steps)]
         start = time.monotonic()
         report = ncu.profile_command(argv, NCU_KERNEL_REGEX, folder / "gemm_4096", timeout_seconds=seconds)
@@ -610,6 +613,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("outdir", nargs="?", type=Path)
     parser.add_argument("--budget-seconds", type=float, default=360.0)
     parser.add_argument("--no-ncu", action="store_true")
+    parser.add_argument("--torch", action="store_true", help="also time FP8 (and FP16) through PyTorch's cuBLASLt")
     parser.add_argument("--ncu-child", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--child-steps", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -620,20 +624,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("OUTDIR is required")
     args.outdir.mkdir(parents=True, exist_ok=True)
     probe = Probe(args.outdir, args.budget_seconds, ncu=not args.no_ncu)
+    probe.torch = args.torch
     try:
         probe.stage("environment", probe.environment)
         probe.stage("compile CUDA C", probe.compile_cuda)
-        probe.stage("compile sm_90a probe", probe.compile_wgmma_probe)
         probe.stage("compile Numba", probe.compile_numba)
         probe.save()
         probe.stage("checks", probe.checks)
         probe.save()
         probe.stage("timings", probe.timings)
         probe.save()
-        probe.stage("fp8 through torch", probe.fp8_through_torch)
-        probe.save()
+        if probe.torch:
+            probe.stage("fp8 through torch", probe.fp8_through_torch)
+            probe.save()
         if probe.ncu:
             probe.stage("ncu", probe.profile)
+            probe.save()
+        probe.ncu = False   # what is left of the budget goes to the exercises
+        probe.stage("exercises on the GPU", probe.exercises_on_gpu)
     finally:
         probe.save()
         probe.stage("package", probe.package)

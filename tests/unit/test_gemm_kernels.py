@@ -4,6 +4,7 @@ where it is installed (registers and spills as ptxas reports them)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -49,6 +50,8 @@ def test_launch_shapes_refuse_sizes_the_kernels_do_not_guard():
 
 
 def test_cuda_kernels_grid_and_shared_memory():
+    for spec in gemm_cuda.KERNELS.values():   # every kernel's shared memory fits what a block may opt in to
+        assert spec.dynamic_shared_bytes <= 227 * 1024, spec.name
     mma = gemm_cuda.KERNELS["hgemm_mma_128x256"]
     assert mma.grid(8192, 8192, 8192) == (64 * 32,)
     # 4 stages x (128 x 40 + 32 x 264) halves x 2 bytes: under the 227 KiB a block may opt in to
@@ -58,6 +61,18 @@ def test_cuda_kernels_grid_and_shared_memory():
         mma.grid(4096, 4096 + 128, 4096)
     with pytest.raises(ValueError, match="no CUDA C module"):
         gemm_cuda.options("nope")
+    wgmma = gemm_cuda.KERNELS["hgemm_wgmma_128x256"]
+    assert wgmma.name in gemm_cuda.TAKES_B_TRANSPOSED and wgmma.k_step == 64
+
+
+def test_every_mma_variant_is_declared_in_the_source():
+    declared = set(re.findall(r"^MMA_VARIANT\((\w+),", gemm_cuda.MMA_SOURCE, re.MULTILINE))
+    assert declared == {name for name, k in gemm_cuda.KERNELS.items() if k.module == "mma"}
+
+
+def test_the_wgmma_instruction_names_every_accumulator():
+    text = gemm_cuda._wgmma_instruction(256, "fp16")
+    assert "m64n256k16.f32.f16.f16" in text and '"+f"(d[127])' in text and "%130" in text
 
 
 def test_cublas_row_major_call_swaps_the_operands():
@@ -126,8 +141,9 @@ def test_probe_parsers_and_plan():
 def test_cuda_sources_compile_for_hopper_without_spills(module_name, tmp_path):
     source = tmp_path / f"{module_name}.cu"
     source.write_text(gemm_cuda.SOURCES[module_name])
-    flags = [o for o in gemm_cuda.options(module_name) if o.startswith(("-D", "-std"))]
-    done = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-lineinfo", *flags, "-Xptxas", "-v", str(source),
+    flags = [o for o in gemm_cuda.options(module_name) if o.startswith(("-D", "-std", "-I"))]
+    target = "-gencode=arch=compute_90a,code=sm_90a" if module_name == "wgmma" else "-arch=sm_90"
+    done = subprocess.run(["nvcc", "-cubin", target, "-lineinfo", *flags, "-Xptxas", "-v", str(source),
                            "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     resources = gemm_probe.ptxas_resources(done.stdout + done.stderr)
