@@ -60,6 +60,8 @@ def why_unavailable(item: str, side: int) -> str | None:
     if why is None and not item.startswith("cublas_"):
         from labkit.kernels import gemm_cuda
 
+        if gemm_cuda.KERNELS[_step(item).kernel].module == "wgmma" and _compute_capability() != (9, 0):
+            return "wgmma needs a Hopper GPU (compute capability 9.0, the sm_90a target)"
         try:
             gemm_cuda.KERNELS[_step(item).kernel].grid(side, side, side)
         except ValueError as exc:
@@ -82,6 +84,10 @@ def fitted_side(item: str, side: int) -> int:
         spec = gemm_cuda.KERNELS[s.kernel]
         tile = max(spec.tile_m, spec.tile_n)
     return -(-side // tile) * tile
+
+
+def _compute_capability() -> tuple[int, int]:
+    return tuple(cuda.get_current_device().compute_capability)
 
 
 def _step(key: str) -> Step:
@@ -116,6 +122,8 @@ class Operands:
         if self.cupy is not None:
             cp = self.cupy
             self.device = {p: (cp.asarray(a), cp.asarray(b)) for p, (a, b) in self.host.items()}
+            # the wgmma step reads B transposed (N x K): prepared here, once, outside any timing
+            self.device["fp16_bt"] = (self.device["fp16"][0], cp.ascontiguousarray(self.device["fp16"][1].T))
             self.out = {"fp32": cp.asarray(self.c32), "fp16": cp.empty((m, n), dtype=cp.float16),
                         "bf16": cp.empty((m, n), dtype=cp.uint16)}
 
@@ -163,7 +171,7 @@ class Operands:
             return lambda: gemm_simt.launch(s.kernel, a, b, self.c32)
         from labkit.kernels import gemm_cuda
 
-        a, b = self.device[s.precision]
+        a, b = self.device["fp16_bt" if s.kernel in gemm_cuda.TAKES_B_TRANSPOSED else s.precision]
         c = self.out[s.precision]
         return lambda: gemm_cuda.launch(s.kernel, a, b, c)
 

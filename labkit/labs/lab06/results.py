@@ -42,6 +42,7 @@ STEPS: tuple[Step, ...] = (
     Step("wmma", "hgemm_wmma", "cuda", "fp16"),
     Step("mma", "hgemm_mma_128x256", "cuda", "fp16"),
     Step("mma_bf16", "bgemm_mma_128x256", "cuda", "bf16"),
+    Step("wgmma", "hgemm_wgmma_128x256", "cuda", "fp16"),
 )
 STEP_KEYS: tuple[str, ...] = tuple(s.key for s in STEPS)
 #: cuBLAS's precisions measured beside the steps (TF32: FP32 data on the tensor cores).

@@ -38,6 +38,8 @@ WORDS = {
     'value.step.lab06.wmma': ('5a · tensor cores, WMMA', '5a · tensor cores, WMMA', '5a · tensor core，WMMA'),
     'value.step.lab06.mma': ('5b · tensor cores, mma.sync', '5b · tensor cores, mma.sync', '5b · tensor core，mma.sync'),
     'value.step.lab06.mma_bf16': ('5c · the same in BF16', '5c · la même en BF16', '5c · 同上（BF16）'),
+    'value.step.lab06.wgmma': ('5d · tensor cores, wgmma (Hopper)', '5d · tensor cores, wgmma (Hopper)',
+                               '5d · tensor core，wgmma（Hopper）'),
     'value.language.lab06.numba': ('Numba', 'Numba', 'Numba'),
     'value.language.lab06.cuda': ('CUDA C (CuPy)', 'CUDA C (CuPy)', 'CUDA C（CuPy）'),
     'value.precision.lab06.fp32': ('FP32', 'FP32', 'FP32'),
