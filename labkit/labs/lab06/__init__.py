@@ -93,12 +93,13 @@ class Lab06(Lab[Sizes, Lab06Results]):
         return gains
 
     def cases(self, results: Lab06Results) -> dict[str, Case]:
-        """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step>``)."""
+        """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step>``, the step's key
+        with hyphens: block ids are lower case and hyphenated)."""
         out = {}
         for s in STEPS:
             profile, run = results.profile(s.key), results.run(s.key)
             if profile is not None and run is not None:
-                out[s.key] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
+                out[s.key.replace("_", "-")] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
                                   repaired_seconds=None)
         return out
 
