@@ -77,7 +77,7 @@ class Lab06(Lab[Sizes, Lab06Results]):
         cores twice, through cuBLAS (SGEMM -> TF32 on the same FP32 data) and in the course's own
         kernels (the best FP32 SIMT step -> the FP16 mma.sync step)."""
         gains = []
-        shared, padded = results.run("shared"), results.run("shared_padded")
+        shared, padded = results.run("shared"), results.run("padded")
         if shared and padded:
             gains.append(Gain(item="bank-conflicts", ratio=shared.timing.median_seconds / padded.timing.median_seconds,
                               context="gain.lab06.padding"))
@@ -93,13 +93,12 @@ class Lab06(Lab[Sizes, Lab06Results]):
         return gains
 
     def cases(self, results: Lab06Results) -> dict[str, Case]:
-        """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step>``, the step's key
-        with hyphens: block ids are lower case and hyphenated)."""
+        """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step key>``)."""
         out = {}
         for s in STEPS:
             profile, run = results.profile(s.key), results.run(s.key)
             if profile is not None and run is not None:
-                out[s.key.replace("_", "-")] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
+                out[s.key] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
                                   repaired_seconds=None)
         return out
 

@@ -35,20 +35,20 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step("naive", "gemm_naive", "numba", "fp32"),
     Step("shared", "gemm_shared", "numba", "fp32"),
-    Step("shared_padded", "gemm_shared_padded", "numba", "fp32"),
+    Step("padded", "gemm_shared_padded", "numba", "fp32"),
     Step("regtile", "gemm_regtile", "numba", "fp32"),
-    Step("regtile_c", "sgemm_regtile", "cuda", "fp32"),
+    Step("ctile", "sgemm_regtile", "cuda", "fp32"),
     Step("pipelined", "sgemm_pipelined", "cuda", "fp32"),
     Step("wmma", "hgemm_wmma", "cuda", "fp16"),
     Step("mma", "hgemm_mma_128x256", "cuda", "fp16"),
-    Step("mma_bf16", "bgemm_mma_128x256", "cuda", "bf16"),
+    Step("bf16", "bgemm_mma_128x256", "cuda", "bf16"),
     Step("wgmma", "hgemm_wgmma_128x256", "cuda", "fp16"),
 )
 STEP_KEYS: tuple[str, ...] = tuple(s.key for s in STEPS)
 #: cuBLAS's precisions measured beside the steps (TF32: FP32 data on the tensor cores).
 CUBLAS: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16")
 #: Steps slow enough that they are timed at the lab's side only, never at the large one.
-SLOW_STEPS = frozenset({"naive", "shared", "shared_padded"})
+SLOW_STEPS = frozenset({"naive", "shared", "padded"})
 #: The issue's bars: the best FP32 SIMT step against cuBLAS SGEMM, the tensor-core step against
 #: cuBLAS FP16 (FP32 accumulation), at the same side in the same run.
 SIMT_BAR = 0.80
