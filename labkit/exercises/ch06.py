@@ -15,13 +15,15 @@ On a GPU (what the time ratio should show, and why):
 issues 64 conflict-free loads (32 of sa, broadcasts, and 32 of sb) and 2 stores; the skeleton's
 store into sa costs 32 wavefronts instead of 1, so 97 wavefronts against 66 per warp and tile. The
 kernel does 32 FMA per 2 wavefronts: it is bound by shared memory (chapter 1's roof of one output
-per thread), so the skeleton is expected about 1.4 times slower; the target, 1.15, passes any
+per thread), so the skeleton is expected about 1.4 times slower; on the H200 (probe run 2 of
+labkit.probes.gemm_probe, 4096^3) it took 1.37 times our time. The target, 1.15, passes any
 conflict-free store and fails the skeleton.
 
 ``06-regtile``, skeleton (one output per thread) against our 4 x 4 register tile. The skeleton is
 held to its shared-memory roof, 32 FLOP per wavefront (1/8 of the FP32 peak), ours to 128 (half of
-it): expected about four times faster, so the target, 1.5, fails the skeleton and passes any
-register tile of 4 x 4 or more (an 8 x 8 tile is faster still).
+it); neither reaches its roof in Numba, and on the H200 (probe run 2, 4096^3) the skeleton took
+1.61 times our time. The target, 1.3, fails it and leaves room for a 4 x 4 tile laid out
+differently from ours (an 8 x 8 tile, step 3, is faster still: 0.91 of ours in the same run).
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ EXERCISES = [
                       hint="exercise.06-padding.hint.conflicts", at_most=0.0),
             Criterion("time_ratio", "gpu", section="shared", hint="exercise.06-padding.hint.time", at_most=1.15),
         ),
-        skeleton_fails=("shared_conflicts_per_request",),
+        skeleton_fails=("shared_conflicts_per_request", "time_ratio"),
         simulator_elements=PADDING_SIMULATOR[0] * PADDING_SIMULATOR[1],
         gpu_elements=GPU_SIDE * GPU_SIDE,
         flush_l2=False,
@@ -116,10 +118,10 @@ EXERCISES = [
             Criterion(CORRECT, "simulator", section="regtile", hint="exercise.06-regtile.hint.correct"),
             Criterion("flops_per_shared_wavefront", "simulator", section="regtile",
                       hint="exercise.06-regtile.hint.wavefronts", at_least=REGTILE_MIN_FLOPS_PER_WAVEFRONT),
-            Criterion("time_ratio", "gpu", section="regtile", hint="exercise.06-regtile.hint.time", at_most=1.5),
+            Criterion("time_ratio", "gpu", section="regtile", hint="exercise.06-regtile.hint.time", at_most=1.3),
         ),
         shown=("shared_conflicts_per_request",),
-        skeleton_fails=("flops_per_shared_wavefront",),
+        skeleton_fails=("flops_per_shared_wavefront", "time_ratio"),
         simulator_elements=REGTILE_SIMULATOR[0] * REGTILE_SIMULATOR[1],
         gpu_elements=GPU_SIDE * GPU_SIDE,
         flush_l2=False,

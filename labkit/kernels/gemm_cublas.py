@@ -61,6 +61,18 @@ def storage_dtype(precision: str) -> np.dtype:
     return np.dtype(PRECISIONS[precision].storage)
 
 
+def bf16_bits(x32, xp=np):
+    """FP32 -> BF16 bit patterns (uint16), rounded to nearest even (finite inputs): the top 16 bits
+    of each float after adding 0x7FFF plus the lowest kept bit. NumPy or CuPy arrays (``xp``)."""
+    u = xp.ascontiguousarray(x32, dtype=xp.float32).view(xp.uint32)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(xp.uint16)
+
+
+def from_bf16_bits(bits, xp=np):
+    """BF16 bit patterns (uint16) -> the FP32 values they stand for, exactly."""
+    return (bits.astype(xp.uint32) << 16).view(xp.float32)
+
+
 def row_major_arguments(m: int, n: int, k: int) -> dict:
     """gemmEx's (column-major) sizes and leading dimensions for row-major C(m x n) = A(m x k) B(k x n):
     cuBLAS computes C^T = B^T A^T, its first operand being B (ld n) and its second A (ld k)."""

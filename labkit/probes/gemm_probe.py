@@ -41,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
+from labkit.kernels.gemm_cublas import bf16_bits, from_bf16_bits
+
 #: The Numba steps (labkit.kernels.gemm_simt) and the CUDA C ones (labkit.kernels.gemm_cuda).
 NUMBA_STEPS = ("gemm_naive", "gemm_shared", "gemm_shared_padded", "gemm_regtile")
 def _cuda_steps() -> tuple[str, ...]:
@@ -305,7 +307,7 @@ class Probe:
         a32 = rng.random((n, n), dtype=cupy.float32) * 2 - 1  # uniform on [-1, 1)
         b32 = rng.random((n, n), dtype=cupy.float32) * 2 - 1
         data = {"fp32": (a32, b32), "fp16": (a32.astype(cupy.float16), b32.astype(cupy.float16)),
-                "bf16": (_to_bf16_bits(a32), _to_bf16_bits(b32)), "fp64": (a32.astype(cupy.float64), b32.astype(cupy.float64))}
+                "bf16": (bf16_bits(a32, cupy), bf16_bits(b32, cupy)), "fp64": (a32.astype(cupy.float64), b32.astype(cupy.float64))}
         data["numba"] = (cuda.as_cuda_array(a32), cuda.as_cuda_array(b32))
         data["fp16_bt"] = (data["fp16"][0], cupy.ascontiguousarray(data["fp16"][1].T))
         return data
@@ -577,20 +579,12 @@ class Probe:
         shutil.rmtree(self.work)
 
 
-def _to_bf16_bits(x32):
-    """FP32 -> BF16 bit patterns (uint16), rounded to nearest even; NaN-free inputs assumed."""
-    import cupy
-
-    u = x32.view(cupy.uint32)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(cupy.uint16)
-
-
 def _as_f32(x):
     """A CuPy array as float32; uint16 arrays are BF16 bit patterns."""
     import cupy
 
     if x.dtype == cupy.uint16:
-        return (x.astype(cupy.uint32) << 16).view(cupy.float32)
+        return from_bf16_bits(x, cupy)
     return x.astype(cupy.float32)
 
 

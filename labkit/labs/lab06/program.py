@@ -17,6 +17,7 @@ import numpy as np
 
 from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
 from labkit.kernels import gemm_accuracy, gemm_simt
+from labkit.kernels.gemm_cublas import bf16_bits, from_bf16_bits
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab06.results import CUBLAS, SLOW_STEPS, STEPS, Lab06Results, Resources, Run, Sizes, Step
@@ -94,16 +95,6 @@ def _step(key: str) -> Step:
     return next(s for s in STEPS if s.key == key)
 
 
-def _to_bf16_bits(x: np.ndarray) -> np.ndarray:
-    """FP32 -> BF16 bit patterns (uint16), rounded to nearest even (finite inputs)."""
-    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def _from_bf16_bits(bits: np.ndarray) -> np.ndarray:
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
 class Operands:
     """A, B (uniform on [-1, 1)) and an output per precision, at m x k x n, on the device; the
     output starts poisoned (NaN) so that an element a kernel skips cannot pass."""
@@ -115,7 +106,7 @@ class Operands:
         self.b32 = (rng.random((k, n), dtype=np.float32) * 2 - 1)
         self.host = {"fp32": (self.a32, self.b32),
                      "fp16": (self.a32.astype(np.float16), self.b32.astype(np.float16)),
-                     "bf16": (_to_bf16_bits(self.a32), _to_bf16_bits(self.b32))}
+                     "bf16": (bf16_bits(self.a32), bf16_bits(self.b32))}
         self.numba = (cuda.to_device(self.a32), cuda.to_device(self.b32))
         self.c32 = cuda.device_array((m, n), dtype=np.float32)
         self.cupy = cupy_or_none()
@@ -131,13 +122,13 @@ class Operands:
         """A @ B in float64 from the inputs as the kernels read them."""
         a, b = self.host[precision]
         if precision == "bf16":
-            a, b = _from_bf16_bits(a), _from_bf16_bits(b)
+            a, b = from_bf16_bits(a), from_bf16_bits(b)
         return a.astype(np.float64) @ b.astype(np.float64)
 
     def abs_product(self, precision: str) -> np.ndarray:
         a, b = self.host[precision]
         if precision == "bf16":
-            a, b = _from_bf16_bits(a), _from_bf16_bits(b)
+            a, b = from_bf16_bits(a), from_bf16_bits(b)
         return np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
 
     def poison(self, precision: str) -> None:
@@ -154,7 +145,7 @@ class Operands:
         if precision in ("fp32", "tf32"):
             return self.c32.copy_to_host()
         got = self.cupy.asnumpy(self.out[precision])
-        return _from_bf16_bits(got) if precision == "bf16" else got.astype(np.float32)
+        return from_bf16_bits(got) if precision == "bf16" else got.astype(np.float32)
 
     def launcher(self, item: str) -> Callable[[], None]:
         """One c = a @ b of a step (by key) or of ``cublas_<precision>``, enqueued."""

@@ -63,13 +63,13 @@ WORDS = {
         '8 tx + j），否则读取会冲突，wavefront 会更多。',
     ),
     'exercise.06-regtile.hint.time': (
-        'Still more than 1.5 times our time: look at the registers and local memory the check shows (an array indexed '
+        'Still more than 1.3 times our time: look at the registers and local memory the check shows (an array indexed '
         'by a value the compiler cannot unroll goes to local memory), and at the block size (a tile of C per block '
         'large enough that each thread has its r x r elements).',
-        'Encore plus de 1,5 fois notre temps : regardez les registres et la mémoire locale que la vérification '
+        'Encore plus de 1,3 fois notre temps : regardez les registres et la mémoire locale que la vérification '
         'affiche (un tableau indexé par une valeur que le compilateur ne peut pas dérouler part en mémoire locale), '
         'et la taille du bloc (une tuile de C par bloc assez grande pour que chaque thread ait ses r × r éléments).',
-        '仍超过我们时间的 1.5 倍：看检查显示的寄存器与 local memory（用编译器无法展开的值做下标的数组会进入 '
+        '仍超过我们时间的 1.3 倍：看检查显示的寄存器与 local memory（用编译器无法展开的值做下标的数组会进入 '
         'local memory），以及 block 大小（每个 block 的 C 块要足够大，使每个线程都有自己的 r × r 个元素）。',
     ),
 }
