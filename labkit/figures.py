@@ -417,6 +417,12 @@ def _ch06_tensor_tflops(precision: str) -> float:
     return tensor_peak_gflops(H200_SXM.sm_count, (9, 0), precision, H200_SXM.boost_clock_mhz) / 1e3
 
 
+def _ch06_tensor_flops_per_clock(precision: str) -> int:
+    from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+
+    return DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)][precision]
+
+
 def _ch06_kmajor_store(pad: int, tile: int = CH06_TILE, ty: int = 0) -> access.WarpAccess:
     """One warp's store sa[tx, ty] into a tile of ``tile`` rows of ``tile + pad`` words: with a
     block of tile x tile threads, a warp holds 32 / tile rows of threads (ty, ty + 1, ...)."""
@@ -450,6 +456,8 @@ def _chapter6_figures() -> dict[str, Figure]:
             CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).blocks_per_sm),
         "ch06.regtile.smem_kib": Figure(lambda: CH06_SMEM_BYTES / 1024, 1),
     }
+    out["h200.boost_mhz"] = Figure(lambda: H200_SXM.boost_clock_mhz)
+    out["h200.tensor_flops_per_sm_clock.fp16"] = Figure(lambda: _ch06_tensor_flops_per_clock("fp16"))
     for precision in ("fp16", "tf32", "fp8"):
         out[f"h200.tensor_tflops.{precision}"] = Figure(lambda p=precision: _ch06_tensor_tflops(p), 0)
         out[f"h200.tensor_ridge.{precision}"] = Figure(
