@@ -152,3 +152,11 @@ def test_cuda_sources_compile_for_hopper_without_spills(module_name, tmp_path):
     for name, r in resources.items():
         assert r["spill_store_bytes"] == 0 and r["spill_load_bytes"] == 0, (name, r)
 
+
+
+def test_bf16_bits_round_to_nearest_even_and_come_back_exactly():
+    x = np.array([1.0, 1.0 + 2.0**-8, 1.0 + 3 * 2.0**-8, -2.5, 0.0], np.float32)
+    bits = gemm_cublas.bf16_bits(x)
+    # 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties go to the even mantissa (1.0); 1 + 3 * 2^-8 rounds up
+    assert bits.tolist() == [0x3F80, 0x3F80, 0x3F82, 0xC020, 0x0000]
+    assert gemm_cublas.from_bf16_bits(bits).tolist() == [1.0, 1.0, 1.0 + 2.0**-6, -2.5, 0.0]
