@@ -640,6 +640,78 @@ FIGURES.update(_chapter2_figures())
 FIGURES.update(_ch02_quiz_figures())
 
 
+
+# Chapter 6: the matrix multiply on an H200 SXM at its datasheet figures (132 SMs, 1980 MHz,
+# 4.8 TB/s); the tensor cores' rates from labkit.tensor_cores, the shared-memory wavefronts from
+# labkit.access (the rules ncu confirmed), occupancy from labkit.occupancy.
+CH06_N = 4096
+#: The A tile's store in step 2: 32 lanes (tx) write column ty of rows tx of a k-major tile of
+#: 32 (or 33) words per row; in the quiz a 16 x 16 tile, where a warp holds two values of ty.
+CH06_TILE = 32
+CH06_QUIZ_TILE = 16
+#: Step 4's launch (256 threads, 128 registers) and shared memory (two buffers of the A slice, 8 x
+#: 132 words, and of the B slice, 8 x 128 words).
+CH06_THREADS, CH06_REGISTERS = 256, 128
+CH06_SMEM_BYTES = 2 * (8 * 132 + 8 * 128) * 4
+
+
+def _ch06_tensor_tflops(precision: str) -> float:
+    from labkit.tensor_cores import tensor_peak_gflops
+
+    return tensor_peak_gflops(H200_SXM.sm_count, (9, 0), precision, H200_SXM.boost_clock_mhz) / 1e3
+
+
+def _ch06_tensor_flops_per_clock(precision: str) -> int:
+    from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+
+    return DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)][precision]
+
+
+def _ch06_kmajor_store(pad: int, tile: int = CH06_TILE, ty: int = 0) -> access.WarpAccess:
+    """One warp's store sa[tx, ty] into a tile of ``tile`` rows of ``tile + pad`` words: with a
+    block of tile x tile threads, a warp holds 32 / tile rows of threads (ty, ty + 1, ...)."""
+    lanes = []
+    for lane in range(access.WARP_LANES):
+        tx, row_of_threads = lane % tile, ty + lane // tile
+        lanes.append(4 * (tx * (tile + pad) + row_of_threads))
+    return access.WarpAccess(tuple(lanes), 4, access.Op.STORE, access.Space.SHARED)
+
+
+def _chapter6_figures() -> dict[str, Figure]:
+    n = CH06_N
+    fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
+    out = {
+        "ch06.n": Figure(lambda: n),
+        "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),
+        "ch06.intensity.fp32": Figure(lambda: 2 * n**3 / (3 * n * n * 4), 0),
+        "ch06.intensity.fp16": Figure(lambda: 2 * n**3 / (3 * n * n * 2), 0),
+        "ch06.intensity.fp16_8192": Figure(lambda: 2 * 8192**3 / (3 * 8192 * 8192 * 2), 0),
+        "ch06.fp32_tflops": Figure(lambda: fp32_peak, 1),
+        "ch06.t_min_ms.fp32": Figure(lambda: 2 * n**3 / (fp32_peak * 1e12) * 1e3, 2),
+        "ch06.t_min_ms.fp16": Figure(lambda: 2 * n**3 / (_ch06_tensor_tflops("fp16") * 1e12) * 1e3, 3),
+        "ch06.tensor_over_fp32": Figure(lambda: _ch06_tensor_tflops("fp16") / fp32_peak, 0),
+        "ch06.reuse.tile": Figure(lambda: CH06_TILE),
+        "ch06.conflict.ways": Figure(lambda: access.analyze(_ch06_kmajor_store(0)).wavefronts),
+        "ch06.conflict.padded": Figure(lambda: access.analyze(_ch06_kmajor_store(1)).wavefronts),
+        "ch06.quiz.tile16_wavefronts": Figure(lambda: access.analyze(_ch06_kmajor_store(0, CH06_QUIZ_TILE)).wavefronts),
+        "ch06.regtile.threads": Figure(lambda: CH06_THREADS),
+        "ch06.regtile.registers": Figure(lambda: CH06_REGISTERS),
+        "ch06.regtile.blocks_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
+            CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).blocks_per_sm),
+        "ch06.regtile.smem_kib": Figure(lambda: CH06_SMEM_BYTES / 1024, 1),
+    }
+    out["h200.boost_mhz"] = Figure(lambda: H200_SXM.boost_clock_mhz)
+    out["h200.tensor_flops_per_sm_clock.fp16"] = Figure(lambda: _ch06_tensor_flops_per_clock("fp16"))
+    for precision in ("fp16", "tf32", "fp8"):
+        out[f"h200.tensor_tflops.{precision}"] = Figure(lambda p=precision: _ch06_tensor_tflops(p), 0)
+        out[f"h200.tensor_ridge.{precision}"] = Figure(
+            lambda p=precision: _ch06_tensor_tflops(p) * 1e3 / H200_SXM.hbm_gbps, 0)
+    return out
+
+
+FIGURES.update(_chapter6_figures())
+
+
 class UnknownFigureError(LabkitError, KeyError):
     """A figure name that labkit.figures does not define."""
 

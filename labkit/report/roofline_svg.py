@@ -22,13 +22,17 @@ def _scale(value: float, low: float, high: float, pixels: float) -> float:
 
 
 def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float], sweep: list[tuple[float, float]],
-                 kernels: list[tuple[str, float, float]], words: dict[str, str]) -> etree.Element:
-    """measured / theoretical: (peak GFLOP/s, bandwidth GB/s); sweep: (I, GFLOP/s); kernels: (name, I, GFLOP/s).
+                 kernels: list[tuple[str, float, float]], words: dict[str, str],
+                 extra_roofs: list[tuple[str, float]] = ()) -> etree.Element:
+    """measured / theoretical: (peak GFLOP/s, bandwidth GB/s); sweep: (I, GFLOP/s); kernels: (name, I, GFLOP/s);
+    extra_roofs: (label, GFLOP/s) of other measured compute roofs (the tensor cores'), each drawn as
+    min(P_extra, I x B_measured), labelled at its right end.
 
     Roof at intensity I: min(P, I x B). ``words`` gives the axis titles and the legend.
     """
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    values = [g for _, g in sweep] + [g for _, _, g in kernels] + [theoretical[0], X_RANGE[0] * measured[1]]
+    values = ([g for _, g in sweep] + [g for _, _, g in kernels] + [theoretical[0], X_RANGE[0] * measured[1]]
+              + [g for _, g in extra_roofs])
     y_low = 10 ** math.floor(math.log10(min(values)))
     y_high = 10 ** math.ceil(math.log10(max(values) * 1.05))
 
@@ -65,6 +69,16 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": kind,
             "stroke-width": "2", **({"stroke-dasharray": "6 4"} if kind == "theoretical" else {}),
         })
+    for label, peak in extra_roofs:
+        ridge = peak / measured[1]
+        points = [(X_RANGE[0], X_RANGE[0] * measured[1]), (min(ridge, X_RANGE[1]), min(peak, X_RANGE[1] * measured[1])),
+                  (X_RANGE[1], min(peak, X_RANGE[1] * measured[1]))]
+        etree.SubElement(svg, "polyline", {
+            "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": "measured",
+            "stroke-width": "1.5", "stroke-dasharray": "2 3"})
+        text = etree.SubElement(svg, "text", {"x": f"{x(X_RANGE[1]) - 4:.1f}", "y": f"{y(points[-1][1]) - 4:.1f}",
+                                              "font-size": "11", "text-anchor": "end", **TEXT})
+        text.text = label
     for intensity, gflops in sweep:
         etree.SubElement(svg, "circle", {"cx": f"{x(intensity):.1f}", "cy": f"{y(gflops):.1f}", "r": "4",
                                          "class": "sweep"})

@@ -38,6 +38,21 @@ class Lab01(Lab[Sizes, Lab01Results]):
         for precision in ("fp32", "fp64"):
             measured, reference = getattr(results.ceilings, precision).gflops, results.reference_gflops(precision)
             ceilings.append((precision, measured, reference, measured / reference, "theoretical_at_clock"))
+        tensor_rows = []
+        for ceiling in results.tensor:
+            reference = results.tensor_reference_gflops(ceiling)
+            measured = ceiling.gflops
+            top = results.device.tensor_peak_gflops(ceiling.precision)
+            tensor_rows.append((f"tensor.{ceiling.precision}", ceiling.library, measured, reference,
+                                measured / reference if measured and reference else None,
+                                results.ridge(measured) if measured else None,
+                                top / results.device.hbm_peak_gbps if top else None,
+                                ceiling.unavailable))
+        tensor = ([Table("lab01.tensor", (Column("ceiling", "label"), Column("library"), Column("measured", "count"),
+                                          Column("reference", "count"), Column("ratio", "share"),
+                                          Column("ridge_measured", "intensity"), Column("ridge_theoretical", "intensity"),
+                                          Column("unavailable")), tuple(tensor_rows))]
+                  if tensor_rows else [])
         return [
             Table("lab01.ceilings", (Column("ceiling", "label"), Column("measured", "count"),
                                      Column("reference", "count"), Column("ratio", "share"),
@@ -51,7 +66,7 @@ class Lab01(Lab[Sizes, Lab01Results]):
                                       Column("t_ratio", "verdict_ratio"), Column("verdict", "label")),
                   tuple((k.kernel, k.intensity, f"bound.{results.bound(k).value}", k.t_real_seconds, results.t_min_seconds(k),
                          results.t_ratio(k), results.verdict(k).value) for k in results.placement)),
-        ]
+        ] + tensor
 
     def figures(self, results: Lab01Results, lang: str) -> list[etree.Element]:
         """The measured roofline: theoretical and measured roofs, the sweep, the placed kernels."""
@@ -61,6 +76,8 @@ class Lab01(Lab[Sizes, Lab01Results]):
             sweep=[(p.intensity, p.gflops) for p in results.sweep],
             kernels=[(k.kernel, k.intensity, k.gflops) for k in results.placement],
             words={key: label(lang, f"lab01.plot.{key}") for key in ("x", "y", "theoretical", "measured", "sweep")},
+            extra_roofs=[(label(lang, f"value.tensor.{c.precision}"), c.gflops) for c in results.tensor
+                         if c.gflops is not None],
         )
         figure = etree.Element("figure", {"class": "lab-figure"})
         figure.append(svg)

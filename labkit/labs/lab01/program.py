@@ -9,9 +9,9 @@ from labkit.gpu import cuda, nan_device_array
 from labkit.kernels import reduction, samples
 from labkit.kernels import roofline_kernels as rk
 from labkit.lab import Bench, Check, Program
-from labkit.labs.lab01.results import (SAMPLE_KERNELS, BandwidthCeiling, Ceilings, DevicePeaks,
-                                       FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint,
-                                       sample_workload)
+from labkit.labs.lab01.results import (SAMPLE_KERNELS, TENSOR_PRECISIONS, BandwidthCeiling, Ceilings,
+                                       DevicePeaks, FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint,
+                                       TensorCeiling, sample_workload)
 
 COPY_THREADS = 256
 SAXPY_A = np.float32(2.0)
@@ -130,6 +130,63 @@ def ceilings(sizes: Sizes, bench: Bench) -> Ceilings:
     return Ceilings(hbm=hbm, **fma)
 
 
+# ----- step 1b: the tensor cores' ceilings -------------------------------------------------------------
+CUBLAS_LIBRARY = "cuBLAS (cublasGemmEx)"
+FP8_LIBRARY = "cuBLASLt (torch._scaled_mm)"
+
+
+def tensor_ceilings(sizes: Sizes, bench: Bench) -> list[TensorCeiling]:
+    """A tensor_n^3 matrix product in each tensor-core precision, through the vendor's library: cuBLAS
+    through CuPy (TF32 on FP32 data, FP16 and BF16 with FP32 accumulation, FP64), and FP8 (E4M3 in, BF16
+    out) through PyTorch's cuBLASLt where PyTorch is installed (cublasGemmEx takes no FP8)."""
+    n = sizes.tensor_n
+
+    def missing(precision: str, why: str) -> TensorCeiling:
+        return TensorCeiling(precision=precision, library=FP8_LIBRARY if precision == "fp8" else CUBLAS_LIBRARY,
+                             n=n, timing=None, unavailable=why)
+
+    if bench.simulated:
+        return [missing(p, "the simulator has no tensor cores") for p in TENSOR_PRECISIONS]
+    try:
+        import cupy
+    except ImportError:
+        return [missing(p, "CuPy is not installed") for p in TENSOR_PRECISIONS]
+    from labkit.kernels import gemm_cublas
+
+    rng = cupy.random.default_rng(11)
+    a32, b32 = rng.random((n, n), dtype=cupy.float32), rng.random((n, n), dtype=cupy.float32)
+    operands = {"tf32": (a32, b32, cupy.float32), "fp16": (a32.astype(cupy.float16), b32.astype(cupy.float16),
+                                                             cupy.float16),
+                "bf16": (gemm_cublas.bf16_bits(a32, cupy), gemm_cublas.bf16_bits(b32, cupy), cupy.uint16),
+                "fp64": (a32.astype(cupy.float64), b32.astype(cupy.float64), cupy.float64)}
+    out = []
+    for precision in TENSOR_PRECISIONS:
+        if precision == "fp8":
+            out.append(_fp8_ceiling(n, bench) or missing(precision, "PyTorch is not installed (FP8 needs cuBLASLt, "
+                                                                   "which CuPy does not reach)"))
+            continue
+        a, b, dtype = operands[precision]
+        c = cupy.empty((n, n), dtype=dtype)
+        timing = bench.time_gpu(lambda: gemm_cublas.gemm(a, b, c, precision), warmup=5, repeats=sizes.repeats)
+        out.append(TensorCeiling(precision=precision, library=CUBLAS_LIBRARY, n=n, timing=timing))
+        del c
+    return out
+
+
+def _fp8_ceiling(n: int, bench: Bench) -> TensorCeiling | None:
+    """FP8 E4M3 inputs (B column-major, as cuBLASLt wants it), unit scales, BF16 output; None without PyTorch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    a = torch.rand(n, n, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.rand(n, n, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device="cuda")
+    timing = bench.time_gpu(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
+                            warmup=5, repeats=20)
+    return TensorCeiling(precision="fp8", library=FP8_LIBRARY, n=n, timing=timing)
+
+
 # ----- step 2: the sweep ------------------------------------------------------------------------------
 def intensity_sweep(sizes: Sizes, bench: Bench) -> list[SweepPoint]:
     """The sweep kernel at each number of FMAs per element: its FLOPs, bytes and time."""
@@ -159,7 +216,7 @@ def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
 
 
 class Lab01Program(Program[Sizes, Lab01Results]):
-    steps = 4
+    steps = 5
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
@@ -172,6 +229,8 @@ class Lab01Program(Program[Sizes, Lab01Results]):
         checks = check_against_numpy(LAB.simulator_sizes)
         bench.progress("step 1: ceilings (copy, FP32 and FP64 FMA)")
         measured_ceilings = ceilings(sizes, bench)
+        bench.progress("step 1b: the tensor cores' ceilings (cuBLAS; FP8 through PyTorch where installed)")
+        tensor = tensor_ceilings(sizes, bench)
         bench.progress("step 2: intensity sweep")
         sweep_points = intensity_sweep(sizes, bench)
         bench.progress("step 3: the chapter's kernels on the roofline")
@@ -179,6 +238,7 @@ class Lab01Program(Program[Sizes, Lab01Results]):
         device = DevicePeaks(sm_count=facts.sm_count, max_sm_clock_mhz=facts.max_sm_clock_mhz,
                              hbm_peak_gbps=facts.hbm_peak_gbps,
                              fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability),
-                             fp64_lanes_per_sm=fp64_lanes_per_sm(facts.compute_capability))
+                             fp64_lanes_per_sm=fp64_lanes_per_sm(facts.compute_capability),
+                             compute_capability=tuple(facts.compute_capability))
         return Lab01Results(sizes=sizes, checks=checks, device=device, ceilings=measured_ceilings,
-                            sweep=sweep_points, placement=placed)
+                            sweep=sweep_points, placement=placed, tensor=tensor)

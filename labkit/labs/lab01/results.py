@@ -16,6 +16,7 @@ from labkit import roofline, workloads
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
 from labkit.records import Count, Positive, PositiveInt, Record
+from labkit.tensor_cores import tensor_peak_gflops
 from labkit.timing import Timing
 
 #: FMAs per element of each sweep point (0: one add). I = 1/8 for the add, fmas / 4 otherwise.
@@ -38,6 +39,7 @@ class Sizes(Record):
     stencil_n: PositiveInt
     repeats: PositiveInt
     sweep_fmas: tuple[Annotated[int, Field(ge=0)], ...] = SWEEP_FMAS   # the sweep's points
+    tensor_n: PositiveInt = 8192   # the tensor-core ceilings: cuBLAS at tensor_n^3
 
 
 class DevicePeaks(Record):
@@ -48,6 +50,14 @@ class DevicePeaks(Record):
     hbm_peak_gbps: Positive
     fp32_lanes_per_sm: PositiveInt
     fp64_lanes_per_sm: PositiveInt
+    compute_capability: tuple[int, int] | None = None   # for the tensor cores' rates (labkit.tensor_cores)
+
+    def tensor_peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
+        """The tensor cores' dense peak at the clock (labkit.tensor_cores); None where it is not known."""
+        if self.compute_capability is None:
+            return None
+        return tensor_peak_gflops(self.sm_count, self.compute_capability, precision,
+                                  sm_clock_mhz or self.max_sm_clock_mhz)
 
     def lanes(self, precision: str) -> int:
         return self.fp32_lanes_per_sm if precision == "fp32" else self.fp64_lanes_per_sm
@@ -86,6 +96,26 @@ class Ceilings(Record):
     hbm: BandwidthCeiling
     fp32: FmaCeiling
     fp64: FmaCeiling
+
+
+#: The tensor-core ceilings lab 01 measures (cuBLAS through CuPy; FP8 through PyTorch's cuBLASLt).
+TENSOR_PRECISIONS = ("tf32", "fp16", "bf16", "fp8", "fp64")
+TensorPrecision = Literal["tf32", "fp16", "bf16", "fp8", "fp64"]
+
+
+class TensorCeiling(Record):
+    """A tensor-core ceiling: a large matrix product through the vendor's library (n^3, 2 n^3 FLOP),
+    against the dense peak at the SM clock read while it ran; or why it could not be measured."""
+
+    precision: TensorPrecision
+    library: str                       # "cuBLAS (cublasGemmEx)" or "cuBLASLt (torch._scaled_mm)"
+    n: PositiveInt
+    timing: Timing | None
+    unavailable: str | None = None
+
+    @property
+    def gflops(self) -> float | None:
+        return None if self.timing is None else self.timing.gflops(2.0 * self.n**3)
 
 
 class SweepPoint(Record):
@@ -141,6 +171,7 @@ class Lab01Results(Record):
     ceilings: Ceilings
     sweep: list[SweepPoint]
     placement: list[Placement]
+    tensor: list[TensorCeiling] = []   # empty in records made before lab 01 measured them
 
     # ----- what is derived ---------------------------------------------------------------
     @property
@@ -156,6 +187,15 @@ class Lab01Results(Record):
     def reference_gflops(self, precision: str) -> float:
         """The FMA peak at the clock read while that ceiling was measured."""
         return self.device.peak_gflops(precision, getattr(self.ceilings, precision).sm_clock_mhz)
+
+    def tensor_reference_gflops(self, ceiling: TensorCeiling) -> float | None:
+        """The tensor cores' dense peak at the clock read while that ceiling was measured."""
+        clock = ceiling.timing.sm_clock_mhz if ceiling.timing else None
+        return self.device.tensor_peak_gflops(ceiling.precision, clock)
+
+    def ridge(self, gflops: float) -> float:
+        """The intensity at which a roof of ``gflops`` meets the measured bandwidth: P / B (FLOP/byte)."""
+        return roofline.ridge_point(gflops, self.bandwidth_gbps)
 
     def roof_gflops(self, intensity: float) -> float:
         """The measured roof at ``intensity``: min(P, I x B)."""
@@ -219,6 +259,13 @@ class Lab01Results(Record):
             if ceiling.gflops > peak:
                 raise ValueError(f"ceilings/{precision}: {ceiling.gflops:.0f} GFLOP/s is above the FMA peak "
                                  f"{peak:.0f} GFLOP/s at the {ceiling.sm_clock_mhz:g} MHz read")
+        for ceiling in self.tensor:
+            top = self.device.tensor_peak_gflops(ceiling.precision)   # at the maximum clock
+            if ceiling.gflops is not None and top is not None and ceiling.gflops > top:
+                raise ValueError(f"tensor/{ceiling.precision}: {ceiling.gflops:.0f} GFLOP/s is above the tensor cores' "
+                                 f"dense peak {top:.0f} GFLOP/s")
+            if (ceiling.timing is None) == (ceiling.unavailable is None):
+                raise ValueError(f"tensor/{ceiling.precision}: give a timing or the reason there is none, not both")
         peak = device.peak_gflops("fp32")
         for point in self.sweep:
             roof = roofline.attainable_gflops(point.intensity, peak, device.hbm_peak_gbps)

@@ -1,6 +1,21 @@
 """Lab 01: the measured roofline. (en, fr, zh)"""
 
 WORDS = {
+    'table.lab01.tensor': (
+        "Step 1b, the tensor cores' ceilings through the vendor's library, and the ridge point each implies",
+        'Étape 1b, les plafonds des tensor cores par la bibliothèque du constructeur, et le seuil de chacun',
+        '第 1b 步，通过厂商库实测的 tensor core 上限，以及各自对应的拐点',
+    ),
+    'column.library': ('through', 'par', '通过'),
+    'column.ridge_measured': ('ridge, measured (FLOP/byte)', 'seuil mesuré (FLOP/octet)', '实测拐点（FLOP/byte）'),
+    'column.ridge_theoretical': ('ridge, theoretical (FLOP/byte)', 'seuil théorique (FLOP/octet)',
+                                 '理论拐点（FLOP/byte）'),
+    'column.unavailable': ('not measured because', 'non mesuré parce que', '未测量的原因'),
+    'value.tensor.tf32': ('TF32 tensor cores', 'tensor cores TF32', 'TF32 tensor core'),
+    'value.tensor.fp16': ('FP16 tensor cores (FP32 acc.)', 'tensor cores FP16 (acc. FP32)', 'FP16 tensor core（FP32 累加）'),
+    'value.tensor.bf16': ('BF16 tensor cores (FP32 acc.)', 'tensor cores BF16 (acc. FP32)', 'BF16 tensor core（FP32 累加）'),
+    'value.tensor.fp8': ('FP8 tensor cores', 'tensor cores FP8', 'FP8 tensor core'),
+    'value.tensor.fp64': ('FP64 tensor cores', 'tensor cores FP64', 'FP64 tensor core'),
     'table.lab01.ceilings': (
         "Step 1, the ceilings measured by labkit's kernels",
         'Étape 1, les plafonds mesurés par les noyaux de labkit',

@@ -1,0 +1,773 @@
+"""Chapter 6's CUDA C matrix multiplies (CuPy ``RawModule``, compiled by NVRTC for the device's
+own architecture, with ``-lineinfo``): the steps Numba cannot express.
+
+C = A @ B, row-major, M x K times K x N; M, N, K multiples of the kernel's tiles (checked by the
+host wrappers, :func:`launch`). Four modules, so that a header or a target missing on one machine
+costs only the module that needs it:
+
+``simt`` (FP32, no header):
+
+- ``sgemm_regtile`` (step 3, the CUDA C twin of :func:`labkit.kernels.gemm_simt.gemm_regtile`,
+  same index arithmetic): a 128 x 128 tile of C per block of 256 threads, 8 x 8 outputs per thread
+  in registers (rows ty + 16 i, columns tx + 16 j), K in slices of 8; scalar global loads, one
+  shared buffer, two barriers per slice. The A slice is stored k-major (``As[k][m]``), each row
+  padded by 4 floats so that the lanes that store one column land in 32 different banks.
+- ``sgemm_pipelined`` (step 4): the same tiling, with 16-byte accesses (``float4``: ``LDG.E.128``,
+  ``LDS.128``, ``STS.128``) and two shared buffers: the next slice is loaded from global memory
+  into registers while the current one is multiplied, then stored into the other buffer, one
+  barrier per slice. Each thread's 8 rows are two groups of 4 (``ty*4`` and ``64 + ty*4``), and so
+  are its 8 columns: a warp's 16-byte reads of a B row cover 256 consecutive bytes (two
+  wavefronts, the least for 16 distinct vectors), where 8 consecutive columns per thread would put
+  lanes 0 and 4 in the same banks.
+
+``mma`` (FP16 or BF16 inputs, FP32 accumulation, FP16 or BF16 output; no header, inline PTX):
+the variants of ``gemm_mma`` (step 5b) that ``MMA_VARIANT`` declares: warp-level
+``mma.sync.aligned.m16n8k16`` (``HMMA`` in SASS), fragments loaded from shared memory by
+``ldmatrix`` (``.trans`` for B, which is stored as it lies in memory, n contiguous), slices of K
+brought by ``cp.async`` (global to shared without registers) several stages deep, so that the
+copies of later slices fly while this one is multiplied. Rows of the shared tiles are padded by 16
+bytes, which puts the eight 16-byte rows an ``ldmatrix`` phase reads in eight different groups of
+four banks. Blocks walk the tiles of C in groups of ``GROUP_M`` tile rows, so that the blocks
+resident together share slices of A and B in L2. The variants differ by tile of C, slice of K,
+warps per block (and so registers per thread) and stages.
+
+``wmma`` (``#include <mma.h>``, from a CUDA toolkit's include folder, :func:`toolkit_include`):
+``hgemm_wmma`` (step 5a, the API version): ``nvcuda::wmma`` 16 x 16 x 16 fragments, a 128 x 128
+tile per block of 8 warps (each 32 x 64), the same ``cp.async`` pipeline; the accumulators go
+through shared memory to be written as FP16 in 16-byte stores.
+
+``wgmma`` (the ``sm_90a`` target, Hopper only): ``hgemm_wgmma_128x256`` (step 5d): two warpgroups,
+each a 64 x 256 tile of C by ``wgmma.mma_async.m64n256k16`` (``HGMMA`` in SASS) reading both
+operands from shared memory through descriptors; both K-major, so B is given transposed (N x K);
+slices of 64 along K in the 128-byte swizzled layout the descriptors name, four stages of
+``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: explained in chapter 6).
+
+Chapter 6 shows parts of these sources (the ``--8<--`` markers, comments to the compiler).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+#: The SIMT kernels' tile of C, threads, slice of K and the A slice's padding; the mma kernels'
+#: default slice of K and row padding. One place for the launch arithmetic of the host wrappers.
+SIMT_TILE = 128
+SIMT_THREADS = 256
+SIMT_BK = 8
+SIMT_A_PAD = 4
+MMA_BK = 32
+#: Padding of each shared row, in 2-byte elements (16 bytes).
+MMA_PAD = 8
+WMMA_STAGES = 3
+#: Blocks walk the tiles of C in groups of this many tile rows (see :func:`block_tile`).
+GROUP_M = 8
+
+SIMT_SOURCE = r"""
+#define SG_BM 128
+#define SG_BN 128
+#define SG_BK 8
+#define SG_APAD 4
+#define GROUP_M 8
+
+/* Tile (tile_m, tile_n) of block blockIdx.x: tiles are walked column by column inside groups of
+   GROUP_M tile rows, so that the blocks resident at one time share rows of A and columns of B. */
+__device__ __forceinline__ void block_tile(int M, int N, int bm, int bn, int& tile_m, int& tile_n)
+{
+    const int tiles_m = M / bm, tiles_n = N / bn;
+    const int pid = blockIdx.x;
+    const int per_group = GROUP_M * tiles_n;
+    const int first_m = (pid / per_group) * GROUP_M;
+    const int rows = min(tiles_m - first_m, GROUP_M);
+    tile_m = first_m + (pid % per_group) % rows;
+    tile_n = (pid % per_group) / rows;
+}
+
+/* 128 x 128 tile of C per 256 threads (ty = tid / 16, tx = tid % 16), 8 x 8 outputs per thread.
+   WIDE = false (step 3, as the Numba kernel): rows ty + 16 i and columns tx + 16 j, so that a warp's
+   scalar reads of a B row touch 16 consecutive words; 4 scalar global loads of A and of B per slice.
+   WIDE = true (step 4): rows ty*4 + {0..3} and 64 + ty*4 + {0..3}, columns likewise with tx, so that
+   each group of 4 is one 16-byte access; one float4 global load of A and one of B per slice.
+   DOUBLE: two shared buffers, the next slice loaded while this one is multiplied. */
+template <bool WIDE, bool DOUBLE>
+__device__ __forceinline__ void sgemm_128x128(const float* __restrict__ A, const float* __restrict__ B,
+                                              float* __restrict__ C, int M, int N, int K)
+{
+    constexpr int STAGES = DOUBLE ? 2 : 1;
+    __shared__ __align__(16) float As[STAGES][SG_BK][SG_BM + SG_APAD];  /* k-major: As[k][m] */
+    __shared__ __align__(16) float Bs[STAGES][SG_BK][SG_BN];
+    int tile_m, tile_n;
+    block_tile(M, N, SG_BM, SG_BN, tile_m, tile_n);
+    const int tid = threadIdx.x;
+    const int ty = tid >> 4, tx = tid & 15;
+    const float* a_tile = A + (size_t)tile_m * SG_BM * K;
+    const float* b_tile = B + (size_t)tile_n * SG_BN;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+    float av[4], bv[4];   /* this thread's share of the next slice, on its way to shared memory */
+
+    /* WIDE: thread tid brings A[tid / 2][4 (tid % 2) ..+3] and B[tid / 32][4 (tid % 32) ..+3].
+       Scalar: element e = tid + 256 i of each slice, A[e / 8][e % 8] and B[e / 128][e % 128]. */
+    auto load = [&](int k0) {
+        if (WIDE) {
+            const float4 a4 = *reinterpret_cast<const float4*>(a_tile + (size_t)(tid >> 1) * K + k0 + ((tid & 1) << 2));
+            const float4 b4 = *reinterpret_cast<const float4*>(b_tile + (size_t)(k0 + (tid >> 5)) * N + ((tid & 31) << 2));
+            av[0] = a4.x; av[1] = a4.y; av[2] = a4.z; av[3] = a4.w;
+            bv[0] = b4.x; bv[1] = b4.y; bv[2] = b4.z; bv[3] = b4.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int e = tid + 256 * i;
+                av[i] = a_tile[(size_t)(e >> 3) * K + k0 + (e & 7)];
+                bv[i] = b_tile[(size_t)(k0 + (e >> 7)) * N + (e & 127)];
+            }
+        }
+    };
+    auto store = [&](int s) {
+        if (WIDE) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) As[s][((tid & 1) << 2) + i][tid >> 1] = av[i];
+            *reinterpret_cast<float4*>(&Bs[s][tid >> 5][(tid & 31) << 2]) = make_float4(bv[0], bv[1], bv[2], bv[3]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int e = tid + 256 * i;
+                As[s][e & 7][e >> 3] = av[i];
+                Bs[s][e >> 7][e & 127] = bv[i];
+            }
+        }
+    };
+    auto multiply = [&](int s) {
+#pragma unroll
+        for (int k = 0; k < SG_BK; ++k) {
+            float a[8], b[8];
+            if (WIDE) {
+                const float4 a0 = *reinterpret_cast<const float4*>(&As[s][k][ty * 4]);
+                const float4 a1 = *reinterpret_cast<const float4*>(&As[s][k][64 + ty * 4]);
+                const float4 b0 = *reinterpret_cast<const float4*>(&Bs[s][k][tx * 4]);
+                const float4 b1 = *reinterpret_cast<const float4*>(&Bs[s][k][64 + tx * 4]);
+                a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w; a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
+                b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w; b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
+            } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    a[i] = As[s][k][ty + 16 * i];
+                    b[i] = Bs[s][k][tx + 16 * i];
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < 8; ++i)
+#pragma unroll
+                for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+    };
+
+    /* --8<-- [start:pipeline] */
+    if (DOUBLE) {
+        load(0);
+        store(0);
+        __syncthreads();
+        int s = 0;
+        for (int k0 = 0; k0 < K; k0 += SG_BK) {
+            const bool more = k0 + SG_BK < K;
+            if (more) load(k0 + SG_BK);   /* these loads fly while the FMAs below run */
+            multiply(s);
+            if (more) store(s ^ 1);       /* the other buffer: nobody reads it until the barrier */
+            __syncthreads();
+            s ^= 1;
+        }
+    } else {
+        for (int k0 = 0; k0 < K; k0 += SG_BK) {
+            load(k0);
+            store(0);
+            __syncthreads();
+            multiply(0);
+            __syncthreads();
+        }
+    }
+    /* --8<-- [end:pipeline] */
+
+    float* c_tile = C + (size_t)tile_m * SG_BM * N + (size_t)tile_n * SG_BN;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        if (WIDE) {
+            const int row = i < 4 ? ty * 4 + i : 64 + ty * 4 + i - 4;
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                *reinterpret_cast<float4*>(c_tile + (size_t)row * N + h * 64 + tx * 4) =
+                    make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) c_tile[(size_t)(ty + 16 * i) * N + tx + 16 * j] = acc[i][j];
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+sgemm_regtile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_128x128<false, false>(A, B, C, M, N, K);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+sgemm_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_128x128<true, true>(A, B, C, M, N, K);
+}
+"""
+
+_ASYNC_COPY = r"""
+/* cp.async (sm_80+): 16 bytes global -> shared without passing through registers; a group of
+   copies is committed, and wait_group N waits until at most N groups are still in flight. */
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(s), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N)); }
+
+#define GROUP_M 8
+__device__ __forceinline__ void block_tile(int M, int N, int bm, int bn, int& tile_m, int& tile_n)
+{
+    const int tiles_m = M / bm, tiles_n = N / bn;
+    const int pid = blockIdx.x;
+    const int per_group = GROUP_M * tiles_n;
+    const int first_m = (pid / per_group) * GROUP_M;
+    const int rows = min(tiles_m - first_m, GROUP_M);
+    tile_m = first_m + (pid % per_group) % rows;
+    tile_n = (pid % per_group) / rows;
+}
+
+/* One BM x BK slice of A and BK x BN slice of B into shared stage buffers (rows padded by PAD). */
+template <int BM, int BN, int BK, int PAD, int THREADS>
+__device__ __forceinline__ void load_slices(const unsigned short* A, const unsigned short* B,
+                                            unsigned short* As, unsigned short* Bs,
+                                            int tile_m, int tile_n, int k0, int N, int K)
+{
+    static_assert((BM * BK / 8) % THREADS == 0 && (BK * BN / 8) % THREADS == 0, "whole 16-byte chunks per thread");
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < BM * BK / 8 / THREADS; ++i) {
+        const int c = tid + i * THREADS;
+        const int row = c / (BK / 8), col = (c % (BK / 8)) * 8;
+        cp_async_16(As + row * (BK + PAD) + col, A + (size_t)(tile_m * BM + row) * K + k0 + col);
+    }
+#pragma unroll
+    for (int i = 0; i < BK * BN / 8 / THREADS; ++i) {
+        const int c = tid + i * THREADS;
+        const int row = c / (BN / 8), col = (c % (BN / 8)) * 8;
+        cp_async_16(Bs + row * (BN + PAD) + col, B + (size_t)(k0 + row) * N + (size_t)tile_n * BN + col);
+    }
+}
+"""
+
+MMA_SOURCE = _ASYNC_COPY + r"""
+#define PAD 8
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const void* smem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const void* smem)
+{
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
+}
+
+template <bool BF16>
+__device__ __forceinline__ void mma_16x8x16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    if (BF16) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    } else {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+}
+
+/* Two floats rounded to nearest into one 32-bit pair (lo in the low half). */
+template <bool BF16>
+__device__ __forceinline__ unsigned pack2(float lo, float hi)
+{
+    unsigned r;
+    if (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    else      asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* BM x BN tile of C per block of WARPS_M x WARPS_N warps, each warp a (BM/WARPS_M) x (BN/WARPS_N)
+   tile made of 16 x 8 mma.sync tiles; K in slices of BK, DEPTH slices in flight by cp.async. */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int DEPTH, bool BF16>
+__device__ __forceinline__ void gemm_mma(const unsigned short* __restrict__ A, const unsigned short* __restrict__ B,
+                                         unsigned short* __restrict__ C, int M, int N, int K)
+{
+    constexpr int THREADS = WARPS_M * WARPS_N * 32;
+    constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;
+    constexpr int MT = WM / 16, NT = WN / 8;
+    constexpr int A_STAGE = BM * (BK + PAD), B_STAGE = BK * (BN + PAD);
+    extern __shared__ __align__(16) unsigned short smem[];
+    unsigned short* As = smem;
+    unsigned short* Bs = smem + DEPTH * A_STAGE;
+
+    int tile_m, tile_n;
+    block_tile(M, N, BM, BN, tile_m, tile_n);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const int slices = K / BK;
+
+    float acc[MT][NT][4];
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < DEPTH - 1; ++s) {
+        if (s < slices) load_slices<BM, BN, BK, PAD, THREADS>(A, B, As + s * A_STAGE, Bs + s * B_STAGE, tile_m, tile_n, s * BK, N, K);
+        cp_async_commit();
+    }
+
+    /* --8<-- [start:mma_loop] */
+    for (int t = 0; t < slices; ++t) {
+        cp_async_wait<DEPTH - 2>();   /* slice t has landed (this thread's copies) */
+        __syncthreads();               /* ... everyone's, and stage (t-1) % DEPTH is free again */
+        const int next = t + DEPTH - 1;
+        if (next < slices) {
+            const int s = next % DEPTH;
+            load_slices<BM, BN, BK, PAD, THREADS>(A, B, As + s * A_STAGE, Bs + s * B_STAGE, tile_m, tile_n, next * BK, N, K);
+        }
+        cp_async_commit();             /* an empty group near the end keeps the count right */
+
+        const unsigned short* a_stage = As + (t % DEPTH) * A_STAGE;
+        const unsigned short* b_stage = Bs + (t % DEPTH) * B_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            unsigned af[MT][4], bf[NT][2];
+#pragma unroll
+            for (int i = 0; i < MT; ++i)
+                ldmatrix_x4(af[i], a_stage + (wm * WM + i * 16 + (lane & 15)) * (BK + PAD) + kk + (lane >> 4) * 8);
+#pragma unroll
+            for (int j = 0; j < NT; j += 2) {
+                unsigned r[4];
+                ldmatrix_x4_trans(r, b_stage + (kk + (lane & 15)) * (BN + PAD) + wn * WN + j * 8 + (lane >> 4) * 8);
+                bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int i = 0; i < MT; ++i)
+#pragma unroll
+                for (int j = 0; j < NT; ++j) mma_16x8x16<BF16>(acc[i][j], af[i], bf[j]);
+        }
+    }
+    /* --8<-- [end:mma_loop] */
+    cp_async_wait<0>();
+
+    const int row0 = tile_m * BM + wm * WM + (lane >> 2);
+    const int col0 = tile_n * BN + wn * WN + (lane & 3) * 2;
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+            const size_t at = (size_t)(row0 + i * 16) * N + col0 + j * 8;
+            *reinterpret_cast<unsigned*>(C + at) = pack2<BF16>(acc[i][j][0], acc[i][j][1]);
+            *reinterpret_cast<unsigned*>(C + at + (size_t)8 * N) = pack2<BF16>(acc[i][j][2], acc[i][j][3]);
+        }
+}
+
+/* The variants: tile of C, slice of K, warps (M x N), stages; the name says the tile and, where it
+   differs from 32, the slice. MMA_VARIANT(name, BM, BN, BK, WARPS_M, WARPS_N, DEPTH, BF16, BLOCKS_PER_SM). */
+#define MMA_VARIANT(NAME, BM_, BN_, BK_, WM_, WN_, D_, BF16_, MIN_BLOCKS)                                   \
+extern "C" __global__ void __launch_bounds__(WM_ * WN_ * 32, MIN_BLOCKS)                                    \
+NAME(const unsigned short* A, const unsigned short* B, unsigned short* C, int M, int N, int K)              \
+{                                                                                                           \
+    gemm_mma<BM_, BN_, BK_, WM_, WN_, D_, BF16_>(A, B, C, M, N, K);                                         \
+}
+
+MMA_VARIANT(hgemm_mma_128x128, 128, 128, 32, 2, 2, 4, false, 2)
+MMA_VARIANT(hgemm_mma_128x128_w8, 128, 128, 32, 2, 4, 4, false, 2)
+MMA_VARIANT(hgemm_mma_128x128_k64, 128, 128, 64, 2, 2, 3, false, 2)
+MMA_VARIANT(hgemm_mma_128x256, 128, 256, 32, 2, 4, 4, false, 1)
+MMA_VARIANT(hgemm_mma_128x256_k64, 128, 256, 64, 2, 4, 3, false, 1)
+MMA_VARIANT(hgemm_mma_256x128, 256, 128, 32, 4, 2, 4, false, 1)
+MMA_VARIANT(hgemm_mma_256x128_w16, 256, 128, 32, 4, 4, 3, false, 1)
+MMA_VARIANT(bgemm_mma_128x128, 128, 128, 32, 2, 2, 4, true, 2)
+MMA_VARIANT(bgemm_mma_128x128_w8, 128, 128, 32, 2, 4, 4, true, 2)
+MMA_VARIANT(bgemm_mma_128x256, 128, 256, 32, 2, 4, 4, true, 1)
+"""
+
+WMMA_SOURCE = r"""
+#include <mma.h>
+""" + _ASYNC_COPY + r"""
+#define BM 128
+#define BN 128
+#define BK 32
+#define PAD 8
+
+/* 128 x 128 tile of C per 8 warps (4 x 2), each warp 32 x 64 = 2 x 4 fragments of 16 x 16. */
+extern "C" __global__ void __launch_bounds__(256, 1)
+hgemm_wmma(const __half* __restrict__ A, const __half* __restrict__ B, __half* __restrict__ C, int M, int N, int K)
+{
+    using namespace nvcuda;
+    constexpr int A_STAGE = BM * (BK + PAD), B_STAGE = BK * (BN + PAD);
+    extern __shared__ __align__(16) unsigned short smem[];
+    unsigned short* As = smem;
+    unsigned short* Bs = smem + WMMA_STAGES * A_STAGE;
+    int tile_m, tile_n;
+    block_tile(M, N, BM, BN, tile_m, tile_n);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wm = warp / 2, wn = warp % 2;
+    const int slices = K / BK;
+    const unsigned short* a_global = reinterpret_cast<const unsigned short*>(A);
+    const unsigned short* b_global = reinterpret_cast<const unsigned short*>(B);
+
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+
+#pragma unroll
+    for (int s = 0; s < WMMA_STAGES - 1; ++s) {
+        if (s < slices) load_slices<BM, BN, BK, PAD, 256>(a_global, b_global, As + s * A_STAGE, Bs + s * B_STAGE, tile_m, tile_n, s * BK, N, K);
+        cp_async_commit();
+    }
+    for (int t = 0; t < slices; ++t) {
+        cp_async_wait<WMMA_STAGES - 2>();
+        __syncthreads();
+        const int next = t + WMMA_STAGES - 1;
+        if (next < slices) {
+            const int s = next % WMMA_STAGES;
+            load_slices<BM, BN, BK, PAD, 256>(a_global, b_global, As + s * A_STAGE, Bs + s * B_STAGE, tile_m, tile_n, next * BK, N, K);
+        }
+        cp_async_commit();
+        const __half* a_stage = reinterpret_cast<const __half*>(As + (t % WMMA_STAGES) * A_STAGE);
+        const __half* b_stage = reinterpret_cast<const __half*>(Bs + (t % WMMA_STAGES) * B_STAGE);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> af[2];
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> bf[4];
+#pragma unroll
+            for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(af[i], a_stage + (wm * 32 + i * 16) * (BK + PAD) + kk, BK + PAD);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(bf[j], b_stage + kk * (BN + PAD) + wn * 64 + j * 16, BN + PAD);
+#pragma unroll
+            for (int i = 0; i < 2; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], af[i], bf[j], acc[i][j]);
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads();   /* the stages are free: each warp stages its floats there, 16 x 64 at a time */
+
+    float* scratch = reinterpret_cast<float*>(smem) + warp * 16 * 64;
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) wmma::store_matrix_sync(scratch + j * 16, acc[i][j], 64, wmma::mem_row_major);
+        __syncwarp();
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const int c = lane + 32 * q, row = c / 8, col = (c % 8) * 8;
+            __align__(16) __half h[8];
+#pragma unroll
+            for (int e = 0; e < 8; ++e) h[e] = __float2half_rn(scratch[row * 64 + col + e]);
+            const size_t at = (size_t)(tile_m * BM + wm * 32 + i * 16 + row) * N + (size_t)tile_n * BN + wn * 64 + col;
+            *reinterpret_cast<uint4*>(C + at) = *reinterpret_cast<const uint4*>(h);
+        }
+        __syncwarp();
+    }
+}
+"""
+
+
+def _wgmma_instruction(n: int, precision: str) -> str:
+    """The inline PTX of one ``wgmma.mma_async.m64n{n}k16`` with FP32 accumulators d[0..n/2-1]
+    (read and written), A and B from shared-memory descriptors, both K-major."""
+    regs = n // 2
+    outs = ", ".join(f"%{i}" for i in range(regs))
+    constraints = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
+    kind = "f16" if precision == "fp16" else "bf16"
+    return (f'asm volatile("{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{regs + 2}, 0;\\n"\n'
+            f'    "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{kind}.{kind} {{{outs}}}, %{regs}, %{regs + 1}, p, 1, 1, 0, 0;\\n}}\\n"\n'
+            f'    : {constraints}\n'
+            f'    : "l"(desc_a), "l"(desc_b), "r"(1));')
+
+
+#: Step 5d (Hopper's own instruction): the wgmma kernel's tile of C, slice of K, stages.
+WG_BM, WG_BN, WG_BK, WG_STAGES = 128, 256, 64, 4
+
+WGMMA_SOURCE = _ASYNC_COPY + r"""
+/* Hopper's wgmma (sm_90a): a warpgroup (4 consecutive warps) multiplies a 64 x N tile of A by an
+   N x 16 tile of B straight from shared memory, described by 64-bit descriptors. Both operands are
+   K-major: A row-major (M x K) and B given TRANSPOSED (Bt, N x K). Each slice of 64 along K lies in
+   shared memory as rows of 128 bytes, 16-byte chunk c of row r stored at chunk c ^ (r % 8) (the
+   128-byte swizzle that wgmma's descriptors name), 8 rows (1024 bytes) per swizzle atom. */
+#define WG_BM 128
+#define WG_BN 256
+#define WG_BK 64
+#define WG_STAGES 4
+#define WG_THREADS 256
+
+__device__ __forceinline__ unsigned long long smem_descriptor(unsigned addr)
+{
+    unsigned long long d = 0;
+    d |= (unsigned long long)((addr & 0x3FFFF) >> 4);      /* start address, 16-byte units */
+    d |= (unsigned long long)1 << 16;                       /* leading byte offset: unused here */
+    d |= (unsigned long long)(1024 >> 4) << 32;             /* stride byte offset: 8 rows of 128 B */
+    d |= (unsigned long long)1 << 62;                       /* 128-byte swizzle */
+    return d;
+}
+
+/* rows x 64 halves of a K-major matrix (row stride K) into a swizzled slice at `base` (shared address). */
+template <int ROWS>
+__device__ __forceinline__ void load_swizzled(const unsigned short* src, int K, int k0, unsigned base)
+{
+#pragma unroll
+    for (int i = 0; i < ROWS * 8 / WG_THREADS; ++i) {
+        const int c = threadIdx.x + i * WG_THREADS;
+        const int row = c >> 3, chunk = c & 7;
+        const unsigned dst = base + row * 128 + ((chunk ^ (row & 7)) << 4);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src + (size_t)row * K + k0 + chunk * 8));
+    }
+}
+
+template <bool BF16>
+__device__ __forceinline__ void gemm_wgmma(const unsigned short* __restrict__ A, const unsigned short* __restrict__ Bt,
+                                           unsigned short* __restrict__ C, int M, int N, int K)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(smem_raw);
+    const unsigned base = (raw + 1023) & ~1023u;            /* swizzle atoms on 1024-byte boundaries */
+    constexpr unsigned A_BYTES = WG_BM * 128, B_BYTES = WG_BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
+    int tile_m, tile_n;
+    block_tile(M, N, WG_BM, WG_BN, tile_m, tile_n);
+    const int warpgroup = threadIdx.x >> 7;
+    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3;
+    const unsigned short* a_rows = A + (size_t)tile_m * WG_BM * K;
+    const unsigned short* b_rows = Bt + (size_t)tile_n * WG_BN * K;
+    const int slices = K / WG_BK;
+
+    float d[WG_BN / 2];
+#pragma unroll
+    for (int i = 0; i < WG_BN / 2; ++i) d[i] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < WG_STAGES - 1; ++s) {
+        if (s < slices) {
+            load_swizzled<WG_BM>(a_rows, K, s * WG_BK, base + s * STAGE_BYTES);
+            load_swizzled<WG_BN>(b_rows, K, s * WG_BK, base + s * STAGE_BYTES + A_BYTES);
+        }
+        cp_async_commit();
+    }
+    for (int t = 0; t < slices; ++t) {
+        cp_async_wait<WG_STAGES - 2>();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   /* cp.async writes -> wgmma reads */
+        __syncthreads();
+        const int next = t + WG_STAGES - 1;
+        if (next < slices) {
+            const unsigned stage = base + (next % WG_STAGES) * STAGE_BYTES;
+            load_swizzled<WG_BM>(a_rows, K, next * WG_BK, stage);
+            load_swizzled<WG_BN>(b_rows, K, next * WG_BK, stage + A_BYTES);
+        }
+        cp_async_commit();
+        const unsigned stage = base + (t % WG_STAGES) * STAGE_BYTES;
+        const unsigned long long a0 = smem_descriptor(stage + warpgroup * 64 * 128);
+        const unsigned long long b0 = smem_descriptor(stage + A_BYTES);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < WG_BK / 16; ++kk) {
+            const unsigned long long desc_a = a0 + 2 * kk, desc_b = b0 + 2 * kk;   /* +32 bytes per 16 of K */
+            if (BF16) {
+                WGMMA_BF16
+            } else {
+                WGMMA_F16
+            }
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    }
+    cp_async_wait<0>();
+
+    /* d[4j + {0,1}]: row warp*16 + lane/4, columns 8j + 2 (lane % 4) + {0,1}; d[4j + {2,3}]: 8 rows below. */
+    const int row0 = tile_m * WG_BM + warpgroup * 64 + warp * 16 + (lane >> 2);
+    const int col0 = tile_n * WG_BN + (lane & 3) * 2;
+#pragma unroll
+    for (int j = 0; j < WG_BN / 8; ++j) {
+        const size_t at = (size_t)row0 * N + col0 + 8 * j;
+        unsigned lo, hi;
+        if (BF16) {
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[4 * j + 1]), "f"(d[4 * j]));
+            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[4 * j + 3]), "f"(d[4 * j + 2]));
+        } else {
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[4 * j + 1]), "f"(d[4 * j]));
+            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[4 * j + 3]), "f"(d[4 * j + 2]));
+        }
+        *reinterpret_cast<unsigned*>(C + at) = lo;
+        *reinterpret_cast<unsigned*>(C + at + (size_t)8 * N) = hi;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
+hgemm_wgmma_128x256(const unsigned short* A, const unsigned short* Bt, unsigned short* C, int M, int N, int K)
+{
+    gemm_wgmma<false>(A, Bt, C, M, N, K);
+}
+""".replace("WGMMA_F16", _wgmma_instruction(256, "fp16")).replace("WGMMA_BF16", _wgmma_instruction(256, "bf16"))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One CUDA C kernel of this module: its source module, C tile per block, slice of K, threads,
+    dynamic shared memory, and precision (the inputs' and the output's type)."""
+
+    name: str
+    module: str
+    tile_m: int
+    tile_n: int
+    k_step: int
+    threads: int
+    dynamic_shared_bytes: int
+    precision: str  # "fp32", "fp16" or "bf16"
+
+    def grid(self, m: int, n: int, k: int) -> tuple[int]:
+        """One block per tile of C, as a 1-D grid (the kernel orders the tiles itself); the sizes
+        must be multiples of the tiles (no bounds checks in the kernels' inner loops)."""
+        if m % self.tile_m or n % self.tile_n or k % self.k_step:
+            raise ValueError(f"{self.name} needs M a multiple of {self.tile_m}, N of {self.tile_n} and K of "
+                             f"{self.k_step}; got {m} x {n} x {k}")
+        return ((m // self.tile_m) * (n // self.tile_n),)
+
+
+def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
+    """Bytes of the stage buffers: stages x (BM x (BK + PAD) + BK x (BN + PAD)) 2-byte elements."""
+    return stages * (bm * (bk + MMA_PAD) + bk * (bn + MMA_PAD)) * 2
+
+
+def _mma(name: str, bm: int, bn: int, bk: int, warps_m: int, warps_n: int, stages: int, precision: str) -> Kernel:
+    return Kernel(name, "mma", bm, bn, bk, 32 * warps_m * warps_n, mma_shared_bytes(bm, bn, bk, stages), precision)
+
+
+#: Every kernel, by name; the mma variants as MMA_VARIANT declares them in MMA_SOURCE.
+KERNELS = {k.name: k for k in (
+    Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32"),
+    Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32"),
+    _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
+    _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
+    _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),
+    _mma("hgemm_mma_128x256", 128, 256, 32, 2, 4, 4, "fp16"),
+    _mma("hgemm_mma_128x256_k64", 128, 256, 64, 2, 4, 3, "fp16"),
+    _mma("hgemm_mma_256x128", 256, 128, 32, 4, 2, 4, "fp16"),
+    _mma("hgemm_mma_256x128_w16", 256, 128, 32, 4, 4, 3, "fp16"),
+    _mma("bgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "bf16"),
+    _mma("bgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "bf16"),
+    _mma("bgemm_mma_128x256", 128, 256, 32, 2, 4, 4, "bf16"),
+    Kernel("hgemm_wmma", "wmma", 128, 128, MMA_BK, 256, mma_shared_bytes(128, 128, MMA_BK, WMMA_STAGES), "fp16"),
+    # B given transposed (N x K); 1 KiB more than the stages for aligning them to 1024 bytes
+    Kernel("hgemm_wgmma_128x256", "wgmma", WG_BM, WG_BN, WG_BK, 256,
+           WG_STAGES * (WG_BM + WG_BN) * 128 + 1024, "fp16"),
+)}
+#: Kernels that take B transposed (N x K, K contiguous): wgmma reads both operands K-major.
+TAKES_B_TRANSPOSED = frozenset({"hgemm_wgmma_128x256"})
+
+SOURCES = {"simt": SIMT_SOURCE, "mma": MMA_SOURCE, "wmma": WMMA_SOURCE, "wgmma": WGMMA_SOURCE}
+
+
+def toolkit_include() -> str | None:
+    """The include folder of a CUDA toolkit that has ``crt/mma.h`` (which ``mma.h`` includes), or None.
+
+    CuPy's NVRTC searches the headers of the CUDA wheels it was installed with; their ``mma.h``
+    includes ``crt/mma.h``, which those wheels do not ship (seen on the H200: "cannot open source
+    file crt/mma.h"). A toolkit's include folder (CUDA_PATH, CUDA_HOME, nvcc's, /usr/local/cuda) has it.
+    """
+    import os
+    import shutil
+
+    candidates = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    for root in candidates:
+        if root and os.path.isfile(os.path.join(root, "include", "crt", "mma.h")):
+            return os.path.join(root, "include")
+    return None
+
+
+def options(module_name: str) -> tuple[str, ...]:
+    """NVRTC options: line information for ncu's source view, the WMMA module's header folder. CuPy
+    adds the device's own architecture (``-arch=sm_90`` on an H200)."""
+    if module_name not in SOURCES:
+        raise ValueError(f"no CUDA C module {module_name!r}: choose one of {', '.join(SOURCES)}")
+    extra: tuple[str, ...] = ("-std=c++17",) if module_name != "wgmma" else ()
+    if module_name == "wmma":
+        extra = (f"-DWMMA_STAGES={WMMA_STAGES}",)
+        include = toolkit_include()
+        if include:
+            extra += (f"-I{include}",)
+    return ("-lineinfo", *extra)
+
+
+@functools.cache
+def module(module_name: str):
+    """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy). The wgmma module needs
+    the ``sm_90a`` target, which CuPy's own ``-arch`` (``compute_90``) does not give: it is compiled
+    by NVRTC directly to a cubin for ``sm_90a`` and loaded from that file."""
+    import cupy
+
+    if module_name != "wgmma":
+        return cupy.RawModule(code=SOURCES[module_name], options=options(module_name))
+    import tempfile
+
+    from cupy_backends.cuda.libs import nvrtc
+
+    program = nvrtc.createProgram(SOURCES["wgmma"], "gemm_wgmma.cu", (), ())
+    try:
+        try:
+            nvrtc.compileProgram(program, ("-arch=sm_90a", *options("wgmma")))
+        except nvrtc.NVRTCError:
+            raise RuntimeError("NVRTC could not compile the wgmma module for sm_90a:\n"
+                               + nvrtc.getProgramLog(program)) from None
+        cubin = nvrtc.getCUBIN(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as handle:
+        handle.write(cubin)
+    return cupy.RawModule(path=handle.name)
+
+
+def function(name: str):
+    """The kernel ``name``, with its dynamic shared-memory limit raised to what it asks for."""
+    if name not in KERNELS:
+        raise ValueError(f"no CUDA C GEMM kernel {name!r}: choose one of {', '.join(KERNELS)}")
+    spec = KERNELS[name]
+    kernel = module(spec.module).get_function(name)
+    if spec.dynamic_shared_bytes > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = spec.dynamic_shared_bytes
+    return kernel
+
+
+def launch(name: str, a, b, c) -> None:
+    """c = a @ b with the CUDA C kernel ``name`` (CuPy arrays, C-contiguous, the kernel's dtype);
+    for the kernels of TAKES_B_TRANSPOSED, ``b`` is Bᵀ (N x K)."""
+    import numpy as np
+
+    spec = KERNELS[name]
+    m, k = a.shape
+    n, k2 = b.shape if name in TAKES_B_TRANSPOSED else b.shape[::-1]
+    if k2 != k or c.shape != (m, n):
+        raise ValueError(f"shapes do not chain: {a.shape} @ {b.shape}{'ᵀ' if name in TAKES_B_TRANSPOSED else ''}"
+                         f" -> {c.shape}")
+    function(name)(spec.grid(m, n, k), (spec.threads,), (a, b, c, np.int32(m), np.int32(n), np.int32(k)),
+                   shared_mem=spec.dynamic_shared_bytes)

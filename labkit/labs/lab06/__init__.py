@@ -1,0 +1,106 @@
+"""Lab 06: chapter 6's matrix multiply, from one thread per element to the tensor cores.
+
+Every step (labkit.kernels.gemm_simt in Numba, labkit.kernels.gemm_cuda in CUDA C through CuPy)
+is checked against NumPy, timed at 4096^3 (the fast ones at 8192^3 too) beside cuBLAS in the same
+precision and the same run, and profiled by Nsight Compute in one ncu process, so that the chapter
+can show, for each step, its rate against cuBLAS, its place under its roof, and what ``labkit
+diagnose`` puts first.
+"""
+
+from __future__ import annotations
+
+from labkit.lab import Case, Gain, Lab, Program
+from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, Sizes
+from labkit.profiling import checklist
+from labkit.report.tables import Column, Table
+
+
+class Lab06(Lab[Sizes, Lab06Results]):
+    id = "lab-06"
+    folder = "06-matmul"
+    chapter = "performance/06-matmul.md"
+    results_type = Lab06Results
+    gpu_sizes = Sizes(side=4096, depth=4096, large_side=8192, check_side=512, check_depth=512, repeats=20)
+    simulator_sizes = Sizes(side=64, depth=32, large_side=None, check_side=64, check_depth=32, repeats=1)
+
+    def program(self) -> Program[Sizes, Lab06Results]:
+        from labkit.labs.lab06.program import Lab06Program
+
+        return Lab06Program()
+
+    def tables(self, results: Lab06Results) -> list[Table]:
+        regs = {r.kernel: r for r in results.resources}
+        rows = []
+        for s in STEPS:
+            run = results.run(s.key)
+            big = results.run(s.key, large=True)
+            rows.append((f"step.lab06.{s.key}", f"language.lab06.{s.language}", f"precision.lab06.{s.precision}",
+                         run.timing.median_seconds if run else None, run.tflops if run else None,
+                         results.versus_cublas(s.key), results.of_peak(s.key),
+                         big.tflops if big else None, results.versus_cublas(s.key, large=True),
+                         regs[s.key].registers if s.key in regs else None,
+                         regs[s.key].local_bytes if s.key in regs else None))
+        out = [Table("lab06.steps", (
+            Column("step", "label"), Column("language", "label"), Column("precision", "label"),
+            Column("t_ms", "ms"), Column("tflops", "decimal2"), Column("vs_cublas", "share"), Column("units_peak", "share"),
+            Column("tflops_large", "decimal2"), Column("vs_cublas_large", "share"),
+            Column("registers", "count"), Column("local_bytes", "count")), tuple(rows))]
+        cublas_rows = []
+        for p in CUBLAS:
+            run, big = results.cublas(p), results.cublas(p, large=True)
+            cublas_rows.append((f"precision.lab06.{p}", run.tflops if run else None,
+                                big.tflops if big else None, results.cublas_of_peak(p)))
+        out.append(Table("lab06.cublas", (Column("precision", "label"), Column("tflops", "decimal2"),
+                                          Column("tflops_large", "decimal2"), Column("units_peak", "share")),
+                         tuple(cublas_rows)))
+        if any(results.profile(s.key) for s in STEPS):
+            ncu_rows = []
+            for s in STEPS:
+                profile = results.profile(s.key)
+                if profile is None:
+                    continue
+                diagnosis = profile.diagnosis()
+                found = checklist.assess(diagnosis)
+                busiest = diagnosis.busiest
+                sol = diagnosis.speed_of_light
+                ncu_rows.append((f"step.lab06.{s.key}", sol.duration_seconds, sol.compute_pct, sol.memory_pct,
+                                 f"unit.{busiest.unit}" if busiest else None, busiest.pct if busiest else None,
+                                 f"item.{found.verdict}", found.first.gain_pct if found.first else None))
+            out.append(Table("lab06.ncu", (
+                Column("step", "label"), Column("duration_us", "us"), Column("compute_pct", "pct"),
+                Column("memory_pct", "pct"), Column("busiest", "label"), Column("busiest_pct", "pct"),
+                Column("first_item", "label"), Column("item_gain_pct", "pct")), tuple(ncu_rows)))
+        return out
+
+    def gains(self, results: Lab06Results) -> list[Gain]:
+        """The checklist's levers measured here: the A tile's padding (bank conflicts), and the tensor
+        cores twice, through cuBLAS (SGEMM -> TF32 on the same FP32 data) and in the course's own
+        kernels (the best FP32 SIMT step -> the FP16 mma.sync step)."""
+        gains = []
+        shared, padded = results.run("shared"), results.run("padded")
+        if shared and padded:
+            gains.append(Gain(item="bank-conflicts", ratio=shared.timing.median_seconds / padded.timing.median_seconds,
+                              context="gain.lab06.padding"))
+        sgemm, tf32 = results.cublas("fp32"), results.cublas("tf32")
+        if sgemm and tf32:
+            gains.append(Gain(item="tensor-cores", ratio=sgemm.timing.median_seconds / tf32.timing.median_seconds,
+                              context="gain.lab06.cublas_tf32"))
+        simt, tensor = results.best("fp32"), results.run("mma")
+        if simt and tensor:
+            gains.append(Gain(item="tensor-cores",
+                              ratio=results.run(simt).timing.median_seconds / tensor.timing.median_seconds,
+                              context="gain.lab06.mma"))
+        return gains
+
+    def cases(self, results: Lab06Results) -> dict[str, Case]:
+        """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step key>``)."""
+        out = {}
+        for s in STEPS:
+            profile, run = results.profile(s.key), results.run(s.key)
+            if profile is not None and run is not None:
+                out[s.key] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
+                                  repaired_seconds=None)
+        return out
+
+
+LAB = Lab06()

@@ -1,0 +1,213 @@
+"""What lab 06 records, typed once: each step of chapter 6's matrix multiply timed beside cuBLAS of
+its precision in the same run, the registers each kernel was compiled to, and Nsight Compute's
+profile of each step (diagnosed on reading).
+
+A file that validates holds every step at the lab's side and cuBLAS in each precision at that side
+(or the reason one could not run there: the simulator runs the Numba steps only), checks that passed, and no rate above the recorded GPU's peak for
+its precision (FP32 FMA lanes for the SIMT steps, the tensor cores' dense rate for the others).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from labkit.lab import Check
+from labkit.labs.lab04.results import NcuProfiles, Unavailable
+from labkit.records import Positive, PositiveInt, Record
+from labkit.timing import Timing
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of chapter 6: its key, the kernel it runs, how it is written, its precision and the
+    idea it adds (a label key: ``step.lab06.<key>``)."""
+
+    key: str
+    kernel: str
+    language: Literal["numba", "cuda"]
+    precision: Literal["fp32", "fp16", "bf16"]
+
+
+#: The chapter's steps, in its order.
+STEPS: tuple[Step, ...] = (
+    Step("naive", "gemm_naive", "numba", "fp32"),
+    Step("shared", "gemm_shared", "numba", "fp32"),
+    Step("padded", "gemm_shared_padded", "numba", "fp32"),
+    Step("regtile", "gemm_regtile", "numba", "fp32"),
+    Step("ctile", "sgemm_regtile", "cuda", "fp32"),
+    Step("pipelined", "sgemm_pipelined", "cuda", "fp32"),
+    Step("wmma", "hgemm_wmma", "cuda", "fp16"),
+    Step("mma", "hgemm_mma_128x128", "cuda", "fp16"),
+    Step("bf16", "bgemm_mma_128x128", "cuda", "bf16"),
+    Step("wgmma", "hgemm_wgmma_128x256", "cuda", "fp16"),
+)
+STEP_KEYS: tuple[str, ...] = tuple(s.key for s in STEPS)
+#: cuBLAS's precisions measured beside the steps (TF32: FP32 data on the tensor cores).
+CUBLAS: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16")
+#: Steps slow enough that they are timed at the lab's side only, never at the large one.
+SLOW_STEPS = frozenset({"naive", "shared", "padded"})
+#: The issue's bars: the best FP32 SIMT step against cuBLAS SGEMM, the best tensor-core FP16 step
+#: against cuBLAS FP16 (FP32 accumulation), at the same size in the same run.
+SIMT_BAR = 0.80
+TENSOR_BAR = 0.50
+
+
+#: What ``labkit diagnose`` puts first on a step's profile, where chapter 6 says it: the checklist
+#: item, or None for "no waste left" (the SIMT kernel at the end of the FP32 steps, whose next lever,
+#: the tensor cores, is an item no report shows). Each names the lever the next step pulls:
+#: instructions (naive -> tiles that serve each load many times), bank conflicts (the k-major tile
+#: -> its padding; mma.sync's padded stages -> wgmma's swizzled ones), instructions (the scalar
+#: register tile -> 16-byte accesses). Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe).
+DIAGNOSED_FIRST: dict[str, str | None] = {
+    "naive": "instructions", "shared": "bank-conflicts", "ctile": "instructions", "pipelined": None,
+    "mma": "bank-conflicts",
+}
+
+
+def step(key: str) -> Step:
+    for candidate in STEPS:
+        if candidate.key == key:
+            return candidate
+    raise KeyError(f"no step {key!r} in lab 06: the steps are {', '.join(STEP_KEYS)}")
+
+
+def gemm_flops(side: int, depth: int) -> float:
+    """2 M N K with M = N = side, K = depth: a multiply and an add per term of each element of C."""
+    return 2.0 * side * side * depth
+
+
+class Sizes(Record):
+    side: PositiveInt                 # every step and cuBLAS: C is side x side...
+    depth: PositiveInt                # ...and K = depth (= side on a GPU; smaller in the simulator)
+    large_side: PositiveInt | None    # the fast steps and cuBLAS again, at large_side^3 (None: skipped)
+    check_side: PositiveInt           # the checks against NumPy: M = N = check_side...
+    check_depth: PositiveInt          # ...K = check_depth
+    repeats: PositiveInt = 20
+
+    @model_validator(mode="after")
+    def _tiles(self) -> Sizes:
+        for name in ("side", "large_side", "check_side"):
+            value = getattr(self, name)
+            if value is not None and value % 32:
+                raise ValueError(f"{name} {value} is not a multiple of 32 (the shared-tile steps' tile of C; a "
+                                 "step with a larger tile runs at the smallest multiple of it above the size)")
+        for name in ("depth", "check_depth"):
+            if getattr(self, name) % 32:
+                raise ValueError(f"{name} {getattr(self, name)} is not a multiple of 32 (the slices of K)")
+        return self
+
+
+class Run(Record):
+    """One kernel (a step's key or ``cublas_<precision>``) timed at one size: C side x side, K = depth.
+    ``large``: at the lab's large size (else at its main size, or the smallest multiple of the
+    kernel's tile above it where its tile does not divide that size: the simulator's)."""
+
+    kernel: str
+    large: bool
+    side: PositiveInt
+    depth: PositiveInt
+    timing: Timing
+
+    @property
+    def tflops(self) -> float:
+        return self.timing.gflops(gemm_flops(self.side, self.depth)) / 1e3
+
+    @property
+    def precision(self) -> str:
+        return self.kernel.removeprefix("cublas_") if self.kernel.startswith("cublas_") else step(self.kernel).precision
+
+
+class Resources(Record):
+    """Registers per thread and local (spill) bytes per thread of a compiled step kernel."""
+
+    kernel: str
+    registers: PositiveInt | None
+    local_bytes: int | None
+
+
+class Lab06Results(Record):
+    sizes: Sizes
+    checks: list[Check]
+    max_sm_clock_mhz: Positive                  # the GPU's maximum SM clock (the peaks below are at it)
+    fp32_peak_gflops: Positive                  # FP32 FMA lanes at the maximum SM clock
+    tensor_peak_gflops: dict[str, Positive]     # dense tensor-core peaks at the maximum SM clock
+    runs: list[Run]
+    unavailable: dict[str, str] = {}            # what could not run here (a step's key or cublas_<p>), and why
+    resources: list[Resources]
+    ncu: Annotated[NcuProfiles | Unavailable, Field(discriminator="status")]
+
+    # ----- what is derived ---------------------------------------------------------------------
+    def run(self, kernel: str, large: bool = False) -> Run | None:
+        return next((r for r in self.runs if r.kernel == kernel and r.large == large), None)
+
+    def cublas(self, precision: str, large: bool = False) -> Run | None:
+        return self.run(f"cublas_{precision}", large)
+
+    def versus_cublas(self, key: str, large: bool = False) -> float | None:
+        """A step's FLOP rate / cuBLAS's in the step's precision, at the same size, same run."""
+        mine, reference = self.run(key, large), self.cublas(step(key).precision, large)
+        if mine is None or reference is None or (mine.side, mine.depth) != (reference.side, reference.depth):
+            return None
+        return mine.tflops / reference.tflops
+
+    def best(self, precision: str, large: bool = False) -> str | None:
+        """The fastest step of a precision (FP32: the SIMT steps)."""
+        timed = [s.key for s in STEPS if s.precision == precision and self.run(s.key, large)]
+        return max(timed, key=lambda k: self.run(k, large).tflops, default=None)
+
+    def peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
+        """The peak of the units a precision runs on (FP32 FMA lanes, or the tensor cores) at
+        ``sm_clock_mhz`` (the maximum clock when None)."""
+        peak = self.fp32_peak_gflops if precision == "fp32" else self.tensor_peak_gflops.get(precision)
+        if peak is None:
+            return None
+        return peak * (sm_clock_mhz or self.max_sm_clock_mhz) / self.max_sm_clock_mhz
+
+    def _of_peak(self, run: Run | None) -> float | None:
+        if run is None:
+            return None
+        peak = self.peak_gflops(run.precision, run.timing.sm_clock_mhz)
+        return None if peak is None else run.tflops * 1e3 / peak
+
+    def of_peak(self, key: str, large: bool = False) -> float | None:
+        """A step's rate / the peak of its units at the SM clock read while it ran."""
+        return self._of_peak(self.run(key, large))
+
+    def cublas_of_peak(self, precision: str, large: bool = False) -> float | None:
+        return self._of_peak(self.cublas(precision, large))
+
+    def profile(self, key: str):
+        """The stored profile of a step's kernel; None without ncu."""
+        if not isinstance(self.ncu, NcuProfiles):
+            return None
+        name = step(key).kernel
+        return next((k for k in self.ncu.kernels if k.name == name), None)
+
+    # ----- what cannot be ------------------------------------------------------------------------
+    @model_validator(mode="after")
+    def _complete(self) -> Lab06Results:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        missing = [k for k in (*STEP_KEYS, *(f"cublas_{p}" for p in CUBLAS))
+                   if self.run(k) is None and k not in self.unavailable]
+        if missing:
+            raise ValueError(f"runs: nothing at the main size for {', '.join(missing)}, and no reason given")
+        known = set(STEP_KEYS) | {f"cublas_{p}" for p in CUBLAS}
+        unknown = sorted(({r.kernel for r in self.runs} | set(self.unavailable)) - known)
+        if unknown:
+            raise ValueError(f"runs: unknown kernels {', '.join(unknown)}")
+        return self
+
+    @model_validator(mode="after")
+    def _physically_possible(self) -> Lab06Results:
+        """No run above the peak of the units it runs on (at the maximum SM clock)."""
+        for r in self.runs:
+            peak = self.peak_gflops(r.precision)
+            if peak is not None and r.tflops * 1e3 > peak:
+                raise ValueError(f"runs/{r.kernel} at {r.side}: {r.tflops:.1f} TFLOP/s is above the GPU's {r.precision} "
+                                 f"peak {peak / 1e3:.1f} TFLOP/s")
+        return self
