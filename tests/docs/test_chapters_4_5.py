@@ -166,6 +166,24 @@ def test_scale_add_holds_one_block_per_active_sm(lab04):
             <= figure_value("lab04.chain_one_block_pct") + 0.5
 
 
+def test_the_l2_quiz_premise_is_what_lab_04_measured(lab04):
+    """q04-l2-mirage: a working set that fits in L2, read several times in one launch, shows more than
+    the HBM peak, and one larger than the L2 less; its explanation adds the lab's limit: read once per
+    launch, the small set stays under the peak even with the L2 warm."""
+    for results in lab04:
+        reads = {read.measurement: read for read in results.timer.l2}
+        peak = results.hbm_peak_gbps
+        assert reads["l2_passes_warm"].gbps > peak > reads["hbm_passes"].gbps
+        assert reads["l2_once_flushed"].gbps < reads["l2_once_warm"].gbps < peak
+
+
+def test_the_l2_quiz_arrays_are_on_either_side_of_the_recorded_l2():
+    """q04-l2-mirage's 8 MB array fits in the L2 the H200's driver reports (lab 03's device facts),
+    its 800 MB one is many times larger."""
+    l2_bytes = figure_value("ch04.l2demo.device_l2_mib") * 2**20
+    assert 8e6 < l2_bytes < 800e6 / 10
+
+
 def test_lab_03_measured_the_latency_lever():
     """Chapter 5's checklist shows lab 03's gain for more loads in flight: a gain, from a record."""
     the_lab = lab("lab-03")

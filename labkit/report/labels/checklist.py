@@ -37,7 +37,7 @@ WORDS = {
                                  'épinglée et second flux pour recouvrir les copies',
                                  '数据留在 GPU 上，去掉与主机的同步，用锁页内存和第二个 stream 让拷贝与计算重叠'),
     'checklist.launch.title': ('Launch overhead and grids too small', 'Coût de lancement et grilles trop petites',
-                               '启动开销与过小的网格'),
+                               '启动开销与过小的 grid'),
     'checklist.launch.symptom': ('fewer blocks than SMs, or a kernel shorter than {launch_us}',
                                  'moins de blocs que de SM, ou un noyau de moins de {launch_us}',
                                  'block 少于 SM，或 kernel 时长不到 {launch_us}'),
@@ -229,7 +229,7 @@ WORDS = {
                                   'small)',
                                   'occupancy théorique {theoretical_pct}, limitée par le nombre de blocs par SM '
                                   '(blocs trop petits)',
-                                  '理论占用率 {theoretical_pct}，受每个 SM 的块数限制（块太小）'),
+                                  '理论占用率 {theoretical_pct}，受每个 SM 的 block 数上限限制（block 太小）'),
     'evidence.latency': ('{stall_pct} of the stall cycles wait on memory (Long Scoreboard); busiest side at '
                          '{busiest_pct}',
                          '{stall_pct} des cycles de blocage attendent la mémoire (Long Scoreboard) ; côté le plus '
@@ -283,13 +283,13 @@ WORDS = {
     'diag.launch': ('Launch', 'Lancement', '启动'),
     'diag.launch_line': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · {duration_us}',
                          '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · {duration_us}',
-                         '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
+                         '{blocks} 个 block × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
     # with ncu's Waves Per SM: waves counted at the kernel's theoretical occupancy
     'diag.launch_line_waves': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}',
                                '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}',
-                               '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· Waves\u00a0Per\u00a0SM '
+                               '{blocks} 个 block × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}'),
     'diag.sol': ('Speed of Light', 'Speed of Light', 'Speed of Light'),
     'diag.sol_line': ('Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
@@ -310,7 +310,7 @@ WORDS = {
     'diag.limiter.registers': ('registers', 'les registres', '寄存器'),
     'diag.limiter.shared_mem': ('shared memory', 'la mémoire partagée', 'shared memory'),
     'diag.limiter.warps': ('warps per SM', 'les warps par SM', '每 SM warp 数'),
-    'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM 块数'),
+    'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM block 数'),
     'diag.stalls': ('Top stalls', 'Blocages', '主要 stall'),
     'diag.sectors': ('Bytes / sector', 'Octets / secteur', '字节 / sector'),
     'diag.sectors_line': ('global loads use {load_bytes} of 32 bytes per sector, stores {store_bytes}',
