@@ -479,3 +479,14 @@ def dynamic_shared_for_blocks(blocks_per_sm: int, launch: KernelLaunch, arch: Ar
         raise LaunchConfigError(f"no dynamic shared memory size holds exactly {blocks_per_sm} blocks per SM "
                                 f"with a carve-out preference of {launch.carveout_percent} %")
     return dynamic
+
+
+def page_data() -> dict:
+    """What the in-page calculator (site/assets/occupancy_calculator.js) computes with: every
+    architecture's limits, by label ("9.0"), and the GPUs it offers by name, as JSON-ready data.
+    The site writes it into ``assets/labkit/occupancy_data.js``, so the page and labkit share one table."""
+    return {
+        "architectures": {arch.label: dataclasses.asdict(arch) for arch in ARCHITECTURES.values()},
+        "gpus": [{"name": name, "compute_capability": f"{cc[0]}.{cc[1]}"} for name, cc in CALCULATOR_GPUS],
+        "default": SM90.label,
+    }

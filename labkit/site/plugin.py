@@ -16,6 +16,7 @@ one holding the MkDocs configuration (labkit.project), never labkit's own locati
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from pathlib import Path
@@ -27,6 +28,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from labkit import occupancy
 from labkit.errors import LabkitError
 from labkit.figures import render_figure
 from labkit.lab import labs
@@ -62,6 +64,7 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
+    "assets/labkit/occupancy_data.js",
     "assets/labkit/occupancy_calculator.js",
 ]
 
@@ -84,6 +87,12 @@ def relative_href(from_path: str, to_path: str) -> str:
 def ipynb_path(notebook: str) -> str:
     """Where a lab's downloadable notebook is in the site: ``labs/01-roofline/lab01.ipynb``."""
     return str(Path(notebook).with_suffix(".ipynb").as_posix())
+
+
+def occupancy_data_script() -> str:
+    """``assets/labkit/occupancy_data.js``: labkit.occupancy's table as the page's data, read by
+    occupancy_calculator.js (one table for the course's calculator and the page's)."""
+    return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data(), sort_keys=True)};\n"
 
 
 def notebook_without_outputs(source: Path) -> str:
@@ -127,6 +136,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
     def on_files(self, files: Files, config) -> Files:
         for source in sorted(OWN_ASSETS.iterdir()):
             files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
+        files.append(File.generated(config, "assets/labkit/occupancy_data.js", content=occupancy_data_script()))
         node_modules = self.project.node_modules
         missing = [name for name in [*VENDOR_FILES, KATEX_FONTS] if not (node_modules / name).exists()]
         if missing:
