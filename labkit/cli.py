@@ -44,7 +44,9 @@ def _run(args, console) -> int:
 
 
 def _results(args, console) -> int:
-    """Every recorded results file, validated; an interrupted recording's previous record put back."""
+    """Every recorded results file, validated; an interrupted recording's previous record put back;
+    a course record git tracks but the checkout lacks is an error (labkit.course_records)."""
+    from labkit.course_records import missing_message, missing_records
     from labkit.lab import labs
     from labkit.project import find_project
     from labkit.recording import RESULTS_FOLDER, recorded_paths, recover
@@ -64,6 +66,11 @@ def _results(args, console) -> int:
             listing.append({"lab": lab_id, "path": None, "valid": False, "error": str(exc), "provenance": None})
             status = EXIT_ERROR
             continue
+        for name in missing_records(project.root, lab.folder):
+            message = missing_message(lab_id, name)
+            console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
+            listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
+            status = EXIT_ERROR
         if not paths:
             console.print(f"{lab_id}: no results recorded")
         for path in paths:

@@ -16,7 +16,8 @@ from labkit.timing import Timing
 FACTS = DeviceFacts(name="Simulated GPU", compute_capability=(9, 0), sm_count=2, max_sm_clock_mhz=1980.0,
                     max_mem_clock_mhz=3201.0, memory_bus_width_bits=6016, l2_bytes=60 << 20,
                     max_threads_per_block=1024, max_shared_bytes_per_block_optin=227 << 10,
-                    shared_bytes_per_sm=228 << 10, registers_per_sm=65536, driver_version="13.0")
+                    shared_bytes_per_sm=228 << 10, registers_per_sm=65536, driver_version="13.0",
+                    memory_bytes=1 << 30)
 STAND_IN_SECONDS = 1e-3
 
 
