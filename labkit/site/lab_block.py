@@ -11,6 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 from pathlib import Path, PurePosixPath
 
+from labkit.course_records import MissingRecordError, missing_message, missing_records
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
 from labkit.project import Project, find_project
@@ -65,6 +66,8 @@ def notebook_link(parent: etree.Element, the_lab: Lab, lang: str) -> None:
 def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
     """The notebook's download link, then every GPU's record of the lab, or how to make one."""
     notebook_link(block, the_lab, lang)
+    for name in missing_records(project.root, the_lab.folder):   # a course record lost: never "no results yet"
+        raise MissingRecordError(missing_message(the_lab.id, name))
     paths = recorded_paths(the_lab.lab_dir(project), project.relative)
     if not paths:
         note = etree.SubElement(block, "p", {"class": "lab-empty"})

@@ -264,6 +264,9 @@ def test_a_course_record_gone_from_the_checkout_fails_in_one_line(tracked_course
                        "tracked in git, is missing: restore it with `git restore labs/01-roofline/results` (or "
                        "remove it on purpose with `git rm labs/01-roofline/results/nvidia-h200.json`)"], out
     assert "Traceback" not in out
+    with pytest.raises(BlockError) as raised:   # the site does not render it as "no results yet"
+        markdown.markdown("/// lab | lab-01\n///\n", extensions=[LabExtension(lang="fr", project=str(tracked_course))])
+    assert missing[0].removeprefix("lab-01: MISSING ") in str(raised.value) and "\n" not in str(raised.value)
 
 
 def test_a_record_removed_on_purpose_with_git_rm_is_not_missing(tracked_course, capsys):
