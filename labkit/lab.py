@@ -136,6 +136,12 @@ class Lab(ABC, Generic[S, R]):
         """The kernels a chapter shows as cases, by key (``/// profile | lab-NN-key``); none by default."""
         return {}
 
+    def sizes_for(self, facts: DeviceFacts) -> Record:
+        """The lab's sizes on the device ``facts`` describes (a pure function of them): on the
+        course's GPU, ``gpu_sizes`` exactly; on another, sizes that fit its memory, grids from its
+        SM count and occupancy (labkit.labs.planning). A lab that plans nothing keeps ``gpu_sizes``."""
+        return self.gpu_sizes
+
     @property
     def number(self) -> str:
         return self.id.removeprefix("lab-")

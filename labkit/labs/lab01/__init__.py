@@ -27,6 +27,11 @@ class Lab01(Lab[Sizes, Lab01Results]):
     simulator_sizes = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=4096,
                             vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1, sweep_fmas=(0, 1, 3))
 
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab01.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
     def program(self) -> Program[Sizes, Lab01Results]:
         from labkit.labs.lab01.program import Lab01Program
 

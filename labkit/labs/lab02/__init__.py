@@ -40,6 +40,11 @@ class Lab02(Lab[Sizes, Lab02Results]):
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
 
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab02.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
     def program(self) -> Program[Sizes, Lab02Results]:
         from labkit.labs.lab02.program import Lab02Program
 

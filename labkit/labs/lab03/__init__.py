@@ -65,6 +65,11 @@ class Lab03(Lab[Sizes, Lab03Results]):
         wave_threads=128, wave_blocks_per_sm=2, wave_trips=1, wave_grids=((2, 0), (4, 0), (4, 1)),
         repeats=1)
 
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab03.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
     def program(self) -> Program[Sizes, Lab03Results]:
         from labkit.labs.lab03.program import Lab03Program
 

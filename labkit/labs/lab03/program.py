@@ -18,6 +18,7 @@ from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_arra
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
+from labkit.labs.lab03.sizing import FULL_COPY_LOADS, full_copy_warps
 from labkit.labs.lab03.results import (WARP, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
                                        Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
                                        RegisterStep, RegisterVariant, Sizes, StreamKernel, StreamPoint, Unavailable,
@@ -293,9 +294,16 @@ def waves_step(sizes: Sizes, bench: Bench) -> WaveStep:
 
 
 # ----- step 6: Nsight Compute ----------------------------------------------------------------------------
-#: The launches the ncu step profiles, in launch order (labels of labkit/report/labels/lab03.py).
+#: The launches the ncu step profiles, in launch order (labels of labkit/report/labels/lab03.py), on
+#: the H200; :func:`profiled` gives them on any GPU (the full-occupancy copy fills its SM's warps).
 PROFILED = ("copy_8_loads_16_warps", "copy_1_load_16_warps", "copy_1_load_64_warps", "fma_1_chain_16_warps",
             "fma_8_chains_4_warps", "registers_free", "registers_32", "waves_one", "waves_one_plus_one")
+
+
+def profiled(arch: occupancy.Architecture) -> tuple[str, ...]:
+    """PROFILED on ``arch``: the copy at full occupancy holds its SM's warps (64, 48 or 32)."""
+    full = f"copy_1_load_{full_copy_warps(arch)}_warps"
+    return tuple(full if label == "copy_1_load_64_warps" else label for label in PROFILED)
 PROFILED_KERNELS = "stream_copy|fma_chains|register_mix"
 #: Per buffer, for the profiled copies: far above L2, small enough for ncu's replays to be quick.
 PROFILE_STREAM_BYTES = 256 << 20
@@ -344,7 +352,7 @@ def profile_target(sizes: Sizes) -> None:
     arch, sms = occupancy.architecture(facts.compute_capability), facts.sm_count
     source = cuda.to_device(np.ones(PROFILE_STREAM_BYTES // 4, dtype=np.float32))
     target = cuda.device_array_like(source)
-    for loads, warps in ((8, 16), (1, 16), (1, 64)):
+    for loads, warps in ((8, 16), (1, 16), (FULL_COPY_LOADS, full_copy_warps(arch))):
         _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps), sms, arch)
         run(source, target)
     for chains, warps in ((1, 16), (8, 4)):
@@ -396,7 +404,7 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         duration_seconds=profile.seconds("gpu__time_duration.sum"))
 
 
-def nsight_compute(work_dir: Path) -> NcuStep | Unavailable:
+def nsight_compute(work_dir: Path, arch: occupancy.Architecture) -> NcuStep | Unavailable:
     """One ncu process (clocks left alone, NCU_METRICS only) over profile_target's launches."""
     from labkit.profiling import ncu
 
@@ -408,10 +416,11 @@ def nsight_compute(work_dir: Path) -> NcuStep | Unavailable:
         raw = ncu.export_csv(report, "raw")
         (work_dir / "ncu_raw.csv").write_text(raw)
         profiles = sorted(ncu.parse_raw_csv(raw), key=lambda profile: profile.id)
-        if len(profiles) != len(PROFILED):
-            raise ncu.NcuError(f"ncu profiled {len(profiles)} launches, the lab made {len(PROFILED)}")
+        labels = profiled(arch)
+        if len(profiles) != len(labels):
+            raise ncu.NcuError(f"ncu profiled {len(profiles)} launches, the lab made {len(labels)}")
         return NcuStep(status="ok", launches=[ncu_launch(label, profile)
-                                              for label, profile in zip(PROFILED, profiles)])
+                                              for label, profile in zip(labels, profiles)])
     except ncu.NcuError as error:
         return Unavailable(status="unavailable", reason=str(error))
 
@@ -481,7 +490,8 @@ class Lab03Program(Program[Sizes, Lab03Results]):
         waves = waves_step(sizes, bench)
         no_gpu = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
         bench.progress("step 6: Nsight Compute, achieved occupancy")
-        ncu_step = no_gpu if bench.simulated else nsight_compute(bench.work_dir)
+        ncu_step = (no_gpu if bench.simulated
+                    else nsight_compute(bench.work_dir, occupancy.architecture(facts.compute_capability)))
         bench.progress("step 7: the occupancy calculator against the driver")
         driver = no_gpu if bench.simulated else driver_step(bench.work_dir, facts.compute_capability)
         device = Device(name=facts.name, compute_capability=facts.compute_capability, sm_count=facts.sm_count,
@@ -496,9 +506,11 @@ def main(argv: list[str]) -> int:
     """Entry point of ncu's child process."""
     from labkit.labs.lab03 import LAB
 
+    from labkit.device import read_device_facts
+
     if argv != ["profile-target"]:
         raise SystemExit("usage: python -m labkit.labs.lab03.program profile-target")
-    profile_target(LAB.gpu_sizes)
+    profile_target(LAB.sizes_for(read_device_facts()))
     return 0
 
 

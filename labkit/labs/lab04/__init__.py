@@ -41,6 +41,11 @@ class Lab04(Lab[Sizes, Lab04Results]):
                             iterations=2, chronometer_rounds=1, l2_set_bytes=4096, hbm_set_bytes=16384)
     adjustable = ("threads_per_block",)
 
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab04.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
     def program(self) -> Program[Sizes, Lab04Results]:
         from labkit.labs.lab04.program import Lab04Program
 

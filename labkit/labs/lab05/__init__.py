@@ -32,6 +32,11 @@ class Lab05(Lab[Sizes, Lab05Results]):
     simulator_sizes = Sizes(matrix_side=64, elements=256, slices=2, slice_elements=128, stream_elements=2048,
                             hist_threads=256, list_nodes=256, walk_warps=8, walk_steps=4, repeats=2)
 
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab05.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
     def program(self) -> Program[Sizes, Lab05Results]:
         from labkit.labs.lab05.program import Lab05Program
 
