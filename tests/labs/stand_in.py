@@ -7,9 +7,11 @@ result: results files made from them say ``simulated: true`` and no course folde
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from labkit.device import DeviceFacts
+from labkit.device_profiles import PROFILES
 from labkit.lab import Bench
 from labkit.timing import Timing
 
@@ -29,7 +31,16 @@ def stand_in_timer(fn, *, warmup: int = 10, repeats: int = 100, flush_l2: bool =
                   back_to_back=True)
 
 
-def stand_in_bench(work_dir: Path, steps: list[str] | None = None) -> Bench:
-    """A simulated bench; ``steps`` collects the progress calls."""
-    return Bench(FACTS, stand_in_timer, work_dir, (steps.append if steps is not None else lambda step: None),
+def simulated_facts(profile: str) -> DeviceFacts:
+    """A common part's facts (labkit.device_profiles) with 2 SMs, so that the simulator's grids stay
+    small: its compute capability, limits, clocks, bus and memory as the driver reports them. Named
+    "Simulated <part>": a record with 2 SMs is no record of the part itself, and is held to what its
+    compute capability allows (labkit.known_gpus)."""
+    facts = PROFILES[profile]
+    return dataclasses.replace(facts, name=f"Simulated {facts.name}", sm_count=2)
+
+
+def stand_in_bench(work_dir: Path, steps: list[str] | None = None, facts: DeviceFacts = FACTS) -> Bench:
+    """A simulated bench on ``facts``; ``steps`` collects the progress calls."""
+    return Bench(facts, stand_in_timer, work_dir, (steps.append if steps is not None else lambda step: None),
                  simulated=True)

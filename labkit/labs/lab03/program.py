@@ -30,8 +30,8 @@ FMA_SIGNATURE = "void(float32[::1], int64, float32, float32)"
 MIX_SIGNATURE = "void(float32[::1], float32[::1], int64, float32)"
 #: The copy's evict-first hint (labkit.kernels.intrinsics.STREAMING) on every access, or none.
 STREAM_HINT = False
-#: Threads per block of the copy up to 32 warps per SM (one warp: any count of warps is a count of
-#: blocks), and above (two warps: 32 blocks per SM is the limit).
+#: Threads per block of the checks' copy (one warp), and of the copy that stands in for cupy.copyto
+#: without CuPy (two warps); the sweep's blocks follow the SM (copy_shape).
 COPY_THREADS, WIDE_COPY_THREADS = 32, 64
 #: Threads per block of the FMA and waves kernels: four warps, one per scheduler.
 FMA_THREADS = 128
@@ -47,14 +47,17 @@ def _address(array) -> int | None:
     return None if SIMULATED else int(array.__cuda_array_interface__["data"][0])
 
 
-def copy_shape(warps_per_sm: int) -> tuple[int, int]:
-    """(threads per block, blocks per SM) of the copy at ``warps_per_sm``: one-warp blocks up to
-    32 warps, two-warp blocks above."""
-    threads = COPY_THREADS if warps_per_sm <= COPY_THREADS else WIDE_COPY_THREADS
-    warps_per_block = threads // WARP
-    if warps_per_sm % warps_per_block:
-        raise ValueError(f"{warps_per_sm} warps per SM is not a whole number of {threads}-thread blocks")
-    return threads, warps_per_sm // warps_per_block
+def copy_shape(warps_per_sm: int, arch: occupancy.Architecture = occupancy.SM90) -> tuple[int, int]:
+    """(threads per block, blocks per SM) of the copy at ``warps_per_sm``: the smallest blocks (in
+    whole warps) of which ``arch``'s SM holds enough: one-warp blocks up to its resident-block limit
+    (32 on the H200), then two-warp blocks, three where two are not enough (48 warps on 16 blocks)."""
+    if not 1 <= warps_per_sm <= arch.max_warps_per_sm:
+        raise ValueError(f"{warps_per_sm} warps per SM: compute capability {arch.label} holds 1 to "
+                         f"{arch.max_warps_per_sm}")
+    for warps_per_block in range(1, warps_per_sm + 1):
+        if warps_per_sm % warps_per_block == 0 and warps_per_sm // warps_per_block <= arch.max_blocks_per_sm:
+            return warps_per_block * WARP, warps_per_sm // warps_per_block
+    raise AssertionError("one block of every warp always fits")
 
 
 def capped_launch(threads: int, blocks_per_sm: int, registers: int | None,
@@ -199,7 +202,7 @@ def memory_step(sizes: Sizes, bench: Bench, source, target) -> MemoryStep:
         registers = resources(kernel, COPY_SIGNATURE).registers_per_thread
         kernels.append(StreamKernel(loads=loads, registers_per_thread=registers))
         for warps in sizes.stream_warps:
-            launch = capped_launch(*copy_shape(warps), registers, arch)
+            launch = capped_launch(*copy_shape(warps, arch), registers, arch)
             if launch is None:
                 continue
             allow_dynamic_shared(kernel, COPY_SIGNATURE, launch.dynamic_shared_bytes)
@@ -353,7 +356,7 @@ def profile_target(sizes: Sizes) -> None:
     source = cuda.to_device(np.ones(PROFILE_STREAM_BYTES // 4, dtype=np.float32))
     target = cuda.device_array_like(source)
     for loads, warps in ((8, 16), (1, 16), (FULL_COPY_LOADS, full_copy_warps(arch))):
-        _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps), sms, arch)
+        _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps, arch), sms, arch)
         run(source, target)
     for chains, warps in ((1, 16), (8, 4)):
         grid, run = _persistent(ilp.fma_chains(chains), FMA_SIGNATURE, FMA_THREADS, warps // (FMA_THREADS // WARP),
