@@ -89,7 +89,7 @@ exercise-%: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli check $* $(ARGS)
 
 doctor: $(LAB_DEPS)
-	$(LAB_PY) -m labkit.cli doctor
+	$(LAB_PY) -m labkit.cli doctor $(ARGS)
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -21,10 +21,15 @@ EXIT_INTERRUPTED = 130
 DEBUG_ENV = "LABKIT_DEBUG"
 
 
+#: labkit doctor --as: the parts labkit.device_profiles describes (kept here so that --help needs no import).
+PROFILE_NAMES = ("t4", "v100", "a100-40gb", "rtx-3060-laptop", "l4", "rtx-4090", "h100-pcie", "h200", "b200",
+                 "rtx-5090")
+
+
 def _doctor(args, console) -> int:
     from labkit.doctor import doctor_report, format_report
 
-    console.print(format_report(doctor_report()), markup=False, highlight=False, soft_wrap=True)
+    console.print(format_report(doctor_report(args.as_profile)), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
@@ -153,8 +158,11 @@ def _check(args, console) -> int:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
-    commands.add_parser("doctor", help="what this machine offers: GPU, clocks, peaks, libraries, profilers"
-                        ).set_defaults(handler=_doctor)
+    doctor = commands.add_parser("doctor", help="what this machine offers (GPU, clocks, peaks, libraries, "
+                                 "profilers) and what each lab will do on it")
+    doctor.add_argument("--as", dest="as_profile", metavar="GPU", choices=sorted(PROFILE_NAMES),
+                        help=f"what each lab would do on another GPU: {', '.join(PROFILE_NAMES)}")
+    doctor.set_defaults(handler=_doctor)
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")

@@ -147,21 +147,87 @@ def _tool_rows(gpu: bool) -> list[Row]:
     return rows
 
 
-def doctor_report() -> list[Row]:
-    """Backend; on a GPU its facts, clocks and peaks; library versions; profilers and their access."""
+def _size(bytes_: float) -> str:
+    return f"{bytes_ / 1e9:.1f} GB"
+
+
+def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
+    """What each lab will do on the GPU ``facts`` describes, with the tools ``available`` (by Need.tool):
+    its sizes (the course's, or planned for this GPU, and the memory they hold at most), what differs
+    on this device (labkit.lab.Lab.device_notes), and each step that runs without a missing tool."""
+    import importlib
+
+    from labkit.lab import labs
+
+    rows: list[Row] = []
+    for lab in labs().values():
+        sizes = lab.sizes_for(facts)
+        footprint = importlib.import_module(f"labkit.labs.lab{lab.number}.sizing").footprint_bytes(sizes)
+        if sizes == lab.gpu_sizes:
+            plan = "the course's sizes (as on the H200)"
+        else:
+            differ = [name for name in type(sizes).model_fields if getattr(sizes, name) != getattr(lab.gpu_sizes, name)]
+            plan = f"sizes planned for this GPU (differ from the H200's in {', '.join(differ)})"
+        rows.append((lab.id, f"{plan}; its buffers hold at most {_size(footprint)} of {_size(facts.memory_bytes)}"))
+        rows += [(lab.id, note) for note in lab.device_notes(facts)]
+        rows += [(lab.id, f"without {'ncu counters' if need.tool == 'ncu' else need.tool}: {need.step}: {need.without}")
+                 for need in lab.needs if not available.get(need.tool, False)]
+    return rows
+
+
+def _cupy_importable() -> bool:
+    try:
+        import cupy  # noqa: F401
+    except Exception:  # not installed, or installed for another CUDA
+        return False
+    return True
+
+
+def available_tools(counters_readable: bool) -> dict[str, bool]:
+    """Which of the labs' tools this machine has (ncu: only where it reads counters)."""
+    return {"ncu": counters_readable, "nsys": find_tool("nsys") is not None, "nvcc": find_tool("nvcc") is not None,
+            "cuobjdump": find_tool("cuobjdump") is not None, "cupy": _cupy_importable()}
+
+
+def doctor_report(as_profile: str | None = None) -> list[Row]:
+    """Backend; on a GPU its facts, clocks and peaks; library versions; profilers and their access;
+    then what each lab will do on this GPU. ``as_profile`` (a labkit.device_profiles name) says what
+    each lab would do on that GPU instead, with this machine's tools."""
     backend = select_backend()
     gpu = backend == "cuda"
     rows: list[Row] = [("backend", "CUDA GPU" if gpu else f"simulator: {NO_GPU_NOTICE}")]
+    facts = None
     if gpu:
         try:
-            rows += _gpu_rows(read_device_facts())
+            facts = read_device_facts()
+            rows += _gpu_rows(facts)
         except Exception as error:  # see _probe
             rows.append(("GPU", _error_value(error)))
     for distribution in ("numpy", "numba", "numba-cuda", "nvtx"):
         rows.append((distribution, package_version(distribution)))
     rows.append(_probe("cupy", cupy_version))
-    rows += _tool_rows(gpu)
+    tool_rows = _tool_rows(gpu)
+    rows += tool_rows
+    counters = any(label == "ncu counters" and value.startswith("reads counters") for label, value in tool_rows)
+    if as_profile is not None:
+        from labkit.device_profiles import PROFILES
+
+        facts = PROFILES[as_profile]
+        rows.append(("labs as on", f"{facts.name} (a profile of what its driver reports; tools as found here)"))
+    elif not gpu:
+        rows.append(("labs", "no GPU: each lab runs its kernels in the simulator at small size, checks them "
+                             "against NumPy, then shows the results recorded on the course's H200 "
+                             "(`labkit doctor --as t4` says what each would do on a T4)"))
+    if facts is not None:
+        rows += _probe_rows(lambda: lab_rows(facts, available_tools(counters)))
     return rows
+
+
+def _probe_rows(make: Callable[[], list[Row]]) -> list[Row]:
+    try:
+        return make()
+    except Exception as error:  # see _probe
+        return [("labs", _error_value(error))]
 
 
 def format_report(rows: list[Row]) -> str:
