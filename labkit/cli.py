@@ -96,6 +96,21 @@ def _results(args, console) -> int:
     return status
 
 
+def _notebooks(args, console) -> int:
+    """Each lab's .ipynb with its notebook-service install cell, when the repository is configured."""
+    from labkit.lab import labs
+    from labkit.notebook_service import REPO_URL_ENV, write_notebooks
+    from labkit.project import find_project
+
+    written = write_notebooks(find_project().root, [lab.notebook for lab in labs().values()])
+    if not written:
+        console.print(f"No public repository configured ([project.urls] Repository in pyproject.toml, or "
+                      f"{REPO_URL_ENV}): no notebook-service notebooks to write.")
+    for path in written:
+        console.print(f"wrote {path}")
+    return 0
+
+
 def _diagnose(args, console) -> int:
     """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
     from labkit.profiling.diagnose import diagnose_report
@@ -171,6 +186,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print what the run did as JSON on stdout "
                      "(messages go to stderr)")
     run.set_defaults(handler=_run)
+    commands.add_parser("notebooks", help="write each lab's .ipynb for Colab (when the repository is configured)"
+                        ).set_defaults(handler=_notebooks)
     results = commands.add_parser("results", help="list the recorded results files and check them")
     results.add_argument("--json", action="store_true", help="print the listing as JSON on stdout")
     results.set_defaults(handler=_results)
