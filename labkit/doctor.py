@@ -160,6 +160,9 @@ def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
     from labkit.lab import labs
 
     rows: list[Row] = []
+    if tuple(facts.compute_capability) < (7, 5):
+        rows.append(("labs", "CUDA 13 compiles for compute capability 7.5 and newer: here the labs use the CUDA 12 "
+                             "packages (labkit.gpu_setup chooses them), and lab 02's SASS step a CUDA 12 nvcc"))
     for lab in labs().values():
         sizes = lab.sizes_for(facts)
         footprint = importlib.import_module(f"labkit.labs.lab{lab.number}.sizing").footprint_bytes(sizes)
