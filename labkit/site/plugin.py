@@ -92,7 +92,7 @@ def ipynb_path(notebook: str) -> str:
 def occupancy_data_script() -> str:
     """``assets/labkit/occupancy_data.js``: labkit.occupancy's table as the page's data, read by
     occupancy_calculator.js (one table for the course's calculator and the page's)."""
-    return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data(), sort_keys=True)};\n"
+    return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data())};\n"
 
 
 

@@ -219,3 +219,10 @@ def test_the_widget_offers_every_gpu_by_name_and_answers_as_labkit_on_each(page)
         assert shown["blocks_per_sm"] == str(expected.blocks_per_sm), name
         assert shown["active_warps_per_sm"] == f"{expected.active_warps_per_sm} / {expected.max_warps_per_sm}", name
     assert page.watch.errors == [] and page.watch.remote_requests == []
+
+
+def test_an_unknown_compute_capability_is_named_as_labkit_names_it(blank):
+    js = calculate_all(blank, [case("6.1", 256, 32)])[0]
+    with pytest.raises(ValueError) as python:
+        occupancy.architecture((6, 1))
+    assert js == {"error": str(python.value)}
