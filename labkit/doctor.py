@@ -155,8 +155,6 @@ def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
     """What each lab will do on the GPU ``facts`` describes, with the tools ``available`` (by Need.tool):
     its sizes (the course's, or planned for this GPU, and the memory they hold at most), what differs
     on this device (labkit.lab.Lab.device_notes), and each step that runs without a missing tool."""
-    import importlib
-
     from labkit.lab import labs
 
     rows: list[Row] = []
@@ -165,13 +163,14 @@ def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
                              "packages (labkit.gpu_setup chooses them), and lab 02's SASS step a CUDA 12 nvcc"))
     for lab in labs().values():
         sizes = lab.sizes_for(facts)
-        footprint = importlib.import_module(f"labkit.labs.lab{lab.number}.sizing").footprint_bytes(sizes)
+        footprint = lab.footprint_bytes(sizes)
         if sizes == lab.gpu_sizes:
             plan = "the course's sizes (as on the H200)"
         else:
             differ = [name for name in type(sizes).model_fields if getattr(sizes, name) != getattr(lab.gpu_sizes, name)]
             plan = f"sizes planned for this GPU (differ from the H200's in {', '.join(differ)})"
-        rows.append((lab.id, f"{plan}; its buffers hold at most {_size(footprint)} of {_size(facts.memory_bytes)}"))
+        held = "" if footprint is None else f"; its buffers hold at most {_size(footprint)} of {_size(facts.memory_bytes)}"
+        rows.append((lab.id, plan + held))
         rows += [(lab.id, note) for note in lab.device_notes(facts)]
         rows += [(lab.id, f"without {'ncu counters' if need.tool == 'ncu' else need.tool}: {need.step}: {need.without}")
                  for need in lab.needs if not available.get(need.tool, False)]

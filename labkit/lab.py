@@ -155,6 +155,11 @@ class Lab(ABC, Generic[S, R]):
         SM count and occupancy (labkit.labs.planning). A lab that plans nothing keeps ``gpu_sizes``."""
         return self.gpu_sizes
 
+    def footprint_bytes(self, sizes: Record) -> int | None:
+        """The most device memory the lab's buffers hold at once at ``sizes`` (its plan's rule);
+        None where the lab does not say."""
+        return None
+
     def device_notes(self, facts: DeviceFacts) -> list[str]:
         """What differs for this lab on the device ``facts`` describes, beyond its sizes (labkit
         doctor): e.g. FP64 at 1:64, fewer warps per SM. None by default."""

@@ -36,12 +36,6 @@ LABS = list(labs())
 LAB03_RECORD = "labs/03-occupancy/results/nvidia-h200.json"
 
 
-def sizing(lab):
-    import importlib
-
-    return importlib.import_module(f"labkit.labs.lab{lab.number}.sizing")
-
-
 def test_the_course_gpu_gets_the_course_sizes_exactly():
     for lab in labs().values():
         assert lab.sizes_for(COURSE_GPU) == lab.gpu_sizes, lab.id
@@ -53,7 +47,7 @@ def test_the_plan_fits_the_gpu_and_launches_run_there(lab_id, profile):
     lab, facts = labs()[lab_id], PROFILES[profile]
     sizes = lab.sizes_for(facts)
     assert type(sizes).model_validate(sizes.model_dump()) == sizes
-    footprint = sizing(lab).footprint_bytes(sizes)
+    footprint = lab.footprint_bytes(sizes)
     assert footprint <= facts.memory_bytes / 2, f"{footprint >> 20} MiB on {facts.memory_bytes >> 20} MiB"
     if lab_id != "lab-04":   # lab 04's timer copies 1 GiB whatever the GPU (2 GiB held): within the half
         assert footprint <= memory_budget_bytes(facts)

@@ -46,6 +46,11 @@ class Lab01(Lab[Sizes, Lab01Results]):
 
         return sizes_for(facts, self.gpu_sizes)
 
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab01.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
     def program(self) -> Program[Sizes, Lab01Results]:
         from labkit.labs.lab01.program import Lab01Program
 

@@ -50,6 +50,11 @@ class Lab02(Lab[Sizes, Lab02Results]):
 
         return sizes_for(facts, self.gpu_sizes)
 
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab02.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
     def program(self) -> Program[Sizes, Lab02Results]:
         from labkit.labs.lab02.program import Lab02Program
 

@@ -83,6 +83,11 @@ class Lab03(Lab[Sizes, Lab03Results]):
 
         return sizes_for(facts, self.gpu_sizes)
 
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab03.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
     def program(self) -> Program[Sizes, Lab03Results]:
         from labkit.labs.lab03.program import Lab03Program
 

@@ -49,6 +49,11 @@ class Lab04(Lab[Sizes, Lab04Results]):
 
         return sizes_for(facts, self.gpu_sizes)
 
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab04.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
     def program(self) -> Program[Sizes, Lab04Results]:
         from labkit.labs.lab04.program import Lab04Program
 

@@ -48,6 +48,11 @@ class Lab05(Lab[Sizes, Lab05Results]):
 
         return sizes_for(facts, self.gpu_sizes)
 
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab05.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
     def program(self) -> Program[Sizes, Lab05Results]:
         from labkit.labs.lab05.program import Lab05Program
 
