@@ -21,6 +21,8 @@ from labkit.device import (
     DeviceFacts,
     current_pci_bus_id,
     fp32_lanes_per_sm,
+    fp64_lanes_per_sm,
+    fp64_ratio,
     read_clocks,
     read_device_facts,
     read_driver_release,
@@ -105,6 +107,14 @@ def _probe(label: str, probe: Callable[[], str]) -> Row:
         return label, _error_value(error)
 
 
+def _memory_kind(facts: DeviceFacts) -> str:
+    """'HBM3e', 'GDDR6X'...: the part's DRAM as its datasheet names it; 'DRAM' for a part without one."""
+    from labkit.datasheets import datasheet_for
+
+    sheet = datasheet_for(facts.name)
+    return sheet.memory_kind if sheet else "DRAM"
+
+
 def _gpu_rows(facts: DeviceFacts) -> list[Row]:
     major, minor = facts.compute_capability
     pci_bus_id = current_pci_bus_id()
@@ -121,7 +131,7 @@ def _gpu_rows(facts: DeviceFacts) -> list[Row]:
         ("memory bus", f"{facts.memory_bus_width_bits} bit"),
         ("L2", f"{facts.l2_bytes / 2**20:.0f} MiB ({facts.l2_bytes} bytes)"),
         (
-            "HBM peak",
+            f"{_memory_kind(facts)} peak",
             f"{facts.hbm_peak_gbps:.0f} GB/s = 2 x {facts.max_mem_clock_mhz:.0f} MHz"
             f" x {facts.memory_bus_width_bits} bit / 8",
         ),
@@ -130,6 +140,13 @@ def _gpu_rows(facts: DeviceFacts) -> list[Row]:
             lambda: f"{facts.fp32_peak_gflops / 1000:.1f} TFLOP/s = {facts.sm_count} SMs"
             f" x {fp32_lanes_per_sm(facts.compute_capability)} lanes x 2 (FMA) x {facts.max_sm_clock_mhz:.0f} MHz",
         ),
+        _probe(
+            "FP64 peak",
+            lambda: f"{facts.fp64_peak_gflops / 1000:.2f} TFLOP/s = {facts.sm_count} SMs"
+            f" x {fp64_lanes_per_sm(facts.compute_capability)} lanes x 2 (FMA) x {facts.max_sm_clock_mhz:.0f} MHz"
+            f" (1:{round(1 / fp64_ratio(facts.compute_capability))} of FP32)",
+        ),
+        ("memory", f"{facts.memory_bytes / 1e9:.1f} GB"),
         ("driver", f"CUDA {facts.driver_version}" + (f" ({release})" if release else "")),
     ]
 

@@ -163,8 +163,12 @@ def test_gpu_rows_show_peaks_with_their_formula(monkeypatch):
     assert rows["GPU"] == "NVIDIA H200" and rows["compute capability"] == "9.0" and rows["SMs"] == "132"
     assert rows["SM clock"] == "1980 MHz max, 345 MHz now"
     assert rows["L2"] == "60 MiB (62914560 bytes)"
-    assert rows["HBM peak"] == "4814 GB/s = 2 x 3201 MHz x 6016 bit / 8"
+    assert rows["HBM3e peak"] == "4814 GB/s = 2 x 3201 MHz x 6016 bit / 8"   # its datasheet's memory
     assert rows["FP32 peak"] == "66.9 TFLOP/s = 132 SMs x 128 lanes x 2 (FMA) x 1980 MHz"
+    assert rows["FP64 peak"] == "33.45 TFLOP/s = 132 SMs x 64 lanes x 2 (FMA) x 1980 MHz (1:2 of FP32)"
+    assert rows["memory"] == "150.8 GB"
+    assert ("lab-01", "the course's sizes (as on the H200); its buffers hold at most 4.5 GB of 150.8 GB") \
+        in doctor.doctor_report()
     assert rows["driver"] == "CUDA 13.0 (580.159.04)"
 
 
