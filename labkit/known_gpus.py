@@ -26,10 +26,12 @@ from labkit.device import FP32_LANES_PER_SM, FP64_LANES_PER_SM
 PEAK_SLACK = 1.05
 #: The maximum SM clock the driver reports may exceed the datasheet's boost clock by this much.
 MAX_CLOCK_SLACK = 1.05
-#: A clock read while a kernel runs may exceed the rated boost clock by this much: GPU Boost runs
-#: consumer parts above it when power and temperature allow (an RTX 4090 rated 2 520 MHz is often
-#: read near 2 800 MHz); no NVIDIA part runs a quarter above its rating at stock.
+#: A clock read while a kernel runs may exceed the rated boost clock by this much on a GeForce part:
+#: GPU Boost runs them above it when power and temperature allow (an RTX 4090 rated 2 520 MHz is
+#: often read near 2 800 MHz); no NVIDIA part runs a quarter above its rating at stock. A data-centre
+#: part's rated boost is its maximum clock (the H200 reads 1 980 MHz under load): 2 % for rounding.
 READ_CLOCK_SLACK = 1.25
+DATA_CENTRE_READ_CLOCK_SLACK = 1.02
 #: Where no datasheet is known: no NVIDIA GPU's SM clock reaches 3.2 GHz, nor its DRAM clock 20 GHz
 #: (GDDR7 as the driver reports it: 14 001 MHz on an RTX 5090).
 ANY_SM_CLOCK_MHZ = 3_200.0
@@ -60,7 +62,8 @@ def _limits(cc: tuple[int, int], sheet: Datasheet | None) -> dict[str, float]:
     """The bounds of this GPU's facts: from its datasheet, else from its compute capability."""
     if sheet is not None:
         return {"sm_count_exact": sheet.sm_count, "max_sm_clock_mhz": sheet.boost_clock_mhz * MAX_CLOCK_SLACK,
-                "read_sm_clock_mhz": sheet.boost_clock_mhz * READ_CLOCK_SLACK,
+                "read_sm_clock_mhz": sheet.boost_clock_mhz * (READ_CLOCK_SLACK if "GeForce" in sheet.name
+                                                              else DATA_CENTRE_READ_CLOCK_SLACK),
                 "hbm_peak_gbps": sheet.hbm_gbps * PEAK_SLACK, "mem_clock_mhz": ANY_MEM_CLOCK_MHZ}
     family = FAMILY_LIMITS[cc]
     return {"sm_count_max": family.max_sm_count, "max_sm_clock_mhz": ANY_SM_CLOCK_MHZ,

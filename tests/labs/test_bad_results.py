@@ -217,7 +217,7 @@ IMPOSSIBLE = {
     "SM clock 1.98e9 MHz": (*lab01(_both(_set("provenance/clocks_mhz/sm", 1.98e9),
                                          _set("results/ceilings/fp32/timing/sm_clock_mhz", 1.98e9))),
                             "field provenance/clocks_mhz/sm: 1.98e+09 MHz is above what the H200 SXM's datasheet "
-                            "allows (2475 MHz)"),
+                            "allows (2020 MHz)"),
     "compute capability 7.0 for an H200": (*lab01(_set("provenance/compute_capability", "7.0")),
                                            "field provenance/compute_capability: 7.0, but the H200 SXM is 9.0"),
     "achieved occupancy 100.5 % at 25 % theoretical": (
