@@ -111,7 +111,11 @@ def lab04_launches(lab, sizes, facts):
 
 
 def lab05_launches(lab, sizes, facts):
+    from labkit.kernels.mysteries import STEPS
     from labkit.labs.lab05.results import THREADS
+
+    # kernel_b's planted FP64 chain (elements x STEPS FMAs) stays short where FP64 runs at 1:64
+    assert sizes.elements * STEPS * 2 / (facts.fp64_peak_gflops * 1e9) <= FP64_CALL_SECONDS
 
     arch = occupancy.architecture(facts.compute_capability)
     resident_blocks = occupancy.calculate(occupancy.KernelLaunch(THREADS, 32), arch).blocks_per_sm
