@@ -7,7 +7,7 @@ ASSETS := node_modules/.installed
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve preview preview-zh build dist test clean env doctor
+.PHONY: serve preview preview-zh build dist test clean env doctor notebooks
 
 # A .venv whose Python no longer runs (moved, or its interpreter removed) is rebuilt.
 ifneq ($(shell $(BIN)/python -c 'print(1)' 2>/dev/null),1)
@@ -88,8 +88,12 @@ lab-%: $(LAB_DEPS)
 exercise-%: $(LAB_DEPS)
 	$(LAB_PY) -m labkit.cli check $* $(ARGS)
 
+# Each lab's .ipynb for Colab, with its install cell (only when pyproject.toml names the repository).
+notebooks: env
+	$(BIN)/python -m labkit.cli notebooks
+
 doctor: $(LAB_DEPS)
-	$(LAB_PY) -m labkit.cli doctor
+	$(LAB_PY) -m labkit.cli doctor $(ARGS)
 
 clean:
 	rm -rf site build dist .pytest_cache

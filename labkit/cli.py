@@ -20,10 +20,15 @@ EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
+#: labkit doctor --as: the parts labkit.device_profiles describes (kept here so that --help needs no import).
+PROFILE_NAMES = ("t4", "v100", "a100-40gb", "rtx-3060-laptop", "l4", "rtx-4090", "h100-pcie", "h200", "b200",
+                 "rtx-5090")
+
+
 def _doctor(args, console) -> int:
     from labkit.doctor import doctor_report, format_report
 
-    console.print(format_report(doctor_report()), markup=False, highlight=False, soft_wrap=True)
+    console.print(format_report(doctor_report(args.as_profile)), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
@@ -43,7 +48,9 @@ def _run(args, console) -> int:
 
 
 def _results(args, console) -> int:
-    """Every recorded results file, validated; an interrupted recording's previous record put back."""
+    """Every recorded results file, validated; an interrupted recording's previous record put back;
+    a course record git tracks but the checkout lacks is an error (labkit.course_records)."""
+    from labkit.course_records import missing_message, missing_records
     from labkit.lab import labs
     from labkit.project import find_project
     from labkit.recording import RESULTS_FOLDER, recorded_paths, recover
@@ -63,6 +70,11 @@ def _results(args, console) -> int:
             listing.append({"lab": lab_id, "path": None, "valid": False, "error": str(exc), "provenance": None})
             status = EXIT_ERROR
             continue
+        for name in missing_records(project.root, lab.folder):
+            message = missing_message(lab_id, name)
+            console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
+            listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
+            status = EXIT_ERROR
         if not paths:
             console.print(f"{lab_id}: no results recorded")
         for path in paths:
@@ -81,6 +93,21 @@ def _results(args, console) -> int:
     if args.json:
         print(json.dumps(listing, ensure_ascii=False, indent=1))
     return status
+
+
+def _notebooks(args, console) -> int:
+    """Each lab's .ipynb with its notebook-service install cell, when the repository is configured."""
+    from labkit.lab import labs
+    from labkit.notebook_service import REPO_URL_ENV, write_notebooks
+    from labkit.project import find_project
+
+    written = write_notebooks(find_project().root, [lab.notebook for lab in labs().values()])
+    if not written:
+        console.print(f"No public repository configured ([project.urls] Repository in pyproject.toml, or "
+                      f"{REPO_URL_ENV}): no notebook-service notebooks to write.")
+    for path in written:
+        console.print(f"wrote {path}")
+    return 0
 
 
 def _diagnose(args, console) -> int:
@@ -190,8 +217,11 @@ def _positive_seconds(text: str) -> float:
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
-    commands.add_parser("doctor", help="what this machine offers: GPU, clocks, peaks, libraries, profilers"
-                        ).set_defaults(handler=_doctor)
+    doctor = commands.add_parser("doctor", help="what this machine offers (GPU, clocks, peaks, libraries, "
+                                 "profilers) and what each lab will do on it")
+    doctor.add_argument("--as", dest="as_profile", metavar="GPU", choices=sorted(PROFILE_NAMES),
+                        help=f"what each lab would do on another GPU: {', '.join(PROFILE_NAMES)}")
+    doctor.set_defaults(handler=_doctor)
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
@@ -200,6 +230,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print what the run did as JSON on stdout "
                      "(messages go to stderr)")
     run.set_defaults(handler=_run)
+    commands.add_parser("notebooks", help="write each lab's .ipynb for Colab (when the repository is configured)"
+                        ).set_defaults(handler=_notebooks)
     results = commands.add_parser("results", help="list the recorded results files and check them")
     results.add_argument("--json", action="store_true", help="print the listing as JSON on stdout")
     results.set_defaults(handler=_results)

@@ -13,37 +13,32 @@ from dataclasses import dataclass
 
 from labkit.backend import NoGPUError
 
-#: FP32 lanes (CUDA cores) per SM, by compute capability.
+#: FP32 lanes (CUDA cores) per SM, by compute capability: the CUDA C++ Programming Guide's
+#: "Throughput of Native Arithmetic Instructions" (32-bit floating-point add, multiply, multiply-add,
+#: results per clock cycle per multiprocessor), the same as each architecture whitepaper's SM diagram.
 FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
-    (7, 0): 64,
-    (7, 5): 64,
-    (8, 0): 64,
-    (8, 6): 128,
-    (8, 7): 128,
-    (8, 9): 128,
-    (9, 0): 128,
-    (10, 0): 128,
-    (12, 0): 128,
+    (7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128,
+    (10, 0): 128, (10, 3): 128, (11, 0): 128, (12, 0): 128, (12, 1): 128,
 }
 
 
 def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
-    """B = 2 x f_mem x bus width / 8, in 10^9 bytes/s (DDR: two transfers per clock)."""
+    """B = 2 x f_mem x bus width / 8, in 10^9 bytes/s, with the memory clock the driver reports
+    (``CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE``). One formula for HBM and GDDR alike: the driver
+    reports a GDDR part's clock already scaled by its extra transfers per clock (an RTX 4090:
+    10 501 MHz x 2 x 384 bit / 8 = 1 008 GB/s, its datasheet's figure; a T4: 5 001 MHz, 320 GB/s;
+    an H200: 3 201 MHz x 6 016 bit, 4 814 GB/s)."""
     return 2 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9
 
 
-#: FP64 (non-tensor) lanes per SM: half the FP32 lanes on data-centre parts (7.0, 8.0, 9.0,
-#: 10.0), two on the others (CUDA C Programming Guide, arithmetic instruction throughput).
+#: FP64 (non-tensor) lanes per SM, same table of the Guide (64-bit add, multiply, multiply-add):
+#: half the FP32 lanes on the data-centre parts of 7.0, 8.0, 9.0 and 10.0 (1:2), two on all others
+#: (1:64 on 8.6 to 12.x, 1:32 on 7.5), Blackwell Ultra (10.3) included: the B300's datasheet gives
+#: 1.25 TFLOPS of FP64 for 160 SMs, two lanes each. No datasheet gives Jetson Thor's (11.0): two, as
+#: on every part that is not a data-centre 7.0/8.0/9.0/10.0 (lab 01 measures it).
 FP64_LANES_PER_SM = {
-    (7, 0): 32,
-    (7, 5): 2,
-    (8, 0): 32,
-    (8, 6): 2,
-    (8, 7): 2,
-    (8, 9): 2,
-    (9, 0): 64,
-    (10, 0): 64,
-    (12, 0): 2,
+    (7, 0): 32, (7, 5): 2, (8, 0): 32, (8, 6): 2, (8, 7): 2, (8, 9): 2, (9, 0): 64,
+    (10, 0): 64, (10, 3): 2, (11, 0): 2, (12, 0): 2, (12, 1): 2,
 }
 
 
@@ -64,6 +59,11 @@ def fp32_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
 
 def fp64_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
     return _lanes(FP64_LANES_PER_SM, "FP64", compute_capability)
+
+
+def fp64_ratio(compute_capability: tuple[int, int]) -> float:
+    """FP64 lanes / FP32 lanes: 1/2 on data-centre parts, 1/32 or 1/64 on the others."""
+    return fp64_lanes_per_sm(compute_capability) / fp32_lanes_per_sm(compute_capability)
 
 
 def fma_peak_gflops(sm_count: int, lanes_per_sm: int, sm_clock_mhz: float) -> float:
@@ -90,6 +90,7 @@ class DeviceFacts:
     shared_bytes_per_sm: int
     registers_per_sm: int
     driver_version: str  # CUDA driver API version, e.g. "13.0"
+    memory_bytes: int    # global memory the device has (cuMemGetInfo's total)
 
     @property
     def hbm_peak_gbps(self) -> float:
@@ -99,6 +100,11 @@ class DeviceFacts:
     def fp32_peak_gflops(self) -> float:
         """At the maximum SM clock."""
         return fp32_peak_gflops(self.sm_count, self.compute_capability, self.max_sm_clock_mhz)
+
+    @property
+    def fp64_peak_gflops(self) -> float:
+        """At the maximum SM clock."""
+        return fma_peak_gflops(self.sm_count, fp64_lanes_per_sm(self.compute_capability), self.max_sm_clock_mhz)
 
 
 def _current_device():
@@ -114,9 +120,11 @@ def _current_device():
 def read_device_facts() -> DeviceFacts:
     """The current device's facts, from the CUDA driver's device attributes (clocks in kHz)."""
     device = _current_device()
+    from labkit.gpu import cuda
     from numba.cuda.cudadrv.driver import driver
 
     major, minor = driver.get_version()
+    _, total_bytes = cuda.current_context().get_memory_info()
     return DeviceFacts(
         name=device.name,
         compute_capability=tuple(device.compute_capability),
@@ -130,6 +138,7 @@ def read_device_facts() -> DeviceFacts:
         shared_bytes_per_sm=device.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
         registers_per_sm=device.MAX_REGISTERS_PER_MULTIPROCESSOR,
         driver_version=f"{major}.{minor}",
+        memory_bytes=int(total_bytes),
     )
 
 

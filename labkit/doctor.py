@@ -21,6 +21,8 @@ from labkit.device import (
     DeviceFacts,
     current_pci_bus_id,
     fp32_lanes_per_sm,
+    fp64_lanes_per_sm,
+    fp64_ratio,
     read_clocks,
     read_device_facts,
     read_driver_release,
@@ -105,6 +107,14 @@ def _probe(label: str, probe: Callable[[], str]) -> Row:
         return label, _error_value(error)
 
 
+def _memory_kind(facts: DeviceFacts) -> str:
+    """'HBM3e', 'GDDR6X'...: the part's DRAM as its datasheet names it; 'DRAM' for a part without one."""
+    from labkit.datasheets import datasheet_for
+
+    sheet = datasheet_for(facts.name)
+    return sheet.memory_kind if sheet else "DRAM"
+
+
 def _gpu_rows(facts: DeviceFacts) -> list[Row]:
     major, minor = facts.compute_capability
     pci_bus_id = current_pci_bus_id()
@@ -121,7 +131,7 @@ def _gpu_rows(facts: DeviceFacts) -> list[Row]:
         ("memory bus", f"{facts.memory_bus_width_bits} bit"),
         ("L2", f"{facts.l2_bytes / 2**20:.0f} MiB ({facts.l2_bytes} bytes)"),
         (
-            "HBM peak",
+            f"{_memory_kind(facts)} peak",
             f"{facts.hbm_peak_gbps:.0f} GB/s = 2 x {facts.max_mem_clock_mhz:.0f} MHz"
             f" x {facts.memory_bus_width_bits} bit / 8",
         ),
@@ -130,6 +140,13 @@ def _gpu_rows(facts: DeviceFacts) -> list[Row]:
             lambda: f"{facts.fp32_peak_gflops / 1000:.1f} TFLOP/s = {facts.sm_count} SMs"
             f" x {fp32_lanes_per_sm(facts.compute_capability)} lanes x 2 (FMA) x {facts.max_sm_clock_mhz:.0f} MHz",
         ),
+        _probe(
+            "FP64 peak",
+            lambda: f"{facts.fp64_peak_gflops / 1000:.2f} TFLOP/s = {facts.sm_count} SMs"
+            f" x {fp64_lanes_per_sm(facts.compute_capability)} lanes x 2 (FMA) x {facts.max_sm_clock_mhz:.0f} MHz"
+            f" (1:{round(1 / fp64_ratio(facts.compute_capability))} of FP32)",
+        ),
+        ("memory", f"{facts.memory_bytes / 1e9:.1f} GB"),
         ("driver", f"CUDA {facts.driver_version}" + (f" ({release})" if release else "")),
     ]
 
@@ -147,21 +164,89 @@ def _tool_rows(gpu: bool) -> list[Row]:
     return rows
 
 
-def doctor_report() -> list[Row]:
-    """Backend; on a GPU its facts, clocks and peaks; library versions; profilers and their access."""
+def _size(bytes_: float) -> str:
+    return f"{bytes_ / 1e9:.1f} GB"
+
+
+def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
+    """What each lab will do on the GPU ``facts`` describes, with the tools ``available`` (by Need.tool):
+    its sizes (the course's, or planned for this GPU, and the memory they hold at most), what differs
+    on this device (labkit.lab.Lab.device_notes), and each step that runs without a missing tool."""
+    from labkit.lab import labs
+
+    rows: list[Row] = []
+    if tuple(facts.compute_capability) < (7, 5):
+        rows.append(("labs", "CUDA 13 compiles for compute capability 7.5 and newer: here the labs use the CUDA 12 "
+                             "packages (labkit.gpu_setup chooses them), and lab 02's SASS step a CUDA 12 nvcc"))
+    for lab in labs().values():
+        sizes = lab.sizes_for(facts)
+        footprint = lab.footprint_bytes(sizes)
+        if sizes == lab.gpu_sizes:
+            plan = "the course's sizes (as on the H200)"
+        else:
+            differ = [name for name in type(sizes).model_fields if getattr(sizes, name) != getattr(lab.gpu_sizes, name)]
+            plan = f"sizes planned for this GPU (differ from the H200's in {', '.join(differ)})"
+        held = "" if footprint is None else f"; its buffers hold at most {_size(footprint)} of {_size(facts.memory_bytes)}"
+        rows.append((lab.id, plan + held))
+        rows += [(lab.id, note) for note in lab.device_notes(facts)]
+        rows += [(lab.id, f"without {'ncu counters' if need.tool == 'ncu' else need.tool}: {need.step}: {need.without}")
+                 for need in lab.needs if not available.get(need.tool, False)]
+    return rows
+
+
+def _cupy_importable() -> bool:
+    try:
+        import cupy  # noqa: F401
+    except Exception:  # not installed, or installed for another CUDA
+        return False
+    return True
+
+
+def available_tools(counters_readable: bool) -> dict[str, bool]:
+    """Which of the labs' tools this machine has (ncu: only where it reads counters)."""
+    return {"ncu": counters_readable, "nsys": find_tool("nsys") is not None, "nvcc": find_tool("nvcc") is not None,
+            "cuobjdump": find_tool("cuobjdump") is not None, "cupy": _cupy_importable()}
+
+
+def doctor_report(as_profile: str | None = None) -> list[Row]:
+    """Backend; on a GPU its facts, clocks and peaks; library versions; profilers and their access;
+    then what each lab will do on this GPU. ``as_profile`` (a labkit.device_profiles name) says what
+    each lab would do on that GPU instead, with this machine's tools."""
     backend = select_backend()
     gpu = backend == "cuda"
     rows: list[Row] = [("backend", "CUDA GPU" if gpu else f"simulator: {NO_GPU_NOTICE}")]
+    facts = None
     if gpu:
         try:
-            rows += _gpu_rows(read_device_facts())
+            facts = read_device_facts()
+            rows += _gpu_rows(facts)
         except Exception as error:  # see _probe
             rows.append(("GPU", _error_value(error)))
     for distribution in ("numpy", "numba", "numba-cuda", "nvtx"):
         rows.append((distribution, package_version(distribution)))
     rows.append(_probe("cupy", cupy_version))
-    rows += _tool_rows(gpu)
+    tool_rows = _tool_rows(gpu)
+    rows += tool_rows
+    counters = any(label == "ncu counters" and value.startswith("reads counters") for label, value in tool_rows)
+    if as_profile is not None:
+        from labkit.device_profiles import PROFILES
+
+        facts = PROFILES[as_profile]
+        rows.append(("labs as on", f"{facts.name} (a profile of what its driver reports; tools as found here)"))
+    elif not gpu:
+        rows.append(("labs", "no GPU: each lab runs its kernels in the simulator at small size, checks them "
+                             "against NumPy, then shows the results recorded on the course's H200 "
+                             "(`labkit doctor --as t4` says what each would do on a T4)"))
+    if facts is not None:
+        rows += _probe_rows(lambda: lab_rows(facts, available_tools(counters)))
     return rows
+
+
+def _probe_rows(make: Callable[[], list[Row]]) -> list[Row]:
+    try:
+        return make()
+    except Exception as error:  # see _probe
+        return [("labs", _error_value(error))]
 
 
 def format_report(rows: list[Row]) -> str:

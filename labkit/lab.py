@@ -72,6 +72,17 @@ class Gain:
 
 
 @dataclass(frozen=True)
+class Need:
+    """A tool a lab's step uses on a GPU, and what the lab does without it (``labkit doctor`` tells a
+    reader which of their lab's steps will run): ``tool`` is "ncu" (Nsight Compute reading hardware
+    counters), "nsys", "nvcc", "cuobjdump" or "cupy"."""
+
+    tool: str
+    step: str
+    without: str
+
+
+@dataclass(frozen=True)
 class Case:
     """One profiled kernel a chapter shows as a case: its stored profile, the checklist item a reader
     should find first (the flaw planted in it; None for a control at its roof), and its time before
@@ -115,6 +126,8 @@ class Lab(ABC, Generic[S, R]):
     simulator_sizes: ClassVar[Record]
     #: Sizes fields that `labkit run` lets a user change (a run that changes one is an experiment).
     adjustable: ClassVar[tuple[str, ...]] = ()
+    #: The tools its steps use on a GPU, and what it does without each (labkit doctor).
+    needs: ClassVar[tuple[Need, ...]] = ()
 
     @abstractmethod
     def program(self) -> Program[S, R]:
@@ -135,6 +148,22 @@ class Lab(ABC, Generic[S, R]):
     def cases(self, results: R) -> dict[str, Case]:
         """The kernels a chapter shows as cases, by key (``/// profile | lab-NN-key``); none by default."""
         return {}
+
+    def sizes_for(self, facts: DeviceFacts) -> Record:
+        """The lab's sizes on the device ``facts`` describes (a pure function of them): on the
+        course's GPU, ``gpu_sizes`` exactly; on another, sizes that fit its memory, grids from its
+        SM count and occupancy (labkit.labs.planning). A lab that plans nothing keeps ``gpu_sizes``."""
+        return self.gpu_sizes
+
+    def footprint_bytes(self, sizes: Record) -> int | None:
+        """The most device memory the lab's buffers hold at once at ``sizes`` (its plan's rule);
+        None where the lab does not say."""
+        return None
+
+    def device_notes(self, facts: DeviceFacts) -> list[str]:
+        """What differs for this lab on the device ``facts`` describes, beyond its sizes (labkit
+        doctor): e.g. FP64 at 1:64, fewer warps per SM. None by default."""
+        return []
 
     @property
     def number(self) -> str:

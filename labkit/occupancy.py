@@ -4,8 +4,8 @@ Pure arithmetic, no GPU needed. :func:`calculate` answers what the CUDA driver's
 ``cuOccupancyMaxActiveBlocksPerMultiprocessor`` answers for a compiled kernel (registers per
 thread and static shared memory as the compiler reports them) launched with a block size and
 a dynamic shared-memory size. The rules are those of ``cuda_occupancy.h``, the reference
-implementation NVIDIA ships with the toolkit ("CUDA Occupancy Calculator", CUDA 12.6,
-``cudaOccMaxActiveBlocksPerMultiprocessor``); NVIDIA's retired occupancy spreadsheet used the
+implementation NVIDIA ships with the toolkit ("CUDA Occupancy Calculator", CUDA 13.5, in the
+``nvidia-cuda-runtime`` wheel's ``nvidia/cu13/include/``; ``cudaOccMaxActiveBlocksPerMultiprocessor``); NVIDIA's retired occupancy spreadsheet used the
 same parameters (register allocation unit and granularity, warp allocation granularity,
 shared-memory allocation unit, runtime shared memory per block). ``labkit.probes.occupancy_probe``
 holds these rules to the driver on a real GPU.
@@ -13,9 +13,12 @@ holds these rules to the driver on a real GPU.
 Sources, cited below by short name:
 
 - *Guide*: CUDA C++ Programming Guide, "Compute Capabilities" (technical specifications per
-  compute capability; the "Shared Memory" sections of 7.x, 8.x and 9.0) and "Hardware
+  compute capability; the "Shared Memory" sections of 7.x to 12.x) and "Hardware
   Multithreading" (a kernel that cannot fit one block on an SM fails to launch).
-- *Header*: ``cuda_occupancy.h`` of the CUDA 12.6 toolkit, functions named in each rule.
+- *Header*: ``cuda_occupancy.h`` of CUDA 13.5, functions named in each rule.
+  ``tests/unit/test_occupancy_header.py`` holds :func:`calculate` to it, launch for launch, on
+  every compute capability here (compiled with a C++ compiler where there is one, and against
+  the table ``tests/fixtures/occupancy_header/generate.py`` made with it).
 - *Best Practices*: CUDA C++ Best Practices Guide, "Calculating Occupancy".
 
 Units are in the names: ``_bytes``, ``registers_``, ``threads_``; a carve-out preference is a
@@ -41,11 +44,11 @@ class Architecture:
     Guide (technical specifications): warp size, threads per block, resident threads and
     blocks per SM, registers per SM / per block / per thread, shared memory per SM and per
     block (48 KiB without opt-in; more with ``cudaFuncAttributeMaxDynamicSharedMemorySize``).
-    Guide (shared memory of 7.x, 8.x, 9.0): the shared-memory capacities an SM can be set to
+    Guide (shared memory of 7.x to 12.x): the shared-memory capacities an SM can be set to
     (``shared_carveouts_bytes``), and, from 8.0 on, 1 KiB per block "reserved for system use".
     Header: registers are allocated per warp in units of 256 (``cudaOccRegAllocationGranularity``)
     across 4 SM sub-partitions (``cudaOccSubPartitionsPerMultiprocessor``); shared memory in
-    units of 256 bytes on 7.x and 128 bytes on 8.x and 9.0 (``cudaOccSMemAllocationGranularity``).
+    units of 256 bytes on 7.x and 128 bytes from 8.0 on (``cudaOccSMemAllocationGranularity``).
     """
 
     compute_capability: tuple[int, int]
@@ -77,45 +80,81 @@ class Architecture:
 
 
 def _architecture(cc: tuple[int, int], name: str, *, threads_per_sm: int, blocks_per_sm: int,
-                  carveouts_kib: tuple[int, ...], optin_kib: int, allocation_unit_bytes: int,
-                  reserved_bytes: int) -> Architecture:
-    """What every compute capability from 7.0 to 9.0 shares, with what differs passed in."""
+                  carveouts_kib: tuple[int, ...]) -> Architecture:
+    """What every compute capability from 7.0 to 12.1 shares, with what differs passed in.
+
+    Shared by all (Guide, technical specifications): 32-thread warps, 1024 threads per block, 64K
+    32-bit registers per SM and per block, 255 registers per thread, 48 KiB of shared memory per
+    block without opt-in. Header: registers allocated per warp in units of 256
+    (cudaOccRegAllocationGranularity) across 4 sub-partitions (cudaOccSubPartitionsPerMultiprocessor)
+    on every one of them. What follows from the major version: shared memory allocated in units of
+    256 bytes on 7.x and 128 from 8.0 on (Header: cudaOccSMemAllocationGranularity); 1 KiB per
+    block "reserved for system use" from 8.0 on (Guide, shared memory of 8.x and later; Header:
+    cudaOccSMemPerBlock, "Starting Ampere, CUDA driver reserves additional shared memory per
+    block"). The SM's shared memory is its largest carve-out, and a block may opt in to all of it
+    but the reservation (the Guide's "maximum amount of shared memory per thread block": 96, 64,
+    163, 99 or 227 KiB).
+    """
+    major = cc[0]
+    reserved = 0 if major == 7 else KIB
+    shared_per_sm = max(carveouts_kib) * KIB
     return Architecture(
         compute_capability=cc, name=name, warp_size=32, max_threads_per_block=1024,
         max_threads_per_sm=threads_per_sm, max_blocks_per_sm=blocks_per_sm,
         registers_per_sm=65536, max_registers_per_block=65536, max_registers_per_thread=255,
         register_allocation_unit=256, sm_sub_partitions=4,
-        shared_bytes_per_sm=max(carveouts_kib) * KIB,
+        shared_bytes_per_sm=shared_per_sm,
         shared_carveouts_bytes=tuple(kib * KIB for kib in carveouts_kib),
-        shared_allocation_unit_bytes=allocation_unit_bytes, reserved_shared_bytes_per_block=reserved_bytes,
-        max_shared_bytes_per_block=48 * KIB, max_shared_bytes_per_block_optin=optin_kib * KIB,
+        shared_allocation_unit_bytes=256 if major == 7 else 128, reserved_shared_bytes_per_block=reserved,
+        max_shared_bytes_per_block=48 * KIB, max_shared_bytes_per_block_optin=shared_per_sm - reserved,
     )
 
 
-#: The compute capabilities the calculator knows, from the Guide's tables and the Header.
+#: The shared-memory capacities an SM can be set to (KiB). Guide, "Shared Memory" of each compute
+#: capability; Header, cudaOccAlignUpShmemSizeVoltaPlus, which rounds a preference up to one of them.
+_VOLTA = (0, 8, 16, 32, 64, 96)
+_TURING = (32, 64)
+_GA100 = (0, 8, 16, 32, 64, 100, 132, 164)             # 8.0 and 8.7
+_GA10X = (0, 8, 16, 32, 64, 100)                       # 8.6, 8.9, 12.x
+_HOPPER = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)  # 9.0, 10.0, 10.3, 11.0
+
+#: The compute capabilities the calculator knows: every one ``cuda_occupancy.h`` of CUDA 13.5 knows
+#: from 7.0 to 12.1 (its ``__CUDA_OCC_MAJOR__``.``__CUDA_OCC_MINOR__``). Resident threads and blocks
+#: per SM: Guide, "Technical Specifications per Compute Capability" (maximum number of resident
+#: threads and blocks per SM), the same figures as the Header's cudaOccMaxBlocksPerMultiprocessor
+#: and as libcu++'s ``cuda::arch_traits`` (CCCL, ``cuda/__device/arch_traits.h``).
 ARCHITECTURES: dict[tuple[int, int], Architecture] = {
     arch.compute_capability: arch
     for arch in (
-        _architecture((7, 0), "Volta (V100)", threads_per_sm=2048, blocks_per_sm=32,
-                      carveouts_kib=(0, 8, 16, 32, 64, 96), optin_kib=96,
-                      allocation_unit_bytes=256, reserved_bytes=0),
-        _architecture((7, 5), "Turing (T4, RTX 20)", threads_per_sm=1024, blocks_per_sm=16,
-                      carveouts_kib=(32, 64), optin_kib=64,
-                      allocation_unit_bytes=256, reserved_bytes=0),
-        _architecture((8, 0), "Ampere (A100)", threads_per_sm=2048, blocks_per_sm=32,
-                      carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164), optin_kib=163,
-                      allocation_unit_bytes=128, reserved_bytes=KIB),
-        _architecture((8, 6), "Ampere (A10, RTX 30)", threads_per_sm=1536, blocks_per_sm=16,
-                      carveouts_kib=(0, 8, 16, 32, 64, 100), optin_kib=99,
-                      allocation_unit_bytes=128, reserved_bytes=KIB),
-        _architecture((8, 9), "Ada (L4, L40S, RTX 40)", threads_per_sm=1536, blocks_per_sm=24,
-                      carveouts_kib=(0, 8, 16, 32, 64, 100), optin_kib=99,
-                      allocation_unit_bytes=128, reserved_bytes=KIB),
-        _architecture((9, 0), "Hopper (H100, H200)", threads_per_sm=2048, blocks_per_sm=32,
-                      carveouts_kib=(0, 8, 16, 32, 64, 100, 132, 164, 196, 228), optin_kib=227,
-                      allocation_unit_bytes=128, reserved_bytes=KIB),
+        _architecture((7, 0), "Volta (V100)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_VOLTA),
+        _architecture((7, 5), "Turing (T4, RTX 20)", threads_per_sm=1024, blocks_per_sm=16, carveouts_kib=_TURING),
+        _architecture((8, 0), "Ampere (A100, A30)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_GA100),
+        _architecture((8, 6), "Ampere (A10, A10G, RTX 30)", threads_per_sm=1536, blocks_per_sm=16,
+                      carveouts_kib=_GA10X),
+        _architecture((8, 7), "Ampere (Jetson Orin)", threads_per_sm=1536, blocks_per_sm=16, carveouts_kib=_GA100),
+        _architecture((8, 9), "Ada (L4, L40S, RTX 40)", threads_per_sm=1536, blocks_per_sm=24, carveouts_kib=_GA10X),
+        _architecture((9, 0), "Hopper (H100, H200)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_HOPPER),
+        _architecture((10, 0), "Blackwell (B200, GB200)", threads_per_sm=2048, blocks_per_sm=32,
+                      carveouts_kib=_HOPPER),
+        _architecture((10, 3), "Blackwell Ultra (B300, GB300)", threads_per_sm=2048, blocks_per_sm=32,
+                      carveouts_kib=_HOPPER),
+        _architecture((11, 0), "Blackwell (Jetson Thor)", threads_per_sm=1536, blocks_per_sm=24,
+                      carveouts_kib=_HOPPER),
+        _architecture((12, 0), "Blackwell (RTX 50, RTX PRO)", threads_per_sm=1536, blocks_per_sm=24,
+                      carveouts_kib=_GA10X),
+        _architecture((12, 1), "Blackwell (DGX Spark, GB10)", threads_per_sm=1536, blocks_per_sm=24,
+                      carveouts_kib=_GA10X),
     )
 }
+
+#: The GPUs the in-page calculator offers, by name, each with its compute capability (NVIDIA's
+#: names; one entry per compute capability the calculator knows, in that order).
+CALCULATOR_GPUS: tuple[tuple[str, tuple[int, int]], ...] = (
+    ("V100", (7, 0)), ("T4 / RTX 2080", (7, 5)), ("A100", (8, 0)), ("RTX 3060 / 3090, A10G", (8, 6)),
+    ("Jetson Orin", (8, 7)), ("L4 / RTX 4090", (8, 9)), ("H100 / H200", (9, 0)), ("B200", (10, 0)),
+    ("B300", (10, 3)), ("Jetson Thor", (11, 0)), ("RTX 5090", (12, 0)), ("DGX Spark", (12, 1)),
+)
+
 
 #: The course's GPU, an H200: compute capability 9.0 (132 SMs, 228 KiB of shared memory per SM).
 SM90 = ARCHITECTURES[(9, 0)]
@@ -321,8 +360,11 @@ def calculate(launch: KernelLaunch, arch: Architecture = SM90) -> Occupancy:
     - blocks: the SM's resident-block limit (Header: cudaOccMaxBlocksPerMultiprocessor).
 
     Active warps = blocks x ceil(threads / 32); occupancy = active warps / max warps per SM.
-    The Header's block-barrier limit (9.0: 2 x 32 barriers per SM) never binds for a kernel
-    synchronising with ``__syncthreads()`` alone, the only case modelled here.
+    The Header's two other limits are not modelled, as neither binds here: block barriers (from
+    9.0 on, cudaOccMaxBlocksPerSMBlockBarrierLimit: 1 or 2 barriers per resident-block slot, so a
+    kernel synchronising with ``__syncthreads()`` alone, one barrier, reaches the blocks limit
+    first) and virtual resources (from 10.0 on, cudaOccMaxBlocksPerSMVirtualResource: 0 for a
+    kernel built by the compiler, which the runtime's attributes describe).
     Raises LaunchConfigError for impossible inputs (:func:`check`).
     """
     check(launch, arch)
@@ -437,3 +479,14 @@ def dynamic_shared_for_blocks(blocks_per_sm: int, launch: KernelLaunch, arch: Ar
         raise LaunchConfigError(f"no dynamic shared memory size holds exactly {blocks_per_sm} blocks per SM "
                                 f"with a carve-out preference of {launch.carveout_percent} %")
     return dynamic
+
+
+def page_data() -> dict:
+    """What the in-page calculator (site/assets/occupancy_calculator.js) computes with: every
+    architecture's limits, by label ("9.0"), and the GPUs it offers by name, as JSON-ready data.
+    The site writes it into ``assets/labkit/occupancy_data.js``, so the page and labkit share one table."""
+    return {
+        "architectures": {arch.label: dataclasses.asdict(arch) for arch in ARCHITECTURES.values()},
+        "gpus": [{"name": name, "compute_capability": f"{cc[0]}.{cc[1]}"} for name, cc in CALCULATOR_GPUS],
+        "default": SM90.label,
+    }

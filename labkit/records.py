@@ -23,6 +23,10 @@ class Record(BaseModel):
 
 #: A duration in seconds: measured, so strictly positive.
 Seconds = Annotated[float, Field(gt=0)]
+#: The longest call a lab times: no lab's timed call lasts an hour (the labs run in minutes), so a
+#: longer one is a unit mistake or a forgery (a copy of 1e300 s would render as "0 GB/s").
+MAX_TIMED_SECONDS = 3600.0
+TimedSeconds = Annotated[float, Field(gt=0, le=MAX_TIMED_SECONDS)]
 #: A count, a size, a rate: zero or more.
 NonNegative = Annotated[float, Field(ge=0)]
 #: Strictly positive (a bandwidth, a FLOP rate, an intensity).
@@ -40,9 +44,9 @@ PositiveInt = Annotated[int, Field(gt=0)]
 class Spread(Record):
     """Repeated measurements of one duration: their median, with min and max beside it."""
 
-    median_seconds: Seconds
-    min_seconds: Seconds
-    max_seconds: Seconds
+    median_seconds: TimedSeconds
+    min_seconds: TimedSeconds
+    max_seconds: TimedSeconds
     repeats: Annotated[int, Field(ge=1)]
 
     @model_validator(mode="after")

@@ -27,6 +27,7 @@ from pydantic import AwareDatetime, Field, StringConstraints, ValidationError
 
 import labkit
 from labkit.errors import LabkitError
+from labkit.known_gpus import impossible_device_fact
 from labkit.records import Positive, Record, describe_validation_error
 
 SCHEMA_VERSION = 2
@@ -183,8 +184,9 @@ def check_raw_files(path: Path, document: ResultsFile, source: str) -> None:
 
 def read_results(path: Path, results_type: type[R], lab_id: str, source: str | None = None,
                  canonical: bool = True, allow_simulated: bool = False) -> ResultsFile[R]:
-    """Read and validate one results file: its text, its lab, its raw files, and for a canonical
-    record (``results/<gpu>.json``) that its name is its GPU's.
+    """Read and validate one results file: its text, its lab, its device facts against what is
+    known of its GPU (labkit.known_gpus), its raw files, and for a canonical record
+    (``results/<gpu>.json``) that its name is its GPU's.
 
     ``source`` is how messages name the file (default: the path as given).
     """
@@ -202,6 +204,10 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
     if document.lab != lab_id:
         raise ResultsError(f"{source}: field lab: holds {document.lab!r}, expected {lab_id!r}: a file of another lab "
                            f"does not belong in this folder")
+    impossible = impossible_device_fact(document.model_dump(mode="json", by_alias=True))
+    if impossible:
+        where, why = impossible
+        raise ResultsError(f"{source}: field {where}: {why}: not a record of this GPU; {fix_for(lab_id)}")
     if document.provenance.simulated and not allow_simulated:
         raise ResultsError(f"{source}: field provenance/simulated: a simulator run is not a GPU record: delete it")
     expected_name = f"{document.provenance.gpu_slug}.json"

@@ -39,7 +39,8 @@ class LabSession:
         from labkit.device import read_device_facts
         from labkit.timing import time_gpu
 
+        facts = read_device_facts()
         with tempfile.TemporaryDirectory() as work_dir:
-            bench = Bench(read_device_facts(), time_gpu, Path(work_dir), lambda step: print(step))
-            results = self.program.measure(bench, self.lab.gpu_sizes)
+            bench = Bench(facts, time_gpu, Path(work_dir), lambda step: print(step))
+            results = self.program.measure(bench, self.lab.sizes_for(facts))
         show_tables(self.lab.tables(results), self.console)

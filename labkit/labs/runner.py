@@ -101,14 +101,19 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
     from labkit.device import read_clocks, read_device_facts
     from labkit.timing import time_gpu
 
-    sizes = lab.sizes_with(changes)
     facts = read_device_facts()
+    planned = lab.sizes_for(facts)   # the lab's sizes on this GPU (the course's on the H200)
+    sizes = lab.sizes_with(changes, planned)
     slug = gpu_slug(facts.name)
-    place = (canonical_place(lab.lab_dir(project), slug) if sizes == lab.gpu_sizes
+    place = (canonical_place(lab.lab_dir(project), slug) if sizes == planned
              else experiment_place(lab.lab_dir(project), slug, experiment_tag(changes)))
     unchanged = f"the previous record ({project.relative(place.json_path)}) is unchanged"
     console.print(f"{lab.id} on {facts.name} (CC {facts.compute_capability[0]}.{facts.compute_capability[1]}, "
                   f"{facts.sm_count} SMs)")
+    if planned != lab.gpu_sizes:
+        differ = sorted(name for name in type(planned).model_fields if getattr(planned, name) != getattr(lab.gpu_sizes, name))
+        console.print(f"Sizes planned for this GPU (its memory, SMs and occupancy; labkit/labs/lab{lab.number}/sizing.py) "
+                      f"differ from the course's H200 in: {', '.join(differ)}.")
     program = lab.program()
     step = "setting up"
     try:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 from pathlib import Path, PurePosixPath
 
+from labkit.course_records import MissingRecordError, missing_message, missing_records
+from labkit import notebook_service
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
 from labkit.project import Project, find_project
@@ -62,9 +64,24 @@ def notebook_link(parent: etree.Element, the_lab: Lab, lang: str) -> None:
     link.tail = f" ({the_lab.id}, Jupyter)"
 
 
+def colab_link(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
+    """"Open in Colab", when the course's public repository is configured (labkit.notebook_service):
+    a plain link, nothing is asked of Colab until a reader follows it."""
+    url = notebook_service.colab_url(notebook_service.repository_url(project.root), the_lab.notebook)
+    if url is None:
+        return
+    line = etree.SubElement(block, "p", {"class": "lab-colab"})
+    link = etree.SubElement(line, "a", {"href": url, "rel": "noopener"})
+    link.text = label(lang, "lab.open_in_colab")
+    link.tail = f" ({label(lang, 'lab.colab_without_gpu')})"
+
+
 def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
     """The notebook's download link, then every GPU's record of the lab, or how to make one."""
     notebook_link(block, the_lab, lang)
+    colab_link(block, the_lab, project, lang)
+    for name in missing_records(project.root, the_lab.folder):   # a course record lost: never "no results yet"
+        raise MissingRecordError(missing_message(the_lab.id, name))
     paths = recorded_paths(the_lab.lab_dir(project), project.relative)
     if not paths:
         note = etree.SubElement(block, "p", {"class": "lab-empty"})

@@ -19,12 +19,12 @@ if there was any. The course's folder is the one holding the MkDocs configuratio
 
 from __future__ import annotations
 
+import json
 import logging
 import posixpath
 import re
 from pathlib import Path
 
-import jupytext
 import yaml
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
@@ -33,6 +33,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import YAML_RE
 
+from labkit import notebook_service, occupancy
 from labkit.errors import LabkitError
 from labkit.figures import render_figure
 from labkit.lab import labs
@@ -69,6 +70,7 @@ EXTRA_JAVASCRIPT = [
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
+    "assets/labkit/occupancy_data.js",
     "assets/labkit/occupancy_calculator.js",
 ]
 
@@ -91,13 +93,17 @@ def relative_href(from_path: str, to_path: str) -> str:
 
 
 def ipynb_path(notebook: str) -> str:
-    """Where a lab's downloadable notebook is in the site: ``labs/01-roofline/lab01.ipynb``."""
-    return str(Path(notebook).with_suffix(".ipynb").as_posix())
+    """Where a lab's downloadable notebook is in the site: ``labs/01-roofline/lab01.ipynb`` (the
+    same path as in the project, where labkit.notebook_service writes it when configured)."""
+    return notebook_service.ipynb_path(notebook)
 
 
-def notebook_without_outputs(source: Path) -> str:
-    """The jupytext percent script as an .ipynb (it holds no outputs: the tests keep it so)."""
-    return jupytext.writes(jupytext.read(source), fmt="ipynb")
+def occupancy_data_script() -> str:
+    """``assets/labkit/occupancy_data.js``: labkit.occupancy's table as the page's data, read by
+    occupancy_calculator.js (one table for the course's calculator and the page's)."""
+    return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data())};\n"
+
+
 
 
 def notebooks() -> list[str]:
@@ -136,6 +142,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
     def on_files(self, files: Files, config) -> Files:
         for source in sorted(OWN_ASSETS.iterdir()):
             files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
+        files.append(File.generated(config, "assets/labkit/occupancy_data.js", content=occupancy_data_script()))
         node_modules = self.project.node_modules
         missing = [name for name in [*VENDOR_FILES, KATEX_FONTS] if not (node_modules / name).exists()]
         if missing:
@@ -147,8 +154,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
         for notebook in notebooks():
             files.append(File(notebook, str(self.project.root), config.site_dir, config.use_directory_urls))
-            files.append(File.generated(config, ipynb_path(notebook),
-                                        content=notebook_without_outputs(self.project.root / notebook)))
+            files.append(File.generated(config, ipynb_path(notebook), content=notebook_service.service_notebook(
+                self.project.root, notebook, notebook_service.repository_url(self.project.root))))
         for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
@@ -223,7 +230,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             href = self.base_url + root if self.base_url else relative_href(here, root)
             return match.group(1) + href + match.group(3)
 
-        return HREFLANG_LINK.sub(rewrite, output)
+        return colab_link_on_notebook_page(HREFLANG_LINK.sub(rewrite, output), page, self.project, self.config.lang)
 
 
 def front_matter_problem(source: str) -> str | None:
@@ -243,3 +250,17 @@ def front_matter_problem(source: str) -> str | None:
     if not isinstance(data, dict):
         return "line 2: its front matter (between the '---' lines) is not 'key: value' lines: write it as YAML keys"
     return None
+
+
+
+def colab_link_on_notebook_page(output: str, page, project: Project, lang: str) -> str:
+    """A lab notebook's page opens with its "Open in Colab" link, when the repository is configured."""
+    if page.file.src_uri not in notebooks():
+        return output
+    url = notebook_service.colab_url(notebook_service.repository_url(project.root), page.file.src_uri)
+    marker = '<article class="md-content__inner md-typeset">'
+    if url is None or marker not in output:
+        return output
+    link = (f'<p class="lab-colab"><a href="{url}" rel="noopener">{label(lang, "lab.open_in_colab")}</a> '
+            f'({label(lang, "lab.colab_without_gpu")})</p>')
+    return output.replace(marker, marker + link, 1)

@@ -1,7 +1,9 @@
 """The in-page occupancy calculator (labkit/site/assets/occupancy_calculator.js) in Chromium:
 equal to labkit.occupancy, answer for answer and message for message, on a grid of cases and
-seeded random ones across every compute capability; the same architecture table and charts;
-the widget renders in both languages and asks nothing of the network."""
+seeded random ones across every compute capability; the same architecture table (the site writes
+labkit's into the page, occupancy_data.js) and charts; the widget offers every GPU of
+labkit.occupancy.CALCULATOR_GPUS by name, answers as labkit does on each, renders in both languages
+and asks nothing of the network."""
 
 import dataclasses
 import itertools
@@ -13,7 +15,8 @@ import pytest
 
 from labkit import occupancy
 from labkit.launch import LaunchConfigError
-from labkit.occupancy import ARCHITECTURES, KernelLaunch
+from labkit.occupancy import ARCHITECTURES, CALCULATOR_GPUS, KernelLaunch
+from labkit.site.plugin import occupancy_data_script
 
 pytestmark = pytest.mark.browser
 
@@ -21,16 +24,28 @@ ASSET = Path(occupancy.__file__).parent / "site" / "assets" / "occupancy_calcula
 KIB = 1024
 ARCHITECTURES_LABELS = [arch.label for arch in ARCHITECTURES.values()]
 
-CALCULATE_ALL = """cases => cases.map(c => {
+# Cases go in and answers come out as one JSON string each: Playwright is slow to carry thousands of
+# small objects across, and quick with one string.
+CALCULATE_ALL = """text => JSON.stringify(JSON.parse(text).map(c => {
   try { return {ok: window.labkitOccupancy.calculate(c)}; } catch (e) { return {error: e.message}; }
-})"""
+}))"""
+
+
+def calculate_all(page, cases):
+    return json.loads(page.evaluate(CALCULATE_ALL, json.dumps(cases)))
+
+
+def load_calculator(page):
+    """The page's two scripts, in the site's order: labkit's table as data, then the calculator."""
+    page.add_script_tag(content=occupancy_data_script())
+    page.add_script_tag(path=str(ASSET))
 
 
 @pytest.fixture
 def blank(page):
     """A blank page with the calculator loaded and nothing to mount."""
     page.set_content("<!doctype html><html><head></head><body></body></html>")
-    page.add_script_tag(path=str(ASSET))
+    load_calculator(page)
     return page
 
 
@@ -102,7 +117,7 @@ def test_the_architecture_table_is_labkits(blank):
 
 def test_javascript_equals_python_on_the_grid_and_random_cases(blank):
     cases = grid_cases() + random_cases(2000)
-    answers = blank.evaluate(CALCULATE_ALL, cases)
+    answers = calculate_all(blank, cases)
     assert len(cases) >= 1000
     difference = first_difference(cases, answers)
     assert difference is None, difference
@@ -116,7 +131,7 @@ def test_javascript_equals_python_on_the_grid_and_random_cases(blank):
 
 def test_a_difference_would_be_named(blank):
     cases = [case("9.0", 256, 32), case("9.0", 256, 33)]
-    answers = blank.evaluate(CALCULATE_ALL, cases)
+    answers = calculate_all(blank, cases)
     answers[1]["ok"]["blocks_per_sm"] += 1
     assert first_difference(cases, answers).startswith("first differing case: {'compute_capability': '9.0', "
                                                        "'threads_per_block': 256, 'registers_per_thread': 33")
@@ -154,7 +169,7 @@ def numbers(page, lang):
 
 def test_the_widget_renders_numbers_and_three_charts_in_both_languages(page):
     page.set_content(WIDGETS)
-    page.add_script_tag(path=str(ASSET))
+    load_calculator(page)
     for lang, percent in (("fr", "100\u202f%"), ("zh", "100%")):
         widget = page.locator(f'div.occupancy-calculator[data-lang="{lang}"]')
         assert widget.locator("svg").count() == 3
@@ -167,7 +182,7 @@ def test_the_widget_renders_numbers_and_three_charts_in_both_languages(page):
 
 def test_the_widget_follows_its_inputs_and_names_an_impossible_launch(page):
     page.set_content(WIDGETS)
-    page.add_script_tag(path=str(ASSET))
+    load_calculator(page)
     widget = page.locator('div.occupancy-calculator[data-lang="fr"]')
     widget.locator('input[name="threads_per_block"]').fill("1024")
     widget.locator('input[name="registers_per_thread"]').fill("33")
@@ -175,7 +190,7 @@ def test_the_widget_follows_its_inputs_and_names_an_impossible_launch(page):
     shown = numbers(page, "fr")
     assert shown["blocks_per_sm"] == str(expected.blocks_per_sm) == "1"
     assert shown["occupancy"] == "50\u202f%"
-    widget.locator("select").select_option("8.6")
+    widget.locator("select").select_option(label="RTX 3060 / 3090, A10G (8.6)")
     assert numbers(page, "fr")["active_warps_per_sm"].endswith("/ 48")
     widget.locator('input[name="threads_per_block"]').fill("2000")
     alert = widget.locator(".occ-error")
@@ -184,3 +199,30 @@ def test_the_widget_follows_its_inputs_and_names_an_impossible_launch(page):
     widget.locator('input[name="threads_per_block"]').fill("12.5")
     assert "nombre entier" in alert.text_content()
     assert page.watch.errors == [] and page.watch.remote_requests == []
+
+
+def test_the_widget_offers_every_gpu_by_name_and_answers_as_labkit_on_each(page):
+    page.set_content(WIDGETS)
+    load_calculator(page)
+    widget = page.locator('div.occupancy-calculator[data-lang="fr"]')
+    options = widget.locator("select option")
+    assert options.all_text_contents() == [f"{name} ({cc[0]}.{cc[1]})" for name, cc in CALCULATOR_GPUS]
+    for name in ("T4 / RTX 2080 (7.5)", "A100 (8.0)", "Jetson Orin (8.7)", "L4 / RTX 4090 (8.9)",
+                 "B300 (10.3)", "Jetson Thor (11.0)", "RTX 5090 (12.0)", "DGX Spark (12.1)"):
+        widget.locator("select").select_option(label=name)
+        widget.locator('input[name="threads_per_block"]').fill("96")
+        widget.locator('input[name="registers_per_thread"]').fill("40")
+        widget.locator('input[name="dynamic_shared_bytes"]').fill("20000")
+        cc = tuple(int(p) for p in name.rsplit("(", 1)[1].rstrip(")").split("."))
+        expected = occupancy.calculate(KernelLaunch(96, 40, 0, 20000), ARCHITECTURES[cc])
+        shown = numbers(page, "fr")
+        assert shown["blocks_per_sm"] == str(expected.blocks_per_sm), name
+        assert shown["active_warps_per_sm"] == f"{expected.active_warps_per_sm} / {expected.max_warps_per_sm}", name
+    assert page.watch.errors == [] and page.watch.remote_requests == []
+
+
+def test_an_unknown_compute_capability_is_named_as_labkit_names_it(blank):
+    js = calculate_all(blank, [case("6.1", 256, 32)])[0]
+    with pytest.raises(ValueError) as python:
+        occupancy.architecture((6, 1))
+    assert js == {"error": str(python.value)}

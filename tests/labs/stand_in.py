@@ -7,16 +7,19 @@ result: results files made from them say ``simulated: true`` and no course folde
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from labkit.device import DeviceFacts
+from labkit.device_profiles import PROFILES
 from labkit.lab import Bench
 from labkit.timing import Timing
 
 FACTS = DeviceFacts(name="Simulated GPU", compute_capability=(9, 0), sm_count=2, max_sm_clock_mhz=1980.0,
                     max_mem_clock_mhz=3201.0, memory_bus_width_bits=6016, l2_bytes=60 << 20,
                     max_threads_per_block=1024, max_shared_bytes_per_block_optin=227 << 10,
-                    shared_bytes_per_sm=228 << 10, registers_per_sm=65536, driver_version="13.0")
+                    shared_bytes_per_sm=228 << 10, registers_per_sm=65536, driver_version="13.0",
+                    memory_bytes=1 << 30)
 STAND_IN_SECONDS = 1e-3
 
 
@@ -28,7 +31,16 @@ def stand_in_timer(fn, *, warmup: int = 10, repeats: int = 100, flush_l2: bool =
                   back_to_back=True)
 
 
-def stand_in_bench(work_dir: Path, steps: list[str] | None = None) -> Bench:
-    """A simulated bench; ``steps`` collects the progress calls."""
-    return Bench(FACTS, stand_in_timer, work_dir, (steps.append if steps is not None else lambda step: None),
+def simulated_facts(profile: str) -> DeviceFacts:
+    """A common part's facts (labkit.device_profiles) with 2 SMs, so that the simulator's grids stay
+    small: its compute capability, limits, clocks, bus and memory as the driver reports them. Named
+    "Simulated <part>": a record with 2 SMs is no record of the part itself, and is held to what its
+    compute capability allows (labkit.known_gpus)."""
+    facts = PROFILES[profile]
+    return dataclasses.replace(facts, name=f"Simulated {facts.name}", sm_count=2)
+
+
+def stand_in_bench(work_dir: Path, steps: list[str] | None = None, facts: DeviceFacts = FACTS) -> Bench:
+    """A simulated bench on ``facts``; ``steps`` collects the progress calls."""
+    return Bench(facts, stand_in_timer, work_dir, (steps.append if steps is not None else lambda step: None),
                  simulated=True)

@@ -200,6 +200,67 @@ def test_an_unreadable_results_file_is_one_line_not_a_traceback(course, capsys, 
     check_one_line(course, capsys, lab_id, message)
 
 
+# ----- issue 20, "impossible results accepted": device facts held to what is known of the GPU ---------
+# (the review's nine cases, B1: each was accepted with exit 0 and rendered by the site)
+
+FILES["lab-03"] = "labs/03-occupancy/results/nvidia-h200.json"
+
+
+def lab03(change):
+    return ("lab-03", change)
+
+
+def _set(pointer: str, value):
+    """Set the value at a /-separated pointer of the whole document."""
+    def change(document):
+        *parents, last = pointer.split("/")
+        node = document
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+    return edit(change)
+
+
+def _both(*changes):
+    def apply(path):
+        for change in changes:
+            change(path)
+    return apply
+
+
+IMPOSSIBLE = {
+    "HBM peak 1e9 and a copy at 42 704 GB/s": (*lab01(_both(_set("results/device/hbm_peak_gbps", 1e9),
+                                                                scale("ceilings/hbm/copy_bytes", 10))),
+                                               "field results/device/hbm_peak_gbps: 1e+09 GB/s is above what the "
+                                               "H200 SXM's datasheet allows (5040 GB/s)"),
+    "13 200 SMs on an H200": (*lab01(_set("results/device/sm_count", 13200)),
+                              "field results/device/sm_count: 13200 SMs, but the H200 SXM's datasheet gives 132"),
+    "a copy of 1e300 s": (*lab01(_both(_set("results/ceilings/hbm/timing/median_seconds", 1e300),
+                                       _set("results/ceilings/hbm/timing/max_seconds", 1e300))),
+                          "field results/ceilings/hbm/timing/median_seconds: Input should be less than or equal to 3600"),
+    "SM clock 1.98e9 MHz": (*lab01(_both(_set("provenance/clocks_mhz/sm", 1.98e9),
+                                         _set("results/ceilings/fp32/timing/sm_clock_mhz", 1.98e9))),
+                            "field provenance/clocks_mhz/sm: 1.98e+09 MHz is above what the H200 SXM's datasheet "
+                            "allows (2020 MHz)"),
+    "compute capability 7.0 for an H200": (*lab01(_set("provenance/compute_capability", "7.0")),
+                                           "field provenance/compute_capability: 7.0, but the H200 SXM is 9.0"),
+    "achieved occupancy 100.5 % at 25 % theoretical": (
+        *lab03(_set("results/ncu/launches/0/achieved_pct", 100.5)),
+        "ncu/copy_8_loads_16_warps: achieved occupancy 100.5 % is above the theoretical 25 %"),
+    "ncu theoretical 100 % where the calculator says 25 %": (
+        *lab03(_set("results/ncu/launches/0/theoretical_pct", 100.0)),
+        "ncu/copy_8_loads_16_warps: theoretical occupancy 100 %, but 32 threads, 48 registers and 12800 bytes of "
+        "shared memory give 25 % on compute capability 9.0"),
+}
+
+
+@pytest.mark.parametrize("case", IMPOSSIBLE)
+def test_a_record_impossible_on_its_gpu_is_one_line_and_nothing_changes(course, capsys, case):
+    lab_id, corrupt, message = IMPOSSIBLE[case]
+    corrupt(course / FILES[lab_id])
+    check_one_line(course, capsys, lab_id, message)
+
+
 def test_labkit_results_after_a_recording_killed_mid_manifest_keeps_the_record(course, capsys):
     """The review's worst recording case (B5) on lab 01's real record: a recording killed with
     SIGKILL while the previous record's manifest is half written. `labkit results`, the recovery the
@@ -235,3 +296,43 @@ def test_labkit_results_after_a_recording_killed_mid_manifest_keeps_the_record(c
     out = capsys.readouterr().out
     assert "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out, out
     assert snapshot(course) == before
+
+
+@pytest.fixture
+def tracked_course(course):
+    """The throwaway copy with its labs/ in git's index, as in a clone of the course."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(course)], check=True)
+    subprocess.run(["git", "-C", str(course), "add", "labs"], check=True)
+    return course
+
+
+MISSING = {
+    "the canonical record deleted": lambda course: (course / FILES["lab-01"]).unlink(),
+    "results/ replaced by an empty file": lambda course: (shutil.rmtree(course / "labs/01-roofline/results"),
+                                                          (course / "labs/01-roofline/results").write_bytes(b"")),
+}
+
+
+@pytest.mark.parametrize("case", MISSING)
+def test_a_course_record_gone_from_the_checkout_fails_in_one_line(tracked_course, capsys, case):
+    MISSING[case](tracked_course)
+    assert main(["results"]) == 1
+    out = capsys.readouterr().out
+    missing = [line for line in out.splitlines() if "MISSING" in line]
+    assert missing == ["lab-01: MISSING labs/01-roofline/results/nvidia-h200.json: the course's record of lab-01, "
+                       "tracked in git, is missing: restore it with `git restore labs/01-roofline/results` (or "
+                       "remove it on purpose with `git rm labs/01-roofline/results/nvidia-h200.json`)"], out
+    assert "Traceback" not in out
+    with pytest.raises(BlockError) as raised:   # the site does not render it as "no results yet"
+        markdown.markdown("/// lab | lab-01\n///\n", extensions=[LabExtension(lang="fr", project=str(tracked_course))])
+    assert missing[0].removeprefix("lab-01: MISSING ") in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_record_removed_on_purpose_with_git_rm_is_not_missing(tracked_course, capsys):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(tracked_course), "rm", "-q", "-f", FILES["lab-01"]], check=True)
+    assert main(["results"]) == 0
+    assert "lab-01: no results recorded" in capsys.readouterr().out

@@ -1,43 +1,33 @@
-"""Every lab's measurement path, run in the simulator at its smallest sizes with a stand-in timer:
-it completes, calls its progress steps, and gives results that validate, survive a round trip
-through a results file, and render in every language. No course folder accepts such a file."""
+"""Every lab's measurement path, run in the simulator at its smallest sizes with a stand-in timer
+(each lab on a simulated part: tests/labs/conftest.py): it completes, calls its progress steps, and
+gives results that validate, survive a round trip through a results file, and render in every
+language. No course folder accepts such a file."""
 
 from __future__ import annotations
 
-import warnings
 import xml.etree.ElementTree as etree
 
 import pytest
 
 from labkit.backend import select_backend
-from labkit.lab import labs
 from labkit.report.labels import label
 from labkit.report.tables import format_cell
 from labkit.results import ResultsError, ResultsFile, provenance, read_results, to_json
 from tests.conftest import REPO_ROOT
-from tests.labs.stand_in import FACTS, stand_in_bench
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="runs in the Numba CUDA simulator only")
 
 
-@pytest.fixture(scope="module", params=list(labs()))
-def measured(request, tmp_path_factory):
-    lab = labs()[request.param]
-    steps: list[str] = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the simulator's own notices about tiny grids and bogus timings
-        results = lab.program().measure(stand_in_bench(tmp_path_factory.mktemp(lab.id), steps), lab.simulator_sizes)
-    return lab, results, steps
-
-
 def test_measure_calls_each_progress_step(measured):
-    lab, _, steps = measured
+    lab, _, _, steps = measured
     assert len(steps) == lab.program().steps, steps
 
 
-def test_a_simulated_results_file_round_trips_and_renders(measured, tmp_path):
-    lab, results, _ = measured
-    prov = provenance(FACTS.name, FACTS.compute_capability, FACTS.driver_version, None, None, REPO_ROOT,
+def round_trip_and_render(lab, facts, results, tmp_path) -> None:
+    """The results as a simulated results file: read back equal (device facts held to what the
+    part's compute capability allows), every table and figure rendered in every language; refused
+    where a GPU record is expected."""
+    prov = provenance(facts.name, facts.compute_capability, facts.driver_version, None, None, REPO_ROOT,
                       simulated=True)
     document = ResultsFile[lab.results_type](schema=2, lab=lab.id, provenance=prov, results=results)
     path = tmp_path / "simulated.json"
@@ -55,3 +45,8 @@ def test_a_simulated_results_file_round_trips_and_renders(measured, tmp_path):
             assert "nan" not in etree.tostring(figure, encoding="unicode").lower()
     with pytest.raises(ResultsError, match="a simulator run is not a GPU record"):
         read_results(path, lab.results_type, lab.id, canonical=False)
+
+
+def test_a_simulated_results_file_round_trips_and_renders(measured, tmp_path):
+    lab, facts, results, _ = measured
+    round_trip_and_render(lab, facts, results, tmp_path)

@@ -22,6 +22,7 @@ H200 = DeviceFacts(
     shared_bytes_per_sm=233472,
     registers_per_sm=65536,
     driver_version="13.0",
+    memory_bytes=143_771 << 20,
 )
 
 
@@ -43,8 +44,8 @@ def test_fp32_lanes_differ_by_architecture():
 
 
 def test_unknown_compute_capability_names_the_table():
-    with pytest.raises(ValueError, match=r"compute capability 11\.0: add it to FP32_LANES_PER_SM"):
-        device.fp32_peak_gflops(100, (11, 0), 2000)
+    with pytest.raises(ValueError, match=r"compute capability 6\.1: add it to FP32_LANES_PER_SM"):
+        device.fp32_peak_gflops(100, (6, 1), 2000)
 
 
 @pytest.mark.parametrize(
@@ -141,3 +142,20 @@ def test_device_count_through_the_driver(monkeypatch):
 
     monkeypatch.setattr(backend.ctypes, "CDLL", missing)
     assert backend.cuda_device_count() == 0
+
+
+def test_h200_profile_is_what_the_lent_h200_reported():
+    from labkit.device_profiles import COURSE_GPU
+
+    assert COURSE_GPU == H200
+
+
+@pytest.mark.parametrize("cc", [(7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0),
+                                (12, 0), (12, 1)])
+def test_every_compute_capability_has_lanes_and_an_fp64_ratio(cc):
+    from labkit.occupancy import ARCHITECTURES
+
+    assert cc in ARCHITECTURES
+    ratio = device.fp64_ratio(cc)
+    # data-centre parts 1:2; Turing 1:32; every other part 1:64
+    assert ratio == {(7, 0): 0.5, (8, 0): 0.5, (9, 0): 0.5, (10, 0): 0.5, (7, 5): 1 / 32}.get(cc, 1 / 64)

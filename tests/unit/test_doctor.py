@@ -163,8 +163,12 @@ def test_gpu_rows_show_peaks_with_their_formula(monkeypatch):
     assert rows["GPU"] == "NVIDIA H200" and rows["compute capability"] == "9.0" and rows["SMs"] == "132"
     assert rows["SM clock"] == "1980 MHz max, 345 MHz now"
     assert rows["L2"] == "60 MiB (62914560 bytes)"
-    assert rows["HBM peak"] == "4814 GB/s = 2 x 3201 MHz x 6016 bit / 8"
+    assert rows["HBM3e peak"] == "4814 GB/s = 2 x 3201 MHz x 6016 bit / 8"   # its datasheet's memory
     assert rows["FP32 peak"] == "66.9 TFLOP/s = 132 SMs x 128 lanes x 2 (FMA) x 1980 MHz"
+    assert rows["FP64 peak"] == "33.45 TFLOP/s = 132 SMs x 64 lanes x 2 (FMA) x 1980 MHz (1:2 of FP32)"
+    assert rows["memory"] == "150.8 GB"
+    assert ("lab-01", "the course's sizes (as on the H200); its buffers hold at most 4.5 GB of 150.8 GB") \
+        in doctor.doctor_report()
     assert rows["driver"] == "CUDA 13.0 (580.159.04)"
 
 
@@ -192,3 +196,37 @@ def test_counters_are_not_probed_without_a_gpu(monkeypatch):
     rows = dict(doctor.doctor_report())
     assert rows["ncu"] == "/opt/cuda/bin/ncu"
     assert rows["ncu counters"] == "not checked: no GPU"
+
+
+# --- what each lab will do on the reader's GPU ---------------------------------------------------
+
+def test_each_lab_says_what_it_does_on_a_6_gb_laptop_without_counters():
+    from labkit.device_profiles import PROFILES
+
+    rows = doctor.lab_rows(PROFILES["rtx-3060-laptop"], {"ncu": False, "nsys": True, "nvcc": True, "cupy": True})
+    text = "\n".join(f"{lab}: {value}" for lab, value in rows)
+    assert "lab-01: sizes planned for this GPU (differ from the H200's in copy_bytes" in text
+    assert "of 6.4 GB" in text                                               # its memory, and what each lab holds
+    assert "lab-01: FP64 runs at 1:64 of FP32 here" in text and "lab-05: FP64 runs at 1:64" in text
+    assert "lab-03: an SM holds 48 warps here" in text
+    # no counter permission: which steps run without ncu, lab by lab
+    for lab in ("lab-02", "lab-03", "lab-04", "lab-05"):
+        assert f"{lab}: without ncu counters:" in text
+    assert "lab-01: without" not in text and "without nsys" not in text
+
+
+def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
+    from labkit.device_profiles import COURSE_GPU
+
+    rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy")})
+    assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "
+                                            f"{size} of 150.8 GB" for size in ("4.5 GB", "7.5 GB", "2.1 GB", "3.4 GB",
+                                                                               "0.9 GB")]
+
+
+def test_doctor_as_a_profile_without_a_gpu(capsys):
+    from labkit.cli import main
+
+    assert main(["doctor", "--as", "t4"]) == 0
+    out = capsys.readouterr().out
+    assert "labs as on: Tesla T4" in out and "lab-03:" in out and "an SM holds 32 warps here" in out

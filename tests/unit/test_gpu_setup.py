@@ -46,3 +46,12 @@ def test_without_a_driver_nothing_is_installed(monkeypatch, capsys):
     monkeypatch.setattr(gpu_setup.subprocess, "run", lambda command: pytest.fail("nothing to install"))
     assert gpu_setup.main() == 0
     assert "no NVIDIA driver here" in capsys.readouterr().out
+
+
+def test_a_volta_gpu_gets_cuda_12_whatever_its_driver_runs():
+    # CUDA 13 dropped compute capabilities below 7.5 (its release notes): a V100 under a CUDA 13 driver
+    from labkit.gpu_setup import choose
+
+    assert choose(13000, (7, 0)).cuda_major == 12
+    assert choose(13000, (7, 5)).cuda_major == 13 and choose(13000, (12, 1)).cuda_major == 13
+    assert choose(13000, None).cuda_major == 13

@@ -12,9 +12,14 @@ def test_copy_shapes(warps, shape):
     assert copy_shape(warps) == shape
 
 
-def test_an_odd_warp_count_above_32_has_no_shape():
-    with pytest.raises(ValueError, match="not a whole number of 64-thread blocks"):
-        copy_shape(33)
+def test_blocks_grow_where_the_sm_holds_fewer_blocks_and_a_count_above_its_warps_has_no_shape():
+    from labkit.occupancy import ARCHITECTURES
+
+    assert copy_shape(33) == (96, 11)                             # 33 one-warp blocks: more than 32
+    assert copy_shape(20, ARCHITECTURES[(7, 5)]) == (64, 10)      # a T4's SM holds 16 blocks
+    assert copy_shape(48, ARCHITECTURES[(8, 6)]) == (96, 16)      # an RTX 3090's: 16 blocks of 3 warps
+    with pytest.raises(ValueError, match="compute capability 7.5 holds 1 to 32"):
+        copy_shape(48, ARCHITECTURES[(7, 5)])
 
 
 def test_every_copy_point_of_the_lab_has_a_shape_and_its_launch_holds_its_warps():

@@ -36,18 +36,31 @@ def test_every_architecture_is_self_consistent(arch):
     assert arch.max_threads_per_sm % arch.warp_size == 0
 
 
-@pytest.mark.parametrize("cc, warps, blocks_, unit, reserved", [
-    ((7, 0), 64, 32, 256, 0), ((7, 5), 32, 16, 256, 0), ((8, 0), 64, 32, 128, 1024),
-    ((8, 6), 48, 16, 128, 1024), ((8, 9), 48, 24, 128, 1024), ((9, 0), 64, 32, 128, 1024),
+# The Guide's technical specifications per compute capability: resident warps and blocks per SM,
+# shared memory per SM and the most a block may opt in to (KiB); the Header's allocation unit.
+@pytest.mark.parametrize("cc, warps, blocks_, shared_kib, optin_kib, unit, reserved", [
+    ((7, 0), 64, 32, 96, 96, 256, 0), ((7, 5), 32, 16, 64, 64, 256, 0), ((8, 0), 64, 32, 164, 163, 128, 1024),
+    ((8, 6), 48, 16, 100, 99, 128, 1024), ((8, 7), 48, 16, 164, 163, 128, 1024), ((8, 9), 48, 24, 100, 99, 128, 1024),
+    ((9, 0), 64, 32, 228, 227, 128, 1024), ((10, 0), 64, 32, 228, 227, 128, 1024),
+    ((10, 3), 64, 32, 228, 227, 128, 1024), ((11, 0), 48, 24, 228, 227, 128, 1024),
+    ((12, 0), 48, 24, 100, 99, 128, 1024), ((12, 1), 48, 24, 100, 99, 128, 1024),
 ])
-def test_per_generation_limits(cc, warps, blocks_, unit, reserved):
+def test_per_generation_limits(cc, warps, blocks_, shared_kib, optin_kib, unit, reserved):
     arch = ARCHITECTURES[cc]
     assert (arch.max_warps_per_sm, arch.max_blocks_per_sm) == (warps, blocks_)
+    assert (arch.shared_bytes_per_sm, arch.max_shared_bytes_per_block_optin) == (shared_kib * KIB, optin_kib * KIB)
     assert (arch.shared_allocation_unit_bytes, arch.reserved_shared_bytes_per_block) == (unit, reserved)
 
 
+def test_the_calculator_knows_every_compute_capability_of_the_header_from_7_0():
+    # cuda_occupancy.h of CUDA 13.5 (its switch statements): 7.0 ... 12.1
+    assert list(ARCHITECTURES) == [(7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0),
+                                   (12, 0), (12, 1)]
+    assert [cc for _, cc in occ.CALCULATOR_GPUS] == list(ARCHITECTURES)
+
+
 def test_unknown_compute_capability_is_named():
-    with pytest.raises(ValueError, match=r"^compute capability 6\.1: the occupancy calculator knows 7\.0, 7\.5, "):
+    with pytest.raises(ValueError, match=r"^compute capability 6\.1: the occupancy calculator knows 7\.0, 7\.5, .*12\.1$"):
         occ.architecture((6, 1))
     assert occ.architecture((8, 6)) is ARCHITECTURES[(8, 6)]
 

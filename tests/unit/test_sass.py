@@ -121,3 +121,17 @@ def test_stored_facts_give_back_the_answers(facts):
     stored = sass.SassFacts.model_validate_json(facts["spill"].model_dump_json(), strict=True)
     assert stored.spills is True and stored.wide_loads is False
     assert stored.global_loads_by_bits == {32: 6}
+
+
+def test_widths_read_the_same_on_every_architecture_s_spelling():
+    # Volta/Turing add .SYS and .U to their loads; Blackwell loads 256 bits (LDG.E.ENL2.256); Ampere on
+    # spell them plainly. The chapter's question, how wide, has one answer whatever the spelling.
+    from labkit.profiling.sass import read_memory_widths
+
+    text = "\n".join(f"        /*{i:04x}*/                   {op} R2, [R4.64] ;" for i, op in enumerate((
+        "LDG.E.128.SYS", "LDG.E.SYS", "LDG.E.64.CONSTANT", "LDG.E.ENL2.256.CONSTANT", "LDS.U.128", "LDS.128",
+        "STS.64", "STG.E.128.SYS", "STG.E.STRONG.GPU")))
+    widths = read_memory_widths(text)
+    assert widths.global_loads_by_bits == {32: 1, 64: 1, 128: 1, 256: 1}
+    assert widths.shared_loads_by_bits == {128: 2} and widths.shared_stores_by_bits == {64: 1}
+    assert widths.global_stores_by_bits == {32: 1, 128: 1}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Lab, Program
+from labkit.lab import Lab, Need, Program
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
 from labkit.report.roofline_svg import roofline_svg
@@ -22,10 +22,34 @@ class Lab01(Lab[Sizes, Lab01Results]):
     folder = "01-roofline"
     chapter = "performance/01-roofline.md"
     results_type = Lab01Results
+    needs = (Need("cupy", "the copy ceiling's reference, cupy.copyto",
+                  "the copy is compared with the theoretical peak instead"),)
     gpu_sizes = Sizes(copy_bytes=2 << 30, fma_blocks_per_sm=8, fma_threads=256, fma_trips=1024,
                       sweep_elements=1 << 28, vector_elements=1 << 28, gemm_n=4096, stencil_n=16384, repeats=20)
     simulator_sizes = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=4096,
                             vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1, sweep_fmas=(0, 1, 3))
+
+    def device_notes(self, facts) -> list[str]:
+        from labkit.device import fp64_lanes_per_sm, fp64_ratio
+
+        ratio = fp64_ratio(facts.compute_capability)
+        if ratio >= 0.5:
+            return []
+        trips = self.sizes_for(facts).fma_trips
+        shortened = (f", and the FMA chains run {trips} trips ({self.gpu_sizes.fma_trips} on the H200) to keep "
+                     "each call short") if trips != self.gpu_sizes.fma_trips else ""
+        return [f"FP64 runs at 1:{round(1 / ratio)} of FP32 here ({fp64_lanes_per_sm(facts.compute_capability)} lanes "
+                f"per SM): the FP64 ceiling is {facts.fp64_peak_gflops:.0f} GFLOP/s at most{shortened}"]
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab01.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab01.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
 
     def program(self) -> Program[Sizes, Lab01Results]:
         from labkit.labs.lab01.program import Lab01Program

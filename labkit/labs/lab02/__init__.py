@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Lab, Program
+from labkit.lab import Lab, Need, Program
 from labkit.labs.lab02.results import SHARED_OPS, Lab02Results, SassListing, Sizes
 from labkit.report.labels import label
 from labkit.report.tables import Column, Table
@@ -35,10 +35,25 @@ class Lab02(Lab[Sizes, Lab02Results]):
     folder = "02-coalescing"
     chapter = "performance/02-coalescing.md"
     results_type = Lab02Results
+    needs = (Need("cupy", "the CUDA C kernels (vector accesses, shared-memory sweep, transposes), launched "
+                  "through CuPy", "the lab cannot run: install the gpu extra"),
+             Need("ncu", "the hardware counters beside the analyzer's predictions",
+                  "the predictions are shown alone, unverified (its ncu columns empty)"),
+             Need("nvcc", "the SASS of the CUDA C kernels (load and store widths)", "no SASS listing"))
     gpu_sizes = Sizes(sweep_elements=1 << 24, particles=1 << 24)
     simulator_sizes = Sizes(sweep_elements=512, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab02.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab02.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
 
     def program(self) -> Program[Sizes, Lab02Results]:
         from labkit.labs.lab02.program import Lab02Program

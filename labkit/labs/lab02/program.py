@@ -354,7 +354,8 @@ class Lab02Program(Program[Sizes, Lab02Results]):
 
         record = recorded[0] if recorded else None
         sm_count = record.device.sm_count if record else H200_SMS
-        predicted = self.analyze_in_simulator(LAB.gpu_sizes, sm_count, workers=os.cpu_count() or 1)
+        sizes = record.sizes if record else LAB.gpu_sizes   # the recorded GPU's own plan
+        predicted = self.analyze_in_simulator(sizes, sm_count, workers=os.cpu_count() or 1)
         runs = {run.launch: run for run in record.runs()} if record else {}
         rows = []
         for name, counts in predicted.items():

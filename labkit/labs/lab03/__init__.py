@@ -21,7 +21,7 @@ import math
 import xml.etree.ElementTree as etree
 
 from labkit import occupancy
-from labkit.lab import Gain, Lab, Program
+from labkit.lab import Gain, Lab, Need, Program
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, Sizes
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
@@ -46,6 +46,9 @@ class Lab03(Lab[Sizes, Lab03Results]):
     folder = "03-occupancy"
     chapter = "performance/03-occupancy.md"
     results_type = Lab03Results
+    needs = (Need("cupy", "cupy.copyto as the copy's reference, and the calculator against the driver (step 7)",
+                  "labkit's own copy as the reference; step 7 skipped"),
+             Need("ncu", "achieved occupancy and stall reasons (step 6)", "step 6 skipped"))
     gpu_sizes = Sizes(
         chase_working_sets=_working_sets(), chase_steps=8192, chase_warm_steps=1 << 18,
         stream_bytes=1 << 30, stream_loads=(1, 2, 4, 8, 16),
@@ -64,6 +67,26 @@ class Lab03(Lab[Sizes, Lab03Results]):
         register_caps=(None, 32), register_threads=32, register_blocks_per_sm=1, register_rounds=1,
         wave_threads=128, wave_blocks_per_sm=2, wave_trips=1, wave_grids=((2, 0), (4, 0), (4, 1)),
         repeats=1)
+
+    def device_notes(self, facts) -> list[str]:
+        from labkit.occupancy import architecture
+
+        arch = architecture(facts.compute_capability)
+        if arch.max_warps_per_sm == 64:
+            return []
+        return [f"an SM holds {arch.max_warps_per_sm} warps here (64 on the H200): the occupancy sweeps stop at "
+                f"{arch.max_warps_per_sm} warps per SM, and the profiled copy at full occupancy has "
+                f"{arch.max_warps_per_sm}"]
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab03.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab03.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
 
     def program(self) -> Program[Sizes, Lab03Results]:
         from labkit.labs.lab03.program import Lab03Program

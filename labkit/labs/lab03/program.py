@@ -18,6 +18,7 @@ from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_arra
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
+from labkit.labs.lab03.sizing import FULL_COPY_LOADS, full_copy_warps
 from labkit.labs.lab03.results import (WARP, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
                                        Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
                                        RegisterStep, RegisterVariant, Sizes, StreamKernel, StreamPoint, Unavailable,
@@ -29,8 +30,8 @@ FMA_SIGNATURE = "void(float32[::1], int64, float32, float32)"
 MIX_SIGNATURE = "void(float32[::1], float32[::1], int64, float32)"
 #: The copy's evict-first hint (labkit.kernels.intrinsics.STREAMING) on every access, or none.
 STREAM_HINT = False
-#: Threads per block of the copy up to 32 warps per SM (one warp: any count of warps is a count of
-#: blocks), and above (two warps: 32 blocks per SM is the limit).
+#: Threads per block of the checks' copy (one warp), and of the copy that stands in for cupy.copyto
+#: without CuPy (two warps); the sweep's blocks follow the SM (copy_shape).
 COPY_THREADS, WIDE_COPY_THREADS = 32, 64
 #: Threads per block of the FMA and waves kernels: four warps, one per scheduler.
 FMA_THREADS = 128
@@ -46,14 +47,17 @@ def _address(array) -> int | None:
     return None if SIMULATED else int(array.__cuda_array_interface__["data"][0])
 
 
-def copy_shape(warps_per_sm: int) -> tuple[int, int]:
-    """(threads per block, blocks per SM) of the copy at ``warps_per_sm``: one-warp blocks up to
-    32 warps, two-warp blocks above."""
-    threads = COPY_THREADS if warps_per_sm <= COPY_THREADS else WIDE_COPY_THREADS
-    warps_per_block = threads // WARP
-    if warps_per_sm % warps_per_block:
-        raise ValueError(f"{warps_per_sm} warps per SM is not a whole number of {threads}-thread blocks")
-    return threads, warps_per_sm // warps_per_block
+def copy_shape(warps_per_sm: int, arch: occupancy.Architecture = occupancy.SM90) -> tuple[int, int]:
+    """(threads per block, blocks per SM) of the copy at ``warps_per_sm``: the smallest blocks (in
+    whole warps) of which ``arch``'s SM holds enough: one-warp blocks up to its resident-block limit
+    (32 on the H200), then two-warp blocks, three where two are not enough (48 warps on 16 blocks)."""
+    if not 1 <= warps_per_sm <= arch.max_warps_per_sm:
+        raise ValueError(f"{warps_per_sm} warps per SM: compute capability {arch.label} holds 1 to "
+                         f"{arch.max_warps_per_sm}")
+    for warps_per_block in range(1, warps_per_sm + 1):
+        if warps_per_sm % warps_per_block == 0 and warps_per_sm // warps_per_block <= arch.max_blocks_per_sm:
+            return warps_per_block * WARP, warps_per_sm // warps_per_block
+    raise AssertionError("one block of every warp always fits")
 
 
 def capped_launch(threads: int, blocks_per_sm: int, registers: int | None,
@@ -198,7 +202,7 @@ def memory_step(sizes: Sizes, bench: Bench, source, target) -> MemoryStep:
         registers = resources(kernel, COPY_SIGNATURE).registers_per_thread
         kernels.append(StreamKernel(loads=loads, registers_per_thread=registers))
         for warps in sizes.stream_warps:
-            launch = capped_launch(*copy_shape(warps), registers, arch)
+            launch = capped_launch(*copy_shape(warps, arch), registers, arch)
             if launch is None:
                 continue
             allow_dynamic_shared(kernel, COPY_SIGNATURE, launch.dynamic_shared_bytes)
@@ -293,9 +297,16 @@ def waves_step(sizes: Sizes, bench: Bench) -> WaveStep:
 
 
 # ----- step 6: Nsight Compute ----------------------------------------------------------------------------
-#: The launches the ncu step profiles, in launch order (labels of labkit/report/labels/lab03.py).
+#: The launches the ncu step profiles, in launch order (labels of labkit/report/labels/lab03.py), on
+#: the H200; :func:`profiled` gives them on any GPU (the full-occupancy copy fills its SM's warps).
 PROFILED = ("copy_8_loads_16_warps", "copy_1_load_16_warps", "copy_1_load_64_warps", "fma_1_chain_16_warps",
             "fma_8_chains_4_warps", "registers_free", "registers_32", "waves_one", "waves_one_plus_one")
+
+
+def profiled(arch: occupancy.Architecture) -> tuple[str, ...]:
+    """PROFILED on ``arch``: the copy at full occupancy holds its SM's warps (64, 48 or 32)."""
+    full = f"copy_1_load_{full_copy_warps(arch)}_warps"
+    return tuple(full if label == "copy_1_load_64_warps" else label for label in PROFILED)
 PROFILED_KERNELS = "stream_copy|fma_chains|register_mix"
 #: Per buffer, for the profiled copies: far above L2, small enough for ncu's replays to be quick.
 PROFILE_STREAM_BYTES = 256 << 20
@@ -344,8 +355,8 @@ def profile_target(sizes: Sizes) -> None:
     arch, sms = occupancy.architecture(facts.compute_capability), facts.sm_count
     source = cuda.to_device(np.ones(PROFILE_STREAM_BYTES // 4, dtype=np.float32))
     target = cuda.device_array_like(source)
-    for loads, warps in ((8, 16), (1, 16), (1, 64)):
-        _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps), sms, arch)
+    for loads, warps in ((8, 16), (1, 16), (FULL_COPY_LOADS, full_copy_warps(arch))):
+        _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps, arch), sms, arch)
         run(source, target)
     for chains, warps in ((1, 16), (8, 4)):
         grid, run = _persistent(ilp.fma_chains(chains), FMA_SIGNATURE, FMA_THREADS, warps // (FMA_THREADS // WARP),
@@ -396,7 +407,7 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         duration_seconds=profile.seconds("gpu__time_duration.sum"))
 
 
-def nsight_compute(work_dir: Path) -> NcuStep | Unavailable:
+def nsight_compute(work_dir: Path, arch: occupancy.Architecture) -> NcuStep | Unavailable:
     """One ncu process (clocks left alone, NCU_METRICS only) over profile_target's launches."""
     from labkit.profiling import ncu
 
@@ -408,10 +419,11 @@ def nsight_compute(work_dir: Path) -> NcuStep | Unavailable:
         raw = ncu.export_csv(report, "raw")
         (work_dir / "ncu_raw.csv").write_text(raw)
         profiles = sorted(ncu.parse_raw_csv(raw), key=lambda profile: profile.id)
-        if len(profiles) != len(PROFILED):
-            raise ncu.NcuError(f"ncu profiled {len(profiles)} launches, the lab made {len(PROFILED)}")
+        labels = profiled(arch)
+        if len(profiles) != len(labels):
+            raise ncu.NcuError(f"ncu profiled {len(profiles)} launches, the lab made {len(labels)}")
         return NcuStep(status="ok", launches=[ncu_launch(label, profile)
-                                              for label, profile in zip(PROFILED, profiles)])
+                                              for label, profile in zip(labels, profiles)])
     except ncu.NcuError as error:
         return Unavailable(status="unavailable", reason=str(error))
 
@@ -481,7 +493,8 @@ class Lab03Program(Program[Sizes, Lab03Results]):
         waves = waves_step(sizes, bench)
         no_gpu = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
         bench.progress("step 6: Nsight Compute, achieved occupancy")
-        ncu_step = no_gpu if bench.simulated else nsight_compute(bench.work_dir)
+        ncu_step = (no_gpu if bench.simulated
+                    else nsight_compute(bench.work_dir, occupancy.architecture(facts.compute_capability)))
         bench.progress("step 7: the occupancy calculator against the driver")
         driver = no_gpu if bench.simulated else driver_step(bench.work_dir, facts.compute_capability)
         device = Device(name=facts.name, compute_capability=facts.compute_capability, sm_count=facts.sm_count,
@@ -496,9 +509,11 @@ def main(argv: list[str]) -> int:
     """Entry point of ncu's child process."""
     from labkit.labs.lab03 import LAB
 
+    from labkit.device import read_device_facts
+
     if argv != ["profile-target"]:
         raise SystemExit("usage: python -m labkit.labs.lab03.program profile-target")
-    profile_target(LAB.gpu_sizes)
+    profile_target(LAB.sizes_for(read_device_facts()))
     return 0
 
 

@@ -293,6 +293,11 @@ class WaveStep(Record):
 
 
 # ----- step 6: Nsight Compute ----------------------------------------------------------------------
+#: How far ncu's occupancy percentages may stray from the calculator's, and achieved from theoretical:
+#: its counters print two decimals (recorded on the H200: 6.249939 % achieved at 6.25 % theoretical).
+NCU_OCCUPANCY_SLACK_PCT = 0.5
+
+
 class NcuLaunch(Record):
     """One profiled launch: the lab's name for it and what Nsight Compute measured."""
 
@@ -517,6 +522,27 @@ class Lab03Results(Record):
             if resident != launch.blocks_per_sm:
                 raise ValueError(f"{what} at {launch.warps_per_sm} warps per SM: its launch holds {resident} blocks per "
                                  f"SM, not the {launch.blocks_per_sm} recorded")
+        return self
+
+    @model_validator(mode="after")
+    def _ncu_as_calculated(self) -> Lab03Results:
+        """What ncu measured on each profiled launch can be: its theoretical occupancy is the
+        calculator's for the launch ncu reports (labkit.occupancy equals the driver's answer), and
+        its achieved occupancy, an average of warps resident per active cycle, is not above the
+        theoretical one (NCU_OCCUPANCY_SLACK_PCT for the counters' rounding)."""
+        if not isinstance(self.ncu, NcuStep):
+            return self
+        arch = self.device.arch
+        for launch in self.ncu.launches:
+            calculated = 100 * launch.calculated(arch).occupancy
+            if abs(launch.theoretical_pct - calculated) > NCU_OCCUPANCY_SLACK_PCT:
+                raise ValueError(f"ncu/{launch.label}: theoretical occupancy {launch.theoretical_pct:g} %, but "
+                                 f"{launch.threads_per_block} threads, {launch.registers_per_thread} registers and "
+                                 f"{launch.dynamic_shared_bytes} bytes of shared memory give {calculated:g} % on "
+                                 f"compute capability {arch.label}")
+            if launch.achieved_pct > launch.theoretical_pct + NCU_OCCUPANCY_SLACK_PCT:
+                raise ValueError(f"ncu/{launch.label}: achieved occupancy {launch.achieved_pct:g} % is above the "
+                                 f"theoretical {launch.theoretical_pct:g} %: no more warps can be resident than fit")
         return self
 
     @model_validator(mode="after")

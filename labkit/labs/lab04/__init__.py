@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Case, Gain, Lab, Program
+from labkit.lab import Case, Gain, Lab, Need, Program
 from labkit.labs.lab04.results import PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis
@@ -35,11 +35,24 @@ class Lab04(Lab[Sizes, Lab04Results]):
     folder = "04-profiling"
     chapter = "performance/04-profiling.md"
     results_type = Lab04Results
+    needs = (Need("ncu", "step 3: the profiles of the program's kernels", "step 3 skipped"),
+             Need("nsys", "step 2's timeline from Nsight Systems", "the timeline from labkit's own CUDA events"),
+             Need("cupy", "the timer checked against cupyx.profiler.benchmark", "that comparison skipped"))
     gpu_sizes = Sizes(batch_rows=2048, batch_cols=2048, state_side=8192, chain_elements=4096, chain_steps=64,
                       iterations=20)
     simulator_sizes = Sizes(batch_rows=16, batch_cols=24, state_side=40, chain_elements=300, chain_steps=3,
                             iterations=2, chronometer_rounds=1, l2_set_bytes=4096, hbm_set_bytes=16384)
     adjustable = ("threads_per_block",)
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab04.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab04.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
 
     def program(self) -> Program[Sizes, Lab04Results]:
         from labkit.labs.lab04.program import Lab04Program

@@ -12,6 +12,7 @@ import numpy as np
 from labkit.gpu import NumbaPerformanceWarning, cuda
 from labkit.kernels import elementwise, reduction, transpose
 from labkit.lab import Bench, Check, Program
+from labkit.labs.lab04.results import CUPYX_COPY_BYTES
 from labkit.labs.lab04.results import (FAULTS, L2_MEASUREMENTS, PHASES, PROFILED_KERNELS, AblationRow, L2Read,
                                        Lab04Results, NcuProfiles, PhaseTimings, SassListing, Sizes, Timeline,
                                        TimerChecks, TimerComparison, Totals, Unavailable, VersionTimeline)
@@ -308,7 +309,6 @@ def nsys_kernel_summary(work_dir: Path):
 
 # ----- step 1's instrument: the timer itself, checked ----------------------------------------------
 READ_PASSES = 8
-CUPYX_COPY_BYTES = 1 << 30
 #: The compute-bound kernel timed by both timers: 2^23 elements x 4096 dependent FMAs.
 CUPYX_FMA_ELEMENTS = 1 << 23
 CUPYX_FMA_PER_ELEMENT = 4096
@@ -414,9 +414,13 @@ def main(argv: list[str]) -> int:
     from labkit.labs.lab04 import LAB
 
     if argv == ["profile-target"]:
-        profile_target(LAB.gpu_sizes)
+        from labkit.device import read_device_facts
+
+        profile_target(LAB.sizes_for(read_device_facts()))
     elif argv == ["faulty-program"]:
-        Pipeline(LAB.gpu_sizes, frozenset(FAULTS)).run()
+        from labkit.device import read_device_facts
+
+        Pipeline(LAB.sizes_for(read_device_facts()), frozenset(FAULTS)).run()
     else:
         raise SystemExit("usage: python -m labkit.labs.lab04.program profile-target|faulty-program")
     return 0

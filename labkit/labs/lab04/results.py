@@ -27,6 +27,8 @@ PHASES = ("transfer", "normalise", "layer", "loss")
 FAULT_PHASE = {"pageable_transfer": "transfer", "tiny_kernels": "normalise", "uncoalesced": "layer",
                "host_sync": "loss"}
 #: The kernels Nsight Compute and the SASS step look at.
+#: cupyx's timer and labkit's time one copy of this many bytes (source and target: twice that held).
+CUPYX_COPY_BYTES = 1 << 30
 PROFILED_KERNELS = ("transpose_naive", "transpose_tiled", "scale_add", "fused_chain", "sum_squares")
 #: The timer's L2 measurements, in the order they run; the last two read what HBM delivers.
 L2_MEASUREMENTS = ("l2_once_warm", "l2_once_flushed", "l2_passes_warm", "hbm_passes")

@@ -10,7 +10,7 @@ first, from the same profiles.
 
 from __future__ import annotations
 
-from labkit.lab import Case, Gain, Lab, Program
+from labkit.lab import Case, Gain, Lab, Need, Program
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Sizes
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import StoredProfile
@@ -27,10 +27,31 @@ class Lab05(Lab[Sizes, Lab05Results]):
     folder = "05-checklist"
     chapter = "performance/05-checklist.md"
     results_type = Lab05Results
+    needs = (Need("ncu", "the profile of every mystery kernel, diagnosed with the checklist",
+                  "the times are measured, the diagnoses are not: labkit diagnose has nothing to read"),)
     gpu_sizes = Sizes(matrix_side=4096, elements=1 << 24, slices=64, slice_elements=4096, stream_elements=1 << 25,
                       hist_threads=1 << 18, list_nodes=1 << 20, walk_warps=8448, walk_steps=100)
     simulator_sizes = Sizes(matrix_side=64, elements=256, slices=2, slice_elements=128, stream_elements=2048,
                             hist_threads=256, list_nodes=256, walk_warps=8, walk_steps=4, repeats=2)
+
+    def device_notes(self, facts) -> list[str]:
+        from labkit.device import fp64_ratio
+
+        ratio = fp64_ratio(facts.compute_capability)
+        if ratio >= 0.5:
+            return []
+        return [f"FP64 runs at 1:{round(1 / ratio)} of FP32 here: kernel_b's planted FP64 costs far more than on "
+                "the H200 (1:2), so its repair gains more"]
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab05.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab05.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
 
     def program(self) -> Program[Sizes, Lab05Results]:
         from labkit.labs.lab05.program import Lab05Program

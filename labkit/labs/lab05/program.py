@@ -248,7 +248,9 @@ def main(argv: list[str]) -> int:
     from labkit.labs.lab05 import LAB
 
     if argv == ["profile-target"]:
-        profile_target(LAB.gpu_sizes)
+        from labkit.device import read_device_facts
+
+        profile_target(LAB.sizes_for(read_device_facts()))
     else:
         raise SystemExit("usage: python -m labkit.labs.lab05.program profile-target")
     return 0

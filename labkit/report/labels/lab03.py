@@ -168,6 +168,11 @@ WORDS = {
                                    '拷贝，1 个 load，每 SM 16 个 warp'),
     'value.copy_1_load_64_warps': ('copy, 1 load, 64 warps per SM', 'copie, 1 chargement, 64 warps par SM',
                                    '拷贝，1 个 load，每 SM 64 个 warp'),
+    # the same launch on SMs that hold 48 or 32 warps (labkit.labs.lab03.sizing.full_copy_warps)
+    'value.copy_1_load_48_warps': ('copy, 1 load, 48 warps per SM', 'copie, 1 chargement, 48 warps par SM',
+                                   '拷贝，1 个 load，每 SM 48 个 warp'),
+    'value.copy_1_load_32_warps': ('copy, 1 load, 32 warps per SM', 'copie, 1 chargement, 32 warps par SM',
+                                   '拷贝，1 个 load，每 SM 32 个 warp'),
     'value.fma_1_chain_16_warps': ('FMA, 1 chain, 16 warps per SM', 'FMA, 1 chaîne, 16 warps par SM',
                                    'FMA，1 条链，每 SM 16 个 warp'),
     'value.fma_8_chains_4_warps': ('FMA, 8 chains, 4 warps per SM', 'FMA, 8 chaînes, 4 warps par SM',

@@ -2,6 +2,11 @@
 
 WORDS = {
     'lab.notebook_download': ('Download the notebook', 'Télécharger le notebook', '下载 notebook'),
+    'lab.open_in_colab': ('Open in Colab', 'Ouvrir dans Colab', '在 Colab 中打开'),
+    'lab.colab_without_gpu': (
+        'its first cell installs the course; without a GPU attached, the kernels run in the simulator',
+        "sa première cellule installe le cours ; sans GPU attaché, les noyaux tournent dans le simulateur",
+        '第一个单元会安装本课程；未挂载 GPU 时，kernel 在模拟器中运行'),
     'quiz': ('Self-check', 'Auto-évaluation', '自测'),
     'answer': ('Answer and explanation', 'Réponse et explication', '答案与解析'),
     'right_option': ('Right answer', 'Bonne réponse', '正确答案'),
