@@ -654,6 +654,15 @@ CH06_QUIZ_TILE = 16
 #: 132 words, and of the B slice, 8 x 128 words).
 CH06_THREADS, CH06_REGISTERS = 256, 128
 CH06_SMEM_BYTES = 2 * (8 * 132 + 8 * 128) * 4
+#: Step 3 in Numba: one buffer of the A slice (8 x 132 words) and of the B slice (8 x 128).
+CH06_NUMBA_SMEM_BYTES = (8 * 132 + 8 * 128) * 4
+#: Step 5b (hgemm_mma_128x128): a 128 x 128 tile of C per block of 2 x 2 warps, 64 x 64 per warp;
+#: step 5a (hgemm_wmma): 32 x 64 per warp.
+CH06_MMA_BLOCK, CH06_MMA_WARP, CH06_WMMA_WARP = (128, 128), (64, 64), (32, 64)
+#: The quizzes: a thin product (M = N = 8192, K = 128, FP16 in and out); step 3's Numba kernel
+#: compiled to 136 registers per thread (no register bound).
+CH06_QUIZ_THIN = (8192, 8192, 128)
+CH06_QUIZ_REGISTERS = 136
 
 
 def _ch06_tensor_tflops(precision: str) -> float:
@@ -666,6 +675,20 @@ def _ch06_tensor_flops_per_clock(precision: str) -> int:
     from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
 
     return DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)][precision]
+
+
+def _ch06_thin_product() -> workloads.Workload:
+    """The quiz's C = A B with A M x K, B K x N, FP16 in and out: 2 M N K FLOP, each matrix read or
+    written once (2 bytes per element)."""
+    m, n, k = CH06_QUIZ_THIN
+    return workloads.Workload("gemm_thin_fp16", 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n))
+
+
+def _ch06_mma_shared_roof_tflops() -> float:
+    """Step 5b's shared-memory roof on an H200 SXM: FLOP per wavefront of the whole block (ldmatrix
+    reads and cp.async writes) x one wavefront per SM per clock."""
+    per_wavefront = workloads.mma_block_flops_per_wavefront(*CH06_MMA_BLOCK, *CH06_MMA_WARP)
+    return roofline.shared_roof_gflops(per_wavefront, H200_SXM.sm_count, H200_SXM.boost_clock_mhz) / 1e3
 
 
 def _ch06_kmajor_store(pad: int, tile: int = CH06_TILE, ty: int = 0) -> access.WarpAccess:
@@ -686,7 +709,6 @@ def _chapter6_figures() -> dict[str, Figure]:
         "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),
         "ch06.intensity.fp32": Figure(lambda: 2 * n**3 / (3 * n * n * 4), 0),
         "ch06.intensity.fp16": Figure(lambda: 2 * n**3 / (3 * n * n * 2), 0),
-        "ch06.intensity.fp16_8192": Figure(lambda: 2 * 8192**3 / (3 * 8192 * 8192 * 2), 0),
         "ch06.fp32_tflops": Figure(lambda: fp32_peak, 1),
         "ch06.t_min_ms.fp32": Figure(lambda: 2 * n**3 / (fp32_peak * 1e12) * 1e3, 2),
         "ch06.t_min_ms.fp16": Figure(lambda: 2 * n**3 / (_ch06_tensor_tflops("fp16") * 1e12) * 1e3, 3),
@@ -700,6 +722,41 @@ def _chapter6_figures() -> dict[str, Figure]:
         "ch06.regtile.blocks_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
             CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).blocks_per_sm),
         "ch06.regtile.smem_kib": Figure(lambda: CH06_SMEM_BYTES / 1024, 1),
+        "ch06.quiz.tile16_pad1_wavefronts": Figure(
+            lambda: access.analyze(_ch06_kmajor_store(1, CH06_QUIZ_TILE)).wavefronts),
+        "ch06.quiz.tile16_pad2_wavefronts": Figure(
+            lambda: access.analyze(_ch06_kmajor_store(2, CH06_QUIZ_TILE)).wavefronts),
+        "ch06.quiz.thin.m": Figure(lambda: CH06_QUIZ_THIN[0]),
+        "ch06.quiz.thin.k": Figure(lambda: CH06_QUIZ_THIN[2]),
+        "ch06.quiz.thin.intensity": Figure(lambda: _ch06_thin_product().intensity, 0),
+        "ch06.quiz.thin.t_memory_us": Figure(lambda: _ch06_thin_product().bytes_ / (H200_SXM.hbm_gbps * 1e9) * 1e6, 1),
+        "ch06.quiz.thin.t_compute_us": Figure(
+            lambda: _ch06_thin_product().flops / (_ch06_tensor_tflops("fp16") * 1e12) * 1e6, 1),
+        "ch06.quiz.regs.registers": Figure(lambda: CH06_QUIZ_REGISTERS),
+        "ch06.quiz.regs.smem_kib": Figure(lambda: CH06_NUMBA_SMEM_BYTES / 1024, 1),
+        "ch06.quiz.regs.per_warp": Figure(lambda: occupancy.registers_per_warp(CH06_QUIZ_REGISTERS)),
+        "ch06.quiz.regs.warps_per_scheduler": Figure(
+            lambda: _ch03_warps_per_sm_by_registers(CH06_QUIZ_REGISTERS) // occupancy.SM90.sm_sub_partitions),
+        "ch06.quiz.regs.warps_by_registers": Figure(lambda: _ch03_warps_per_sm_by_registers(CH06_QUIZ_REGISTERS)),
+        "ch06.quiz.regs.warps_ignoring_partitions": Figure(
+            lambda: occupancy.SM90.registers_per_sm // occupancy.registers_per_warp(CH06_QUIZ_REGISTERS)),
+        "ch06.quiz.regs.blocks_by_threads": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
+            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).limits.warps),
+        "ch06.quiz.regs.warps_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
+            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).active_warps_per_sm),
+        "ch06.quiz.regs.blocks_by_shared": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
+            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).limits.shared_memory),
+        "ch06.regtile.warps_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
+            CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).active_warps_per_sm),
+        "ch06.mma.warp_flops_per_wavefront": Figure(
+            lambda: workloads.mma_warp_flops_per_wavefront(*CH06_MMA_WARP)),
+        "ch06.wmma.warp_flops_per_wavefront": Figure(
+            lambda: workloads.mma_warp_flops_per_wavefront(*CH06_WMMA_WARP)),
+        "ch06.mma.block_flops_per_wavefront": Figure(
+            lambda: workloads.mma_block_flops_per_wavefront(*CH06_MMA_BLOCK, *CH06_MMA_WARP)),
+        "ch06.mma.shared_roof_tflops": Figure(_ch06_mma_shared_roof_tflops),
+        "ch06.mma.shared_roof_pct_of_tensor": Figure(
+            lambda: 100 * _ch06_mma_shared_roof_tflops() / _ch06_tensor_tflops("fp16")),
     }
     out["h200.boost_mhz"] = Figure(lambda: H200_SXM.boost_clock_mhz)
     out["h200.tensor_flops_per_sm_clock.fp16"] = Figure(lambda: _ch06_tensor_flops_per_clock("fp16"))

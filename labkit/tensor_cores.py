@@ -8,6 +8,10 @@ does twice A100's dense MMA per clock for FP16, BF16, TF32 and FP64, and FP8 at 
 inputs with FP32 accumulation run at the FP16 rate on these data-centre parts (not on GeForce
 parts, which this table leaves out). Sparse (2:4) rates, twice these, are not counted: a dense
 matrix product cannot use them.
+
+NVIDIA's H100 and H200 SXM datasheets give the tensor-core rates at 1830 MHz (989.4 TFLOP/s dense
+FP16 = 4096 x 132 x 1.83 GHz) and the FP32 and FP64 lanes' at 1980 MHz, the maximum SM clock; the
+course computes every peak at the clock it reads.
 """
 
 from __future__ import annotations

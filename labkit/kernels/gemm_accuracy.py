@@ -3,22 +3,28 @@
 Two correct computations of C = A B in floating point differ by their rounding errors. For a dot
 product of length K accumulated with unit roundoff u, the error is at most gamma_K (|A||B|)_ij
 (gamma_K = K u / (1 - K u), Higham, *Accuracy and Stability of Numerical Algorithms*, 3.5): a
-bound so loose that it would also pass a kernel that forgot a few terms. With rounding errors of
-random sign, the error grows like sqrt(K) u instead: it stays below lambda sqrt(K) u (|A||B|)_ij
-with probability at least 1 - 2 exp(-lambda^2 (1 - u)^2 / 2) per element (Higham and Mary, "A new
-approach to probabilistic rounding error analysis", SIAM J. Sci. Comput. 41, 2019). With
-lambda = 8 that is 2.5e-14 per element: about one false alarm in 600 000 checks of 8192 x 8192. So element (i, j) of a kernel's C passes when
+bound so loose that it would also pass a kernel that forgot a few terms. With independent rounding
+errors of mean zero, the error grows like sqrt(K) u instead: it stays below lambda sqrt(K) u
+(|A||B|)_ij (to first order) with probability at least 1 - 2 K exp(-lambda^2 (1 - u)^2 / 2) per
+element (Higham and Mary, "A new approach to probabilistic rounding error analysis", SIAM J. Sci.
+Comput. 41, 2019: P(lambda) per rounding, Q(lambda, K) = 1 - K (1 - P(lambda)) per inner product).
+With lambda = 8 the failure bound is 2.5e-14 K per element: 3.4e-6 for a whole check at the lab's
+512^3. So element (i, j) of a kernel's C passes when
 
     |C - R|_ij <= u_out (|C_ij| + |R_ij|) + 2 lambda sqrt(K) (u_in + u_acc) (|A||B|)_ij
 
-where R is cuBLAS's result in the same precision, u_out the unit roundoff of the output type
-(each side rounds once at the end), u_in that of the type the inputs are rounded to inside the
+where R is the reference (lab 06: NumPy's exact product of the inputs as the kernel reads them;
+the probe: cuBLAS's result in the same precision), u_out the unit roundoff of the output type
+(each computed side rounds once at the end), u_in that of the type the inputs are rounded to inside the
 product (0 when they are used as stored: FP32 FMAs, FP16 and BF16 inputs on the tensor cores;
 2^-11 for TF32) and u_acc that of the accumulation: 2^-24 for FP32 FMAs (round to nearest), 2^-23
 on the tensor cores, whose FP32 accumulation truncates (Fasi, Higham, Mikaitis and Pranesh,
-"Numerical behavior of NVIDIA tensor cores", PeerJ Comput. Sci. 2021). The factor 2: both sides
-err. On inputs drawn from [-1, 1] and K = 4096, (|A||B|)_ij is about 1024 and the FP32 tolerance about
-0.06; a kernel that skips one slice of 8 terms misses a sum of standard deviation sqrt(8 / 9), about
+"Numerical behavior of NVIDIA tensor cores", PeerJ Comput. Sci. 2021, on V100, T4 and A100). The
+factor 2: both sides err when two computed results are compared; against an exact reference it is
+margin. Truncation errors are not of mean zero, unlike what the model assumes: the margin covers
+them (a test holds an accumulation truncated at every term, more roundings than the tensor cores'
+one per block of terms, well inside the accumulation term). On inputs drawn from [-1, 1] and
+K = 4096, (|A||B|)_ij is about 1024 and the FP32 tolerance about 0.06; a kernel that skips one slice of 8 terms misses a sum of standard deviation sqrt(8 / 9), about
 15 times that.
 
 The functions take NumPy or CuPy arrays alike (``xp`` is the arrays' module).

@@ -38,7 +38,9 @@ through shared memory to be written as FP16 in 16-byte stores.
 
 ``wgmma`` (the ``sm_90a`` target, Hopper only): ``hgemm_wgmma_128x256`` (step 5d): two warpgroups,
 each a 64 x 256 tile of C by ``wgmma.mma_async.m64n256k16`` (``HGMMA`` in SASS) reading both
-operands from shared memory through descriptors; both K-major, so B is given transposed (N x K);
+operands from shared memory through descriptors; both K-major (for 16-bit inputs wgmma would also
+take B N-major, imm-trans-b = 1: one swizzled layout to write keeps this kernel simple), so B is
+given transposed (N x K);
 slices of 64 along K in the 128-byte swizzled layout the descriptors name, four stages of
 ``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: explained in chapter 6).
 

@@ -110,6 +110,52 @@ def test_tolerance_of_fp16_output_covers_its_rounding_only():
     assert not gemm_accuracy.agreement(acc.astype(np.float32), exact, abs_product, 1024, "fp16").passed
 
 
+
+def _truncating_accumulation(a, b):
+    """C = A B accumulated in FP32 rounding toward zero after every term (the worst case of the
+    tensor cores' truncating accumulation, which rounds once per block of terms)."""
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for k in range(a.shape[1]):
+        exact = acc.astype(np.float64) + np.outer(a[:, k].astype(np.float64), b[k, :].astype(np.float64))
+        rounded = exact.astype(np.float32)
+        away = np.abs(rounded.astype(np.float64)) > np.abs(exact)
+        rounded[away] = np.nextafter(rounded[away], np.float32(0))
+        acc = rounded
+    return acc
+
+
+def test_tolerance_covers_a_truncating_accumulation_with_room():
+    """The tolerance's accumulation term assumes errors of mean zero; truncation is not. An
+    accumulation truncated at every one of 4096 terms must still use a small part of that term
+    (under a quarter), and pass the FP16 check once rounded to FP16."""
+    a, b = _inputs(32, 32, 4096, seed=3)
+    a16, b16 = a.astype(np.float16).astype(np.float32), b.astype(np.float16).astype(np.float32)
+    exact = a16.astype(np.float64) @ b16.astype(np.float64)
+    abs_product = np.abs(a16).astype(np.float64) @ np.abs(b16).astype(np.float64)
+    acc = _truncating_accumulation(a16, b16)
+    rounding = gemm_accuracy.ROUNDINGS["fp16"]
+    accumulation_term = 2 * gemm_accuracy.LAMBDA * np.sqrt(4096) * rounding.u_acc * abs_product
+    assert np.max(np.abs(acc - exact) / accumulation_term) < 0.25
+    output = acc.astype(np.float16).astype(np.float32)
+    assert gemm_accuracy.agreement(output, exact, abs_product, 4096, "fp16").passed
+
+
+def test_mma_shared_memory_roof_arithmetic():
+    """A 64 x 64 warp tile feeds the tensor cores exactly one SM-clock of FP16 work per wavefront
+    (4096 FLOP, labkit.tensor_cores); the block's cp.async copies take a third of that away."""
+    from labkit import workloads
+    from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+
+    assert workloads.mma_warp_flops_per_wavefront(64, 64) == DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)]["fp16"]
+    assert workloads.mma_warp_flops_per_wavefront(32, 64) == pytest.approx(4096 * 2 / 3)
+    # 128 x 128 block of 2 x 2 warps: per k, 256 elements written, 4 x 128 read: 2/3 of the warp's
+    assert workloads.mma_block_flops_per_wavefront(128, 128, 64, 64) == pytest.approx(4096 * 2 / 3)
+    # one warp owning the whole block: no element read twice, writes cost half as much as reads
+    assert workloads.mma_block_flops_per_wavefront(64, 64, 64, 64) == pytest.approx(4096 / 2)
+    with pytest.raises(ValueError, match="does not divide"):
+        workloads.mma_block_flops_per_wavefront(128, 128, 48, 64)
+
+
 SASS = """
         Function : sgemm_pipelined
         /*0000*/                   LDC R1, c[0x0][0x28] ;

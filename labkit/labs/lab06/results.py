@@ -59,8 +59,9 @@ TENSOR_BAR = 0.50
 #: item, or None for "no waste left" (the SIMT kernel at the end of the FP32 steps, whose next lever,
 #: the tensor cores, is an item no report shows). Each names the lever the next step pulls:
 #: instructions (naive -> tiles that serve each load many times), bank conflicts (the k-major tile
-#: -> its padding; mma.sync's padded stages -> wgmma's swizzled ones), instructions (the scalar
-#: register tile -> 16-byte accesses). Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe).
+#: -> its padding; mma.sync's excess shared wavefronts, all in its cp.async copies -> copies that do
+#: not go through the threads, TMA, and swizzled stages), instructions (the scalar register tile ->
+#: 16-byte accesses). Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "ctile": "instructions", "pipelined": None,
     "mma": "bank-conflicts",
