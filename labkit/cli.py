@@ -47,7 +47,8 @@ def _results(args, console) -> int:
     """Every recorded results file, validated; an interrupted recording's previous record put back."""
     from labkit.lab import labs
     from labkit.project import find_project
-    from labkit.recording import RESULTS_FOLDER, recorded_paths, recover
+    from labkit.recording import recover
+    from labkit.results import RESULTS_FOLDER, recorded_paths
     from labkit.results import ResultsError, read_results
 
     project = find_project()

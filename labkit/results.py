@@ -36,6 +36,11 @@ VERSIONED_PACKAGES = ("numpy", "numba", "numba-cuda", "llvmlite", "cupy-cuda13x"
 
 R = TypeVar("R", bound=Record)
 
+#: A lab's folder of canonical records (``results/<gpu>.json`` and raw folders): what the site renders.
+RESULTS_FOLDER = "results"
+#: What a recording killed during its swap leaves in that folder, until labkit.recording puts it back.
+INTERRUPTED_SWAP_PREFIX = ".previous-"
+
 
 class ResultsError(LabkitError, ValueError):
     """A results file that cannot be trusted: the message names the file, the field and the fix."""
@@ -204,3 +209,34 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
                            "rename it")
     check_raw_files(path, document, source)
     return document
+
+
+class StrayFileError(ResultsError):
+    """Something in a results folder that is not a record."""
+
+
+def recorded_paths(lab_dir: Path, source) -> list[Path]:
+    """The canonical results files of a lab, one per GPU; ``source(path)`` names a path in messages.
+
+    Everything visible in ``results/`` must be a ``<gpu>.json`` or the raw folder of one; an
+    interrupted recording's leftovers must have been recovered.
+    """
+    folder = lab_dir / RESULTS_FOLDER
+    if not folder.is_dir():
+        return []
+    files = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(INTERRUPTED_SWAP_PREFIX):
+            raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
+                               "to put the previous record back")
+        if entry.name.startswith("."):
+            continue
+        if entry.is_file() and entry.suffix == ".json":
+            files.append(entry)
+        elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
+            continue
+        else:
+            kind = "folder" if entry.is_dir() else "file"
+            raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "
+                                 "holds only <gpu>.json files and their raw folders): move it out")
+    return files

@@ -20,7 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from labkit.backend import NO_GPU_NOTICE, select_backend
 from labkit.lab import Bench, Lab
 from labkit.project import Project
-from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record, recorded_paths
+from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record
+from labkit.results import recorded_paths
 from labkit.report.terminal import show_tables
 from labkit.results import ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance, read_results
 

@@ -13,7 +13,7 @@ import pytest
 from pydantic import Field
 from rich.console import Console
 
-from labkit import recording
+from labkit import recording, results
 from labkit.lab import Bench, Check, Lab, Program
 from labkit.project import Project
 from labkit.records import Positive, Record
@@ -191,7 +191,7 @@ def test_a_swap_killed_halfway_is_put_back_by_recover(previous, tmp_path, monkey
         recording.record(place, document(2.0), raw_files(tmp_path / "raw-new", 2.0, ("ncu_raw.csv",)), "lab-98")
     monkeypatch.undo()
     with pytest.raises(ResultsError, match="interrupted during its swap: run `labkit results`"):
-        recording.recorded_paths(place.folder.parent, str)
+        results.recorded_paths(place.folder.parent, str)
     assert recording.recover(place.folder) == [f"{SLUG}.json"]
     assert snapshot(place.folder) == before
     assert sorted(p.name for p in place.folder.iterdir()) == [SLUG, f"{SLUG}.json"]
@@ -208,12 +208,12 @@ def test_anything_else_in_results_is_named(previous, stray, message):
     path.parent.mkdir(exist_ok=True)
     path.write_text("{}")
     if message is None:   # a JSON is taken for a record, and refused as one
-        assert path in recording.recorded_paths(place.folder.parent, str)
+        assert path in results.recorded_paths(place.folder.parent, str)
         with pytest.raises(ResultsError, match="notes.json: field schema: field required"):
             read_results(path, TinyResults, "lab-98")
     else:
         with pytest.raises(ResultsError, match=message):
-            recording.recorded_paths(place.folder.parent, str)
+            results.recorded_paths(place.folder.parent, str)
 
 
 @pytest.mark.parametrize("tamper, message", [
