@@ -29,6 +29,7 @@ import labkit
 from labkit.errors import LabkitError
 from labkit.records import Positive, Record, describe_validation_error
 
+#: The version of the results file's shape (its ``schema`` field): raise it when the envelope changes.
 SCHEMA_VERSION = 2
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 #: The packages whose versions a result depends on.
@@ -72,7 +73,7 @@ class Provenance(Record):
 class ResultsFile(Record, Generic[R]):
     """The envelope around a lab's results."""
 
-    schema_version: Literal[2] = Field(alias="schema")
+    schema_version: Literal[SCHEMA_VERSION] = Field(alias="schema")
     lab: Annotated[str, StringConstraints(pattern=r"^lab-\d\d$")]
     provenance: Provenance
     raw_files: dict[str, Sha256] = {}
