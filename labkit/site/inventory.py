@@ -80,13 +80,16 @@ def parity_problems(docs_dir: Path) -> list[str]:
         for extra in sorted(other.keys() - reference.keys()):
             problems.append(f"docs/{lang}/{extra} has no docs/{REFERENCE_LANG}/{extra} counterpart")
         for page in sorted(reference.keys() & other.keys()):
-            ours = page_inventory(reference[page].read_text(encoding="utf-8"))
-            theirs = page_inventory(other[page].read_text(encoding="utf-8"))
-            for field in fields(PageInventory):
-                a, b = getattr(ours, field.name), getattr(theirs, field.name)
-                if a != b:
-                    problems.append(
-                        f"docs/{lang}/{page}: {field.name} differ from docs/{REFERENCE_LANG}/{page}: "
-                        f"{REFERENCE_LANG} has {a}, {lang} has {b}"
-                    )
+            problems += page_parity(page, reference[page].read_text(encoding="utf-8"),
+                                    other[page].read_text(encoding="utf-8"), lang)
     return problems
+
+
+def page_parity(page: str, reference_text: str, other_text: str, lang: str) -> list[str]:
+    """Each item of the inventory in which a page and its translation differ."""
+    ours, theirs = page_inventory(reference_text), page_inventory(other_text)
+    return [
+        f"docs/{lang}/{page}: {field.name} differ from docs/{REFERENCE_LANG}/{page}: "
+        f"{REFERENCE_LANG} has {getattr(ours, field.name)}, {lang} has {getattr(theirs, field.name)}"
+        for field in fields(PageInventory) if getattr(ours, field.name) != getattr(theirs, field.name)
+    ]
