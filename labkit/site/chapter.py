@@ -133,33 +133,42 @@ def _in_folder(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def build_problems(project: Project, chapter: Chapter, site_dir: Path) -> list[str]:
-    """The strict build of the chapter's page in each language into site_dir, then its rendered page."""
+def build_pages(project: Project, lang: str, pages: list[str], site_dir: Path) -> list[str]:
+    """The strict build of ``pages`` alone (paths under docs/<lang>/) with the language's
+    configuration, into site_dir (the language's root under it): MkDocs' warnings and errors, one
+    line each; none when it built. In this process: the other pages excluded, the site's own
+    plugin only (no search index, no notebook rendering: notebooks are copied as they are)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    collect, logger = _Collect(), logging.getLogger("mkdocs")
+    logger.addHandler(collect)
+    try:
+        with _in_folder(project.root):
+            config = load_config(str(project.root / CONFIGS[lang]), strict=True,
+                                 site_dir=str((site_dir / LANGUAGES[lang]["root"]).resolve()), nav=list(pages),
+                                 exclude_docs="*.md\n" + "".join(f"!/{page}\n" for page in pages),
+                                 plugins={"labkit": {"lang": lang}})
+            build(config)
+    except MkDocsException as exc:
+        if not collect.lines or not str(exc).startswith("Aborted with"):
+            collect.lines.append(" ".join(str(exc).split()))
+    finally:
+        logger.removeHandler(collect)
+    return collect.lines
+
+
+def build_problems(project: Project, chapter: Chapter, site_dir: Path) -> list[str]:
+    """The strict build of the chapter's page in each language into site_dir, then its rendered page."""
     problems = []
     for lang in LANGUAGES:
         where = f"docs/{lang}/{chapter.page}"
-        out = (site_dir / LANGUAGES[lang]["root"]).resolve()
-        collect, logger = _Collect(), logging.getLogger("mkdocs")
-        logger.addHandler(collect)
-        try:
-            with _in_folder(project.root):
-                config = load_config(str(project.root / CONFIGS[lang]), site_dir=str(out), strict=True,
-                                     nav=[chapter.page], exclude_docs=f"*.md\n!/{chapter.page}\n",
-                                     plugins={"labkit": {"lang": lang}})
-                build(config)
-        except MkDocsException as exc:
-            if not collect.lines or not str(exc).startswith("Aborted with"):
-                collect.lines.append(" ".join(str(exc).split()))
-        finally:
-            logger.removeHandler(collect)
-        problems += [f"{where} (build, {CONFIGS[lang]}): {line}" for line in collect.lines]
-        html = out / _page_url(chapter.page)
-        if not collect.lines and html.is_file():
+        lines = build_pages(project, lang, [chapter.page], site_dir)
+        problems += [f"{where} (build, {CONFIGS[lang]}): {line}" for line in lines]
+        html = site_dir / LANGUAGES[lang]["root"] / _page_url(chapter.page)
+        if not lines and html.is_file():
             problems += rendered_problems(html.read_text(encoding="utf-8"), f"{where} (rendered)")
     return problems
 
