@@ -8,6 +8,7 @@ What ``make test`` holds a chapter to, for that chapter alone and without buildi
 - its quizzes: each has its answer key in labkit.quizzes, no id is used twice in the course, and no
   quiz gives its key away by the lengths of its options (labkit.site.quiz_balance; the share of keys
   that are the longest option is a property of the whole course, which ``make test`` holds);
+- each language's navigation lists the page;
 - the strict MkDocs build of these two pages alone, in each language's configuration: the other
   pages are excluded (links to them are not followed; links and anchors within the chapter are),
   search and the notebooks' rendering are left out, the labkit plugin renders the blocks from the
@@ -133,6 +134,33 @@ def _in_folder(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
+def nav_pages(nav) -> set[str]:
+    """Every page a MkDocs ``nav:`` lists, at any depth (titled or not)."""
+    found: set[str] = set()
+    for item in nav or []:
+        values = item.values() if isinstance(item, dict) else [item]
+        for value in values:
+            if isinstance(value, str):
+                found.add(value)
+            else:
+                found |= nav_pages(value)
+    return found
+
+
+def nav_problems(project: Project, chapter: Chapter) -> list[str]:
+    """The chapter's page missing from a language's navigation (the strict build of the whole site refuses it)."""
+    from mkdocs.config import load_config
+
+    problems = []
+    for lang in LANGUAGES:
+        with _in_folder(project.root):
+            nav = load_config(str(project.root / CONFIGS[lang])).nav
+        if chapter.page not in nav_pages(nav):
+            problems.append(f"docs/{lang}/{chapter.page}: not in the nav: of {CONFIGS[lang]}: list it there "
+                            "(every page must be)")
+    return problems
+
+
 def build_pages(project: Project, lang: str, pages: list[str], site_dir: Path) -> list[str]:
     """The strict build of ``pages`` alone (paths under docs/<lang>/) with the language's
     configuration, into site_dir (the language's root under it): MkDocs' warnings and errors, one
@@ -210,4 +238,5 @@ def rendered_problems(html: str, where: str) -> list[str]:
 def check_chapter(project: Project, name: str, site_dir: Path) -> tuple[Chapter, list[str]]:
     """Every problem of the chapter ``name`` in every language (see the module docstring)."""
     chapter = find_chapter(project, name)
-    return chapter, source_problems(project, chapter) + build_problems(project, chapter, site_dir)
+    return chapter, (source_problems(project, chapter) + nav_problems(project, chapter)
+                     + build_problems(project, chapter, site_dir))

@@ -45,6 +45,8 @@ def test_every_problem_of_the_chapter_is_named_in_one_run(project, tmp_path):
     replace(project, "fr", "/// quiz | q04-low-low", "/// quiz | q04-nowhere")                  # quiz key
     replace(project, "zh", "`lts__t_sector_hit_rate.pct`", "lts__t_sector_hit_rate.pct")         # drift
     replace(project, "zh", "剖析", "剖析 \"x\"")                                                   # typography
+    config = project.root / "mkdocs.yml"
+    config.write_text(config.read_text().replace(f"      - {CHAPTER}\n", ""))                          # nav
     results = project.root / "labs/04-profiling/results/nvidia-h200.json"
     results.write_text(results.read_text().replace('"schema": 2', '"schema": 3', 1))            # the build
     _, problems = check_chapter(project, "4", tmp_path)
@@ -53,6 +55,7 @@ def test_every_problem_of_the_chapter_is_named_in_one_run(project, tmp_path):
         (f"docs/fr/{CHAPTER}: quiz q04-nowhere has no answer key",),
         (f"docs/zh/{CHAPTER} § memory-workload: inline code `lts__t_sector_hit_rate.pct` is missing (in fr)",),
         (f"docs/zh/{CHAPTER}: straight double quotes",),
+        (f"docs/fr/{CHAPTER}: not in the nav: of mkdocs.yml",),
         (f"docs/zh/{CHAPTER} (build, docs/mkdocs.zh.yml):", "nvidia-h200.json: field schema: Input should be 2"),
     ]
     for parts in expected:
