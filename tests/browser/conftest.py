@@ -11,7 +11,6 @@ import http.server
 import os
 import shutil
 import threading
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import pytest
@@ -87,71 +86,3 @@ def page(browser):
     page.watch = PageWatch(page)
     yield page
     context.close()
-
-
-# ----- every page, once in each palette, for the tests that read whole pages --------------------------
-
-#: The palette a reader's system asks for, and the Material scheme that answers it.
-SCHEMES = {"light": "default", "dark": "slate"}
-#: The lab figures' graphical marks, whose colours must keep their contrast (tests/browser/test_palettes.py).
-MARKS = ".lab-figure .theoretical, .lab-figure .measured, .lab-figure .sweep, .lab-figure .kernel, " \
-        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark"
-#: Each element's colour: fill for text and filled marks, stroke for lines, colour for table cells.
-COLOURS_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
-  const style = getComputedStyle(el);
-  const line = ['polyline', 'line', 'path'].includes(el.tagName);
-  return {tag: el.tagName, cls: el.getAttribute('class') || '',
-          colour: el.tagName === 'TD' ? style.color : (line ? style.stroke : style.fill)};
-})"""
-COLOURED = {"texts": ".lab-figure svg text", "marks": MARKS, "cells": ".lab-recorded td"}
-
-
-def site_pages(built_site) -> list[str]:
-    """Every page of the built site, relative to its root: '/', 'performance/', 'zh/performance/...'."""
-    return sorted(
-        p.parent.relative_to(built_site).as_posix().removeprefix(".") + "/"
-        for p in built_site.rglob("index.html")
-        if "assets" not in p.parts and "search" not in p.parts
-    )
-
-
-@dataclass(frozen=True)
-class Visit:
-    """One page as a palette showed it: console errors while it loaded, its scheme and background,
-    and the colours of its lab figures' text and marks and of its lab tables' cells."""
-
-    errors: tuple[str, ...]
-    scheme: str
-    background: str
-    colours: dict[str, list[dict]]
-
-
-@dataclass(frozen=True)
-class Tour:
-    visits: dict[str, Visit]        # site_pages() entry -> what it showed
-    remote_requests: tuple[str, ...]
-
-
-@pytest.fixture(scope="session")
-def tour(browser, site_url, built_site) -> dict[str, Tour]:
-    """Every page of the site loaded once (until the network is idle) in each palette, in one
-    context per palette, offline: what several tests read whole, loaded once for all of them (the
-    tests that use it share an xdist group, so one worker loads the pages)."""
-    tours = {}
-    for name in SCHEMES:
-        context = browser.new_context(color_scheme=name)
-        page = context.new_page()
-        watch = PageWatch(page)
-        visits = {}
-        for rel in site_pages(built_site):
-            watch.errors.clear()
-            page.goto(site_url + rel.lstrip("/"), wait_until="networkidle")
-            visits[rel] = Visit(
-                errors=tuple(watch.errors),
-                scheme=page.evaluate("() => document.body.getAttribute('data-md-color-scheme')"),
-                background=page.evaluate("() => getComputedStyle(document.body).backgroundColor"),
-                colours={kind: page.evaluate(COLOURS_JS, selector) for kind, selector in COLOURED.items()},
-            )
-        context.close()
-        tours[name] = Tour(visits, tuple(watch.remote_requests))
-    return tours

@@ -1,7 +1,6 @@
 """Light and dark: the lab figures' text and marks, and the lab tables, keep enough contrast on
 each palette's background (WCAG: 4.5:1 for text, 3:1 for graphical marks), and every page loads in
-the dark palette too, offline and without a console error. The pages are read from one tour of the
-site in each palette (the ``tour`` fixture, tests/browser/conftest.py)."""
+the dark palette too, offline and without a console error."""
 
 import re
 
@@ -9,12 +8,25 @@ import pytest
 
 from labkit.lab import labs
 from labkit.project import Project
+from labkit.results import recorded_paths
 from labkit.report.labels import LANGUAGES
-from labkit.results import read_results, recorded_paths
-from tests.browser.conftest import SCHEMES
+from labkit.results import read_results
+from tests.browser.test_site import site_pages
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
+
+SCHEMES = {"light": "default", "dark": "slate"}
+MARKS = ".lab-figure .theoretical, .lab-figure .measured, .lab-figure .sweep, .lab-figure .kernel, " \
+        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark"
+#: For each element: its colour (fill for text and filled marks, stroke for lines) and the page's background.
+COLOURS_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
+  const style = getComputedStyle(el);
+  const line = ['polyline', 'line', 'path'].includes(el.tagName);
+  return {tag: el.tagName, cls: el.getAttribute('class') || '',
+          colour: el.tagName === 'TD' ? style.color : (line ? style.stroke : style.fill)};
+})"""
+BACKGROUND_JS = "() => getComputedStyle(document.body).backgroundColor"
 
 
 def rgba(css: str) -> tuple[float, float, float, float]:
@@ -51,26 +63,43 @@ def chapters():
     return out
 
 
-@pytest.mark.xdist_group("tour")
-@pytest.mark.parametrize("scheme", list(SCHEMES))
+@pytest.fixture(params=list(SCHEMES))
+def scheme(request, browser):
+    context = browser.new_context(color_scheme=request.param)
+    page = context.new_page()
+    yield request.param, page
+    context.close()
+
+
 @pytest.mark.parametrize("lang, chapter, drawn", chapters())
-def test_figures_and_tables_are_readable_in_both_palettes(tour, scheme, lang, chapter, drawn):
-    visit = tour[scheme].visits[LANGUAGES[lang]["root"] + chapter]
-    assert visit.scheme == SCHEMES[scheme]
-    background = visit.background
-    texts, marks, cells = visit.colours["texts"], visit.colours["marks"], visit.colours["cells"]
+def test_figures_and_tables_are_readable_in_both_palettes(scheme, site_url, lang, chapter, drawn):
+    name, page = scheme
+    page.goto(site_url + LANGUAGES[lang]["root"] + chapter, wait_until="networkidle")
+    assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == SCHEMES[name]
+    background = page.evaluate(BACKGROUND_JS)
+    texts = page.evaluate(COLOURS_JS, ".lab-figure svg text")
+    marks = page.evaluate(COLOURS_JS, MARKS)
+    cells = page.evaluate(COLOURS_JS, ".lab-recorded td")
     assert cells, "the page has no lab table"
     assert (texts and marks) or not drawn, "the page has no lab figure"
     faint = [f"text {c['colour']}: {contrast(c['colour'], background):.2f}" for c in texts + cells
              if contrast(c["colour"], background) < 4.5]
     faint += [f"{c['tag']}.{c['cls']} {c['colour']}: {contrast(c['colour'], background):.2f}" for c in marks
               if contrast(c["colour"], background) < 3.0]
-    assert not faint, f"{scheme} palette on {background}: " + "; ".join(sorted(set(faint))[:6])
+    assert not faint, f"{name} palette on {background}: " + "; ".join(sorted(set(faint))[:6])
 
 
-@pytest.mark.xdist_group("tour")
-def test_every_page_loads_in_the_dark_palette_offline(tour):
-    dark = tour["dark"]
-    problems = [f"{rel}: {e}" for rel, visit in dark.visits.items() for e in visit.errors]
+def test_every_page_loads_in_the_dark_palette_offline(browser, site_url, built_site):
+    from tests.browser.conftest import PageWatch
+
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    watch = PageWatch(page)
+    problems = []
+    for rel in site_pages(built_site):
+        watch.errors.clear()
+        page.goto(site_url + rel.lstrip("/"), wait_until="networkidle")
+        problems += [f"{rel}: {e}" for e in watch.errors]
+    context.close()
     assert not problems, "\n".join(problems)
-    assert dark.remote_requests == ()
+    assert watch.remote_requests == []
