@@ -55,8 +55,10 @@ preview: env
 preview-zh: env
 	$(BIN)/python -m labkit.site.preview zh $(PORT)
 
+# One test module per worker at a time (--dist loadscope): a module's fixtures (a lab measured in the
+# simulator, a copy of the project, `make dist`) are computed once, by one worker.
 test: env
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 # One chapter in both languages, in seconds: sources, parity, drift, quizzes, typography, the build of
 # its two pages (labkit/site/chapter.py). CH is its number: make check-chapter CH=03.
