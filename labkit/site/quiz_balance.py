@@ -27,7 +27,6 @@ MAX_KEY_LONGEST_SHARE = 1 / 3
 FIGURE_CHARS = 4
 
 OPTION = re.compile(r"^- \(([a-z])\) (.+)$", re.MULTILINE)
-FIGURE = re.compile(r"\[\[[a-z0-9_.]+\]\]")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class ChoiceQuiz:
 def shown_length(option: str) -> int:
     """Width of an option as rendered: figures as FIGURE_CHARS, Markdown marks and math
     delimiters dropped, runs of spaces as one, wide characters counting two."""
-    text = FIGURE.sub("0" * FIGURE_CHARS, option)
+    text = syntax.FIGURE.sub("0" * FIGURE_CHARS, option)
     text = re.sub(r"[`*_$\\]", "", text)
     text = re.sub(r"\s+", " ", text).strip()
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
