@@ -8,7 +8,8 @@ The protocol:
    by the child whatever its working directory), under ``ncu --clock-control none`` (the course
    never sets a shared card's clocks) with ``--set full`` or only the named metrics, launches
    chosen by ``-k regex:<pattern>``, into ``<work_dir>/<report>.ncu-rep``; caches are flushed
-   before each replay pass (ncu's default, ``--cache-control all``);
+   before each replay pass (ncu's default, ``--cache-control all``: Nsight Compute's Profiling
+   Guide, "Cache Control");
 3. export the pages asked for (raw, and details for ncu's sections and rules) and parse them into
    one profile per launch, in launch order;
 4. hand them to the lab's reader, which returns the step's record;
