@@ -7,7 +7,7 @@ ASSETS := node_modules/.installed
 PORT   ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve preview preview-zh build dist test clean env doctor notebooks
+.PHONY: serve preview preview-zh build dist test clean env doctor notebooks check-chapter
 
 # A .venv whose Python no longer runs (moved, or its interpreter removed) is rebuilt.
 ifneq ($(shell $(BIN)/python -c 'print(1)' 2>/dev/null),1)
@@ -55,8 +55,16 @@ preview: env
 preview-zh: env
 	$(BIN)/python -m labkit.site.preview zh $(PORT)
 
+# One test module per worker at a time (--dist loadscope): a module's fixtures (a lab measured in the
+# simulator, a copy of the project, `make dist`) are computed once, by one worker.
 test: env
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist loadscope
+
+# One chapter in both languages, in seconds: sources, parity, drift, quizzes, typography, the build of
+# its two pages (labkit/site/chapter.py). CH is its number: make check-chapter CH=03.
+check-chapter: env
+	@test -n "$(CH)" || { echo "say which chapter: make check-chapter CH=03"; exit 2; }
+	$(BIN)/python -m labkit.cli chapter $(CH)
 
 # The GPU packages of this machine's driver (CuPy, numba-cuda's NVVM/NVRTC; CUDA 12 or 13 flavour,
 # chosen from the driver, see labkit/gpu_setup.py): once per environment; nothing without a driver.

@@ -1,5 +1,5 @@
 """``labkit``: doctor, run a lab, list recorded results, check an exercise, diagnose an Nsight Compute
-report, translations.
+report, check a chapter, translations.
 
 Every mistake is one line naming the file and the fix, never a traceback (LABKIT_DEBUG=1 shows
 the traceback). This module imports only the standard library at the top, so that a Python
@@ -53,8 +53,8 @@ def _results(args, console) -> int:
     from labkit.course_records import missing_message, missing_records
     from labkit.lab import labs
     from labkit.project import find_project
-    from labkit.recording import RESULTS_FOLDER, recorded_paths, recover
-    from labkit.results import ResultsError, read_results
+    from labkit.recording import recover
+    from labkit.results import RESULTS_FOLDER, ResultsError, read_results, recorded_paths
 
     project = find_project()
     status = 0
@@ -132,6 +132,33 @@ def _translations(args, console) -> int:
             console.print(f"{status.state}: {project.relative(status.page)} (source {project.relative(status.source)})",
                           markup=False, highlight=False, soft_wrap=True)
     console.print("all translations are up to date" if not behind else f"{behind} translation(s) to look at")
+    return 0
+
+
+def _chapter(args, console) -> int:
+    """One chapter in both languages: sources, parity, drift, quizzes, typography, its build."""
+    import tempfile
+    import time
+
+    from labkit.project import find_project
+    from labkit.site.chapter import check_chapter
+
+    started = time.monotonic()
+    project = find_project()
+    with tempfile.TemporaryDirectory(prefix="labkit-chapter-") as tmp:
+        site_dir = Path(args.site).resolve() if args.site else Path(tmp)
+        chapter, problems = check_chapter(project, args.chapter, site_dir)
+    for problem in problems:
+        console.print(problem, markup=False, highlight=False, soft_wrap=True)
+    seconds = time.monotonic() - started
+    languages = " and ".join(chapter.sources)
+    if problems:
+        console.print(f"{chapter.page} ({languages}): {len(problems)} problem(s), {seconds:.0f} s",
+                      markup=False, highlight=False)
+        return EXIT_ERROR
+    shown = f", the pages in {args.site}" if args.site else ""
+    console.print(f"{chapter.page} ({languages}): sources, parity, drift, quizzes, typography, build and rendered "
+                  f"pages all good ({seconds:.0f} s{shown})", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
@@ -260,6 +287,12 @@ def parser() -> argparse.ArgumentParser:
     diagnose.add_argument("--lang", choices=("en", "fr", "zh"), default="en", help="language of the text (default en)")
     diagnose.add_argument("--json", action="store_true", help="JSON for scripts instead of text")
     diagnose.set_defaults(handler=_diagnose)
+    chapter = commands.add_parser(
+        "chapter", help="check one chapter in both languages, in seconds (sources, parity, drift, quizzes, "
+                        "typography, the build of its two pages)")
+    chapter.add_argument("chapter", help="its number (03) or its page (performance/index.md)")
+    chapter.add_argument("--site", metavar="DIR", help="keep the two built pages in DIR (default: a temporary folder)")
+    chapter.set_defaults(handler=_chapter)
     translations = commands.add_parser("translations", help="which translated pages are behind their French source")
     translations.add_argument("--mark-fresh", nargs="*", default=[], metavar="PAGE",
                               help="record that PAGE (docs/zh/...) now translates its French source as it is")

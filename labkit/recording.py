@@ -1,4 +1,5 @@
-"""Recording a lab's results, all or nothing, and listing what is recorded.
+"""Recording a lab's results, all or nothing (listing what is recorded is the read side's:
+:func:`labkit.results.recorded_paths`).
 
 A record is a results file and the folder of raw profiler outputs beside it
 (``results/nvidia-h200.json`` and ``results/nvidia-h200/``). A run's record is written whole
@@ -39,11 +40,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from labkit.results import ResultsError, ResultsFile, raw_folder, read_results, sha256_of, to_json
+from labkit.results import (
+    INTERRUPTED_SWAP_PREFIX,
+    RESULTS_FOLDER,
+    ResultsError,
+    ResultsFile,
+    raw_folder,
+    read_results,
+    sha256_of,
+    to_json,
+)
 
-RESULTS_FOLDER = "results"
 EXPERIMENTS_FOLDER = "experiments"
-_PREVIOUS = ".previous-"
+_PREVIOUS = INTERRUPTED_SWAP_PREFIX
 _PREPARING = ".preparing-"
 _DISCARD = ".discard-"
 _STAGING = ".staging-"
@@ -282,37 +291,3 @@ def _swap(place: Place, staged: Place) -> None:
     os.replace(backup, done)
     _fsync_folder(place.folder)
     shutil.rmtree(done, ignore_errors=True)
-
-
-class StrayFileError(ResultsError):
-    """Something in a results folder that is not a record."""
-
-
-def recorded_paths(lab_dir: Path, source) -> list[Path]:
-    """The canonical results files of a lab, one per GPU; ``source(path)`` names a path in messages.
-
-    Everything visible in ``results/`` must be a ``<gpu>.json`` or the raw folder of one; an
-    interrupted recording's leftovers must have been recovered.
-    """
-    folder = lab_dir / RESULTS_FOLDER
-    if not folder.is_dir():
-        return []
-    files = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(_PREVIOUS):
-            raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
-                               "to put the previous record back")
-        if entry.name.startswith("."):
-            continue
-        if entry.is_symlink() and not entry.exists():
-            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
-                               "is missing or loops back): remove it, and restore the record from git or re-record it")
-        if entry.is_file() and entry.suffix == ".json":
-            files.append(entry)
-        elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
-            continue
-        else:
-            kind = "folder" if entry.is_dir() else "file"
-            raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "
-                                 "holds only <gpu>.json files and their raw folders): move it out")
-    return files

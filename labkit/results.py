@@ -30,12 +30,18 @@ from labkit.errors import LabkitError
 from labkit.known_gpus import impossible_device_fact
 from labkit.records import Positive, Record, describe_validation_error
 
+#: The version of the results file's shape (its ``schema`` field): raise it when the envelope changes.
 SCHEMA_VERSION = 2
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 #: The packages whose versions a result depends on.
 VERSIONED_PACKAGES = ("numpy", "numba", "numba-cuda", "llvmlite", "cupy-cuda13x", "cupy-cuda12x", "nvtx", "pydantic")
 
 R = TypeVar("R", bound=Record)
+
+#: A lab's folder of canonical records (``results/<gpu>.json`` and raw folders): what the site renders.
+RESULTS_FOLDER = "results"
+#: What a recording killed during its swap leaves in that folder, until labkit.recording puts it back.
+INTERRUPTED_SWAP_PREFIX = ".previous-"
 
 
 class ResultsError(LabkitError, ValueError):
@@ -68,7 +74,7 @@ class Provenance(Record):
 class ResultsFile(Record, Generic[R]):
     """The envelope around a lab's results."""
 
-    schema_version: Literal[2] = Field(alias="schema")
+    schema_version: Literal[SCHEMA_VERSION] = Field(alias="schema")
     lab: Annotated[str, StringConstraints(pattern=r"^lab-\d\d$")]
     provenance: Provenance
     raw_files: dict[str, Sha256] = {}
@@ -216,3 +222,37 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
                            "rename it")
     check_raw_files(path, document, source)
     return document
+
+
+class StrayFileError(ResultsError):
+    """Something in a results folder that is not a record."""
+
+
+def recorded_paths(lab_dir: Path, source) -> list[Path]:
+    """The canonical results files of a lab, one per GPU; ``source(path)`` names a path in messages.
+
+    Everything visible in ``results/`` must be a ``<gpu>.json`` or the raw folder of one; an
+    interrupted recording's leftovers must have been recovered.
+    """
+    folder = lab_dir / RESULTS_FOLDER
+    if not folder.is_dir():
+        return []
+    files = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(INTERRUPTED_SWAP_PREFIX):
+            raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
+                               "to put the previous record back")
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink() and not entry.exists():
+            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
+                               "is missing or loops back): remove it, and restore the record from git or re-record it")
+        if entry.is_file() and entry.suffix == ".json":
+            files.append(entry)
+        elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
+            continue
+        else:
+            kind = "folder" if entry.is_dir() else "file"
+            raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "
+                                 "holds only <gpu>.json files and their raw folders): move it out")
+    return files

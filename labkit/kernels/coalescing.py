@@ -31,11 +31,6 @@ def strided_read(x, out, stride, offset, sentinel):
         out[0] = v
 
 
-def strided_read_reference(x: np.ndarray, threads: int, stride: int, offset: int) -> np.ndarray:
-    """The elements the threads read, in thread order."""
-    return x[offset:offset + threads * stride:stride][:threads]
-
-
 @kernel
 def drift_aos(p, dt):
     """p[i] = (x, y, z, vx, vy, vz, mass, charge): 32-byte records, one per thread."""

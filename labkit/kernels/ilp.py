@@ -19,10 +19,6 @@ from labkit.gpu import cuda
 from labkit.kernels.intrinsics import clock64, load4, load4_streaming, store4, store4_streaming
 from labkit.kernels.jit import kernel
 
-#: Bytes one load4 moves per thread.
-VECTOR_BYTES = 16
-
-
 @functools.cache
 def stream_copy(loads: int, streaming: bool = False):
     """target = source (float32, length a multiple of 4), ``loads`` 16-byte loads in flight per thread.

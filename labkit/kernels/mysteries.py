@@ -27,7 +27,7 @@ from numba import float32, int32
 
 from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
-from labkit.labs.lab05.results import REPAIRED_MAX_REGISTERS, THREADS
+from labkit.kernels.mysteries_launch import REPAIRED_MAX_REGISTERS, THREADS
 
 #: Float32 constants. A bare Python float in a float32 kernel is a float64 to Numba (and ``0.5`` in
 #: C++ is a double): kernel_b's flaw is exactly that.

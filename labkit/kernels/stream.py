@@ -7,7 +7,6 @@ Bytes read = passes x working-set bytes.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import float32
 
 from labkit.gpu import cuda
@@ -40,8 +39,3 @@ def read_passes(x, out, passes):
     total = a0 + a1 + a2 + a3
     if total == IMPOSSIBLE_SUM:
         out[0] = total
-
-
-def partial_sums_reference(x: np.ndarray, passes: int) -> float:
-    """What the threads add up together (never written unless impossible): passes x sum(x)."""
-    return passes * float(np.sum(x, dtype=np.float64))

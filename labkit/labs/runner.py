@@ -20,9 +20,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from labkit.backend import NO_GPU_NOTICE, select_backend
 from labkit.lab import Bench, Lab
 from labkit.project import Project
-from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record, recorded_paths
+from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record
 from labkit.report.terminal import show_tables
-from labkit.results import ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance, read_results
+from labkit.results import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance,
+                            read_results, recorded_paths)
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -144,7 +145,7 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
             clocks = read_clocks()
             prov = provenance(facts.name, facts.compute_capability, facts.driver_version,
                               clocks.sm_mhz if clocks else None, clocks.mem_mhz if clocks else None, project.root)
-            document = ResultsFile[lab.results_type](schema=2, lab=lab.id, provenance=prov, results=results)
+            document = ResultsFile[lab.results_type](schema=SCHEMA_VERSION, lab=lab.id, provenance=prov, results=results)
             raw = sorted(p for p in work_dir.iterdir() if p.is_file() and p.suffix in (".csv", ".txt"))
             try:
                 path = record(place, document, raw, lab.id)

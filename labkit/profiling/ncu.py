@@ -8,7 +8,8 @@ Values carry thousands separators (``"95,936"``): numbers are read with them rem
 values that are not numbers (``"no data"``, ``"PolicySpread"``) are kept as strings.
 
 Running ncu never touches the clocks (``--clock-control none``): the course reads clocks, it
-does not set them on a shared card.
+does not set them on a shared card. A lab's whole profiling step (find ncu, run its profile target,
+export, parse, "unavailable" with the reason) is labkit.profiling.lab_profile.
 """
 
 from __future__ import annotations
@@ -157,8 +158,9 @@ def profile_command(
     report_path: str | Path,
     launch_count: int | None = None,
     timeout_seconds: float = 600.0,
+    env: dict[str, str] | None = None,
 ) -> Path:
-    """Profile the launches of ``argv`` whose name matches ``kernel_regex`` into a report.
+    """Profile the launches of ``argv`` (run in ``env``) whose name matches ``kernel_regex`` into a report.
 
     Runs ``ncu --clock-control none --set full --import-source yes -k regex:<kernel_regex>
     [-c N] -f -o <report> <argv...>`` and returns the ``.ncu-rep`` path ncu wrote.
@@ -172,7 +174,7 @@ def profile_command(
     if launch_count is not None:
         command += ["-c", str(launch_count)]
     command += ["-f", "-o", str(base), *argv]
-    _run(command, timeout_seconds)
+    _run(command, timeout_seconds, env)
     return base.with_name(base.name + ".ncu-rep")
 
 
@@ -182,6 +184,7 @@ def profile_metrics_command(
     metrics: Sequence[str],
     report_path: str | Path,
     timeout_seconds: float = 600.0,
+    env: dict[str, str] | None = None,
 ) -> Path:
     """Like :func:`profile_command`, with only the named metrics (``--metrics a,b,c`` instead of
     ``--set full``): fewer replay passes per launch, for a step that needs a few counters of many
@@ -193,15 +196,26 @@ def profile_metrics_command(
         base = base.with_suffix("")
     command = [ncu, "--clock-control", "none", "--metrics", ",".join(metrics), "-k", f"regex:{kernel_regex}",
                "-f", "-o", str(base), *argv]
-    _run(command, timeout_seconds)
+    _run(command, timeout_seconds, env)
     return base.with_name(base.name + ".ncu-rep")
 
 
-def export_csv(report_path: str | Path, page: str, timeout_seconds: float = 300.0) -> str:
-    """The text of ``ncu -i <report> --csv --page raw|details``."""
+def export_csv(report_path: str | Path, page: str, timeout_seconds: float = 300.0,
+               print_units: str | None = None) -> str:
+    """The text of ``ncu -i <report> --csv --page raw|details [--print-units base|auto]`` (ncu's
+    default, ``auto``, scales units: Kbyte, Mbyte...; ``base`` keeps bytes, cycles, sectors)."""
     if page not in PAGES:
         raise ValueError(f"page must be one of {PAGES}, got {page!r}")
-    return _run([_require_ncu(), "-i", str(report_path), "--csv", "--page", page], timeout_seconds)
+    command = [_require_ncu(), "-i", str(report_path), "--csv", "--page", page]
+    if print_units is not None:
+        command += ["--print-units", print_units]
+    return _run(command, timeout_seconds)
+
+
+def version(timeout_seconds: float = 60.0) -> str:
+    """The last line of ``ncu --version`` (``Version 2025.3.1.0 (build ...)``), or 'unknown'."""
+    lines = _run([_require_ncu(), "--version"], timeout_seconds).strip().splitlines()
+    return lines[-1] if lines else "unknown"
 
 
 def short_kernel_name(name: str) -> str:
@@ -329,8 +343,8 @@ def _require_ncu() -> str:
     return ncu
 
 
-def _run(command: list[str], timeout_seconds: float) -> str:
-    done = run_tool(command, timeout_seconds, NcuError)
+def _run(command: list[str], timeout_seconds: float, env: dict[str, str] | None = None) -> str:
+    done = run_tool(command, timeout_seconds, NcuError, env)
     check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
     return done.stdout
 

@@ -19,7 +19,6 @@ from labkit.profiling import ncu
 
 RAW_COMMAND = "ncu --import REPORT.ncu-rep --csv --page raw > raw.csv"
 DETAILS_COMMAND = "ncu --import REPORT.ncu-rep --csv --page details > details.csv"
-PROFILE_COMMAND = "ncu --set full -o REPORT python your_program.py"
 #: Folder entries read when a folder is given (the names `make lab-NN` records).
 FOLDER_FILES = ("ncu_raw.csv", "ncu_details.csv")
 

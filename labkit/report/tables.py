@@ -7,15 +7,13 @@ the ids up in labkit.report.labels and formats each cell by its column's kind.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from labkit.errors import LabkitError
 from labkit.report.numbers import format_bytes, format_number, format_percent
 from labkit.roofline import RATIO_DECIMALS
-
-#: Cell kinds: how a raw value is shown.
-KINDS = ("text", "label", "us", "ms", "ratio", "ratio_plain", "verdict_ratio", "intensity", "share", "pct", "gbps",
-         "count", "bool", "decimal2", "decimal3", "bytes")
-
 
 @dataclass(frozen=True)
 class Labelled:
@@ -26,10 +24,50 @@ class Labelled:
     values: dict[str, float]
 
 
+def _label(value, lang: str, label) -> str:
+    if isinstance(value, Labelled):
+        return label(f"value.{value.key}").format(
+            **{name: format_number(number, 0, lang) for name, number in value.values.items()})
+    return label(f"value.{value}")
+
+
+#: Cell kinds: how a raw value is shown, given the reader's language and ``label(key)`` (its words).
+FORMATS: dict[str, Callable[[Any, str, Callable[[str], str]], str]] = {
+    "text": lambda value, lang, label: str(value),
+    "label": _label,
+    "bool": lambda value, lang, label: label("value.yes" if value else "value.no"),
+    "us": lambda value, lang, label: format_number(value * 1e6, 1, lang),                   # seconds -> µs
+    "ms": lambda value, lang, label: format_number(value * 1e3, 3, lang),                   # seconds -> ms
+    "ratio": lambda value, lang, label: format_number(value, 1, lang) + "×",
+    "ratio_plain": lambda value, lang, label: format_number(value, 1, lang),
+    "verdict_ratio": lambda value, lang, label: format_number(value, RATIO_DECIMALS, lang),  # t_real / t_min
+    "intensity": lambda value, lang, label: format_number(value, 3 if value < 1 else 1, lang),
+    "share": lambda value, lang, label: format_percent(100 * value, 0, lang),               # 0..1 -> %
+    "pct": lambda value, lang, label: format_percent(value, 1, lang),                       # already in %
+    "gbps": lambda value, lang, label: format_number(value, 0, lang),
+    "count": lambda value, lang, label: format_number(value, 0, lang),
+    "decimal2": lambda value, lang, label: format_number(value, 2, lang),
+    "decimal3": lambda value, lang, label: format_number(value, 3, lang),
+    "bytes": lambda value, lang, label: format_bytes(value, lang),
+}
+
+
+class ColumnKindError(LabkitError, ValueError):
+    """A column declared with a kind FORMATS does not know."""
+
+
 @dataclass(frozen=True)
 class Column:
+    """A column: its id (a label key ``column.<id>``) and the kind of its cells (a key of FORMATS),
+    checked here, when the lab declares it."""
+
     id: str
     kind: str = "text"
+
+    def __post_init__(self) -> None:
+        if self.kind not in FORMATS:
+            raise ColumnKindError(f"column {self.id!r}: unknown kind {self.kind!r}; the kinds are "
+                                  f"{', '.join(FORMATS)} (labkit/report/tables.py)")
 
 
 @dataclass(frozen=True)
@@ -40,40 +78,7 @@ class Table:
 
 
 def format_cell(value, kind: str, lang: str, label) -> str:
-    """One cell for a reader: ``label(key)`` translates 'label' cells and booleans."""
+    """One cell for a reader (FORMATS[kind]); an empty cell (None) is a dash."""
     if value is None:
         return "—"
-    if kind == "label":
-        if isinstance(value, Labelled):
-            return label(f"value.{value.key}").format(
-                **{name: format_number(number, 0, lang) for name, number in value.values.items()})
-        return label(f"value.{value}")
-    if kind == "bool":
-        return label("value.yes" if value else "value.no")
-    if kind == "us":
-        return format_number(value * 1e6, 1, lang)
-    if kind == "ms":
-        return format_number(value * 1e3, 3, lang)
-    if kind == "ratio":
-        return format_number(value, 1, lang) + "×"
-    if kind == "share":
-        return format_percent(100 * value, 0, lang)
-    if kind == "intensity":
-        return format_number(value, 3 if value < 1 else 1, lang)
-    if kind == "ratio_plain":
-        return format_number(value, 1, lang)
-    if kind == "verdict_ratio":  # t_real / t_min, as the verdict judges it
-        return format_number(value, RATIO_DECIMALS, lang)
-    if kind == "pct":
-        return format_percent(value, 1, lang)
-    if kind == "gbps":
-        return format_number(value, 0, lang)
-    if kind == "count":
-        return format_number(value, 0, lang)
-    if kind == "decimal2":
-        return format_number(value, 2, lang)
-    if kind == "decimal3":
-        return format_number(value, 3, lang)
-    if kind == "bytes":
-        return format_bytes(value, lang)
-    return str(value)
+    return FORMATS[kind](value, lang, label)

@@ -8,7 +8,8 @@
 - A computed figure is written ``[[name.with.dots]]`` in lower case, and names a figure of
   labkit.figures.
 
-Code (fenced blocks and inline code spans) is left alone: a chapter may show the syntax.
+Code (fenced blocks and inline code spans) is left alone: a chapter may show the syntax. What is
+code, a block or prose is decided by labkit.site.syntax, the one reader of the course's Markdown.
 """
 
 from __future__ import annotations
@@ -18,72 +19,64 @@ import re
 import yaml
 
 from labkit.figures import FIGURES
+from labkit.site.syntax import BLOCK_KINDS, FIGURE, FIGURE_NAME, BlockMark, Option, Prose, placeholders, read
 
-FIGURE_PATTERN = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
-BLOCKS = ("quiz", "lab", "checklist", "profile", "diagnosis", "exercise")
-BLOCK_LINE = re.compile(r"^\s*///(.*)$")
-BLOCK_OPENER = re.compile(r"^\s*(\w+)\s*\|\s*([a-z0-9]+(?:-[a-z0-9]+)*)\s*$")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-INLINE_CODE = re.compile(r"(`+).+?\1")
-OPTION_LINE = re.compile(r"^ {4}\w+:")
-PLACEHOLDER = re.compile(r"\[\[(.*?)\]\]")
+#: The placeholder the build replaces (labkit.site.syntax.FIGURE), under the name the plugin reads.
+FIGURE_PATTERN = FIGURE
+BLOCKS = BLOCK_KINDS
 
 
 def authoring_problems(markdown: str, first_line: int = 1) -> list[str]:
     """Each mistake as 'line N: what is wrong and the fix' (``first_line``: the number of the
     text's first line in its file)."""
     problems = []
-    fence: str | None = None
-    open_block: tuple[str, int] | None = None
-    in_options = False
-    number = first_line - 1
-    for number, line in enumerate(markdown.splitlines(), start=first_line):
-        if in_options and OPTION_LINE.match(line):
-            problem = _option_problem(line.strip())
+    open_block: BlockMark | None = None
+    for element in read(markdown, first_line):
+        if isinstance(element, Option):
+            problem = _option_problem(element.text)
             if problem:
-                problems.append(f"line {number}: {problem}")
-            continue
-        in_options = False
-        marker = FENCE.match(line)
-        if marker:
-            if fence is None:
-                fence = marker.group(1)[0] * 3
-            elif marker.group(1).startswith(fence):
-                fence = None
-            continue
-        if fence is not None:
-            continue
-        block = BLOCK_LINE.match(line)
-        if block:
-            header = block.group(1).strip()
-            if not header:
-                if open_block is None:
-                    problems.append(f"line {number}: '///' closes no block")
+                problems.append(f"line {element.line}: {problem}")
+        elif isinstance(element, BlockMark):
+            problem = _block_problem(element, open_block)
+            if problem:
+                problems.append(f"line {element.line}: {problem}")
+            if element.closes:
                 open_block = None
-                continue
-            opener = BLOCK_OPENER.match(header)
-            name = header.split("|")[0].strip()
-            if name not in BLOCKS:
-                known = [f"'/// {b} | <id>'" for b in BLOCKS]
-                problems.append(f"line {number}: unknown block '/// {name}': the blocks are "
-                                + ", ".join(known[:-1]) + " and " + known[-1])
-            elif opener is None:
-                problems.append(f"line {number}: '/// {header}' needs an id in lower case: write '/// {name} | <id>'")
-            elif open_block is not None:
-                problems.append(f"line {number}: '/// {name}' opens inside the {open_block[0]} block of line "
-                                f"{open_block[1]}: close that one first with '///'")
-            open_block = (name, number) if name in BLOCKS else open_block
-            in_options = opener is not None and name in BLOCKS
-            continue
-        for placeholder in PLACEHOLDER.finditer(INLINE_CODE.sub("", line)):
-            written = placeholder.group(0)
-            if not FIGURE_PATTERN.fullmatch(written):
-                problems.append(f"line {number}: {written} is not a figure name: lower-case words joined by dots, "
-                                f"e.g. [[{_suggest(placeholder.group(1))}]]")
-            elif placeholder.group(1) not in FIGURES:
-                problems.append(f"line {number}: unknown computed figure {written}: define it in labkit/figures.py")
+            elif element.kind in BLOCKS:
+                open_block = element
+        elif isinstance(element, Prose):
+            problems += [f"line {element.line}: {problem}" for problem in _figure_problems(element.text)]
     if open_block is not None:
-        problems.append(f"line {open_block[1]}: the {open_block[0]} block opened here is never closed: end it with '///'")
+        problems.append(f"line {open_block.line}: the {open_block.kind} block opened here is never closed: "
+                        "end it with '///'")
+    return problems
+
+
+def _block_problem(mark: BlockMark, open_block: BlockMark | None) -> str | None:
+    """What is wrong with a ``///`` line, given the block open before it (None: nothing)."""
+    if mark.closes:
+        return "'///' closes no block" if open_block is None else None
+    if mark.kind not in BLOCKS:
+        known = [f"'/// {b} | <id>'" for b in BLOCKS]
+        return f"unknown block '/// {mark.kind}': the blocks are " + ", ".join(known[:-1]) + " and " + known[-1]
+    if not mark.well_formed:
+        return f"'/// {mark.header}' needs an id in lower case: write '/// {mark.kind} | <id>'"
+    if open_block is not None:
+        return (f"'/// {mark.kind}' opens inside the {open_block.kind} block of line {open_block.line}: "
+                "close that one first with '///'")
+    return None
+
+
+def _figure_problems(text: str) -> list[str]:
+    """Each ``[[...]]`` of a prose line that is not a figure name, or names no figure of labkit.figures."""
+    problems = []
+    for written in placeholders(text):
+        name = written[2:-2]
+        if not FIGURE_NAME.fullmatch(name):
+            problems.append(f"{written} is not a figure name: lower-case words joined by dots, "
+                            f"e.g. [[{_suggest(name)}]]")
+        elif name not in FIGURES:
+            problems.append(f"unknown computed figure {written}: define it in labkit/figures.py")
     return problems
 
 

@@ -28,12 +28,11 @@ from labkit.errors import LabkitError
 from labkit.lab import Case, Lab, lab
 from labkit.profiling import checklist
 from labkit.project import Project, find_project
-from labkit.recording import recorded_paths
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.diagnosis_text import card_rows, item_words, render_kernel, words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import read_results
+from labkit.results import read_results, recorded_paths
 from labkit.roofline import RATIO_DECIMALS
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 

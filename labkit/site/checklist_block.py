@@ -20,11 +20,10 @@ from labkit.errors import LabkitError
 from labkit.lab import labs
 from labkit.profiling.checklist import ITEMS, Reading
 from labkit.project import Project, find_project
-from labkit.recording import recorded_paths
 from labkit.report.diagnosis_text import item_words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import read_results
+from labkit.results import read_results, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 
 #: Where the chapter that holds the block lives, relative to docs/<lang>/ (links are made from there).

@@ -1,10 +1,11 @@
 """One content in two languages: what a page holds, section by section, that its translation lacks.
 
 Parity (labkit.site.inventory) checks that both languages have the same pages, anchors, quizzes,
-lab blocks and diagrams. Drift goes inside the sections: a page is cut at its ``##``/``###``
+blocks and diagrams. Drift goes inside the sections: a page is cut at its ``##``/``###``
 headings (by their ``{#anchor}``; what precedes the first one is the section ``top``), and each
-quiz or lab block is a section of its own (``quiz:<id>``, ``lab:<id>``). In each section, these
-items must be the same in both languages:
+block is a section of its own (``quiz:<id>``, ``lab:<id>``, ``exercise:<id>``...). The page is
+read by labkit.site.syntax (code, blocks, headings, inline code, figures; HTML comments and the
+front matter are not content). In each section, these items must be the same in both languages:
 
 - code blocks, in order, compared with their comments stripped (``#`` in Python, shell and
   the like, ``//`` and ``/* */`` in C and C++); a Mermaid diagram by its nodes and edges, its
@@ -31,23 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.report.labels import LANGUAGES
-from labkit.site.inventory import REFERENCE_LANG, language_pages
+from labkit.site import syntax
+from labkit.site.inventory import REFERENCE_LANG, SECTION_LEVELS, language_pages
 
-HEADING = re.compile(r"^#{2,3} .*\{[^}]*#([\w-]+)[^}]*\}\s*$")
-BLOCK_START = re.compile(r"^/// *(quiz|lab) *\| *([\w-]+)\s*$")
-BLOCK_END = re.compile(r"^///\s*$")
-FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?) *(\w+)")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.) +\S")
 TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-+:?\s*\|)+\s*$")
-INLINE_CODE = re.compile(r"(`+)(.+?)\1")
-FIGURE = re.compile(r"\[\[([a-z0-9_]+(?:\.[a-z0-9_]+)+)\]\]")
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<((?:https?://|mailto:)[^>\s]+)>")
 ATTRIBUTES = re.compile(r"\{[^}]*#[\w-]+[^}]*\}")
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 #: A number in prose: digits with an optional decimal part, thousands grouped by (narrow) no-break
 #: spaces, commas or spaces, optionally followed by 万 or 亿; not part of a word (H100, FP32, L2).
 NUMBER = re.compile(
@@ -169,67 +163,59 @@ def prose_numbers(text: str) -> set[str]:
 
 def page_sections(text: str) -> dict[str, Section]:
     """Each section of a page (see the module docstring), in order."""
-    text = HTML_COMMENT.sub("", FRONT_MATTER.sub("", text))
     sections: dict[str, Section] = {"top": Section()}
     current = heading = "top"
-    fence: tuple[str, str, list[str]] | None = None   # (marker, language, lines)
-    table_rows = 0
-    table_columns = 0
-
-    def close_table() -> None:
-        nonlocal table_rows, table_columns
-        if table_rows:
-            sections[current].tables.append(f"{table_columns} columns x {table_rows} rows")
-        table_rows = table_columns = 0
-
-    for line in text.splitlines():
-        if fence is not None:
-            marker, language, lines = fence
-            if line.strip().startswith(marker[0] * len(marker)) and not line.strip().strip(marker[0]):
-                sections[current].code_blocks.append(strip_comments(_dedent(lines), language))
-                fence = None
-            else:
-                lines.append(line)
-            continue
-        opening = FENCE.match(line)
-        if opening:
-            close_table()
-            fence = (opening.group(2), opening.group(3) or "text", [])
-            continue
-        block = BLOCK_START.match(line)
-        if block:
-            close_table()
-            current = f"{block.group(1)}:{block.group(2)}"
-            sections[current] = Section()
-            continue
-        if BLOCK_END.match(line):
-            close_table()
-            current = heading
-            continue
-        anchor = HEADING.match(line)
-        if anchor:
-            close_table()
-            current = heading = anchor.group(1)
-            sections[current] = Section()
-            continue
-        section = sections[current]
-        if TABLE_ROW.match(line):
-            if TABLE_RULE.match(line):
-                table_columns = line.strip().strip("|").count("|") + 1
-            else:
-                table_rows += 1
-        else:
-            close_table()
-        if ADMONITION.match(line):
-            section.admonitions.append(ADMONITION.match(line).group(1))
-            line = re.sub(r"\"[^\"]*\"\s*$", "", line)   # the title is prose
-        if LIST_ITEM.match(line):
-            section.list_items += 1
-        _read_prose(line, section)
-    close_table()
-    if fence is not None:
-        sections[current].code_blocks.append(strip_comments(_dedent(fence[2]), fence[1]))
+    table = _Table()
+    for element in syntax.read_page(text):
+        if isinstance(element, syntax.Fence):
+            table.close(sections[current])
+            sections[current].code_blocks.append(strip_comments(_dedent(list(element.body)), element.language or "text"))
+        elif isinstance(element, syntax.BlockMark):
+            table.close(sections[current])
+            if element.closes:
+                current = heading
+            elif element.well_formed:
+                current = f"{element.kind}:{element.id}"
+                sections[current] = Section()
+        elif isinstance(element, syntax.Prose):
+            title = syntax.heading_of(element)
+            if title and title.level in SECTION_LEVELS and title.anchor:
+                table.close(sections[current])
+                current = heading = title.anchor
+                sections[current] = Section()
+                continue
+            _read_line(element.text, sections[current], table)
+    table.close(sections[current])
     return sections
+
+
+class _Table:
+    """The table being read: its columns (from the |---| rule) and rows so far."""
+
+    def __init__(self) -> None:
+        self.rows = self.columns = 0
+
+    def close(self, section: Section) -> None:
+        if self.rows:
+            section.tables.append(f"{self.columns} columns x {self.rows} rows")
+        self.rows = self.columns = 0
+
+
+def _read_line(line: str, section: Section, table: _Table) -> None:
+    """One prose line: a table row, an admonition, a list item, and its inline items."""
+    if TABLE_ROW.match(line):
+        if TABLE_RULE.match(line):
+            table.columns = line.strip().strip("|").count("|") + 1
+        else:
+            table.rows += 1
+    else:
+        table.close(section)
+    if ADMONITION.match(line):
+        section.admonitions.append(ADMONITION.match(line).group(1))
+        line = re.sub(r"\"[^\"]*\"\s*$", "", line)   # the title is prose
+    if LIST_ITEM.match(line):
+        section.list_items += 1
+    _read_prose(line, section)
 
 
 def _dedent(lines: list[str]) -> str:
@@ -240,11 +226,11 @@ def _dedent(lines: list[str]) -> str:
 
 def _read_prose(line: str, section: Section) -> None:
     """Inline code, figures, links and numbers of one line of prose."""
-    for match in INLINE_CODE.finditer(line):
-        section.inline_code[match.group(2).strip()] += 1
-    line = INLINE_CODE.sub(" ", line)
-    section.figures.update(FIGURE.findall(line))
-    line = FIGURE.sub(" ", line)
+    for _, _, code in syntax.code_spans(line):
+        section.inline_code[code.strip()] += 1
+    line = syntax.without_code_spans(line, " ")
+    section.figures.update(syntax.FIGURE.findall(line))
+    line = syntax.FIGURE.sub(" ", line)
     section.links.update(LINK.findall(line) + AUTOLINK.findall(line))
     line = LINK.sub("] ", AUTOLINK.sub(" ", line))
     line = ATTRIBUTES.sub(" ", line)

@@ -16,10 +16,9 @@ from labkit import notebook_service
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
 from labkit.project import Project, find_project
-from labkit.recording import recorded_paths
 from labkit.report.labels import label
 from labkit.report.tables import Table, format_cell
-from labkit.results import Provenance, read_results
+from labkit.results import Provenance, read_results, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 
 

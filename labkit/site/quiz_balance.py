@@ -20,14 +20,13 @@ import unicodedata
 from dataclasses import dataclass
 
 from labkit.quizzes import ANSWER_KEY, Choice
-from labkit.site.inventory import BLOCK
+from labkit.site import syntax
 
 MAX_LENGTH_RATIO = 2.0
 MAX_KEY_LONGEST_SHARE = 1 / 3
 FIGURE_CHARS = 4
 
 OPTION = re.compile(r"^- \(([a-z])\) (.+)$", re.MULTILINE)
-FIGURE = re.compile(r"\[\[[a-z0-9_.]+\]\]")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class ChoiceQuiz:
 def shown_length(option: str) -> int:
     """Width of an option as rendered: figures as FIGURE_CHARS, Markdown marks and math
     delimiters dropped, runs of spaces as one, wide characters counting two."""
-    text = FIGURE.sub("0" * FIGURE_CHARS, option)
+    text = syntax.FIGURE.sub("0" * FIGURE_CHARS, option)
     text = re.sub(r"[`*_$\\]", "", text)
     text = re.sub(r"\s+", " ", text).strip()
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
@@ -63,11 +62,11 @@ def choice_quizzes(page_text: str, answers: dict | None = None) -> list[ChoiceQu
     """The page's choice quizzes with their options and key (labkit.quizzes unless ``answers``)."""
     answers = ANSWER_KEY if answers is None else answers
     quizzes = []
-    for kind, quiz_id, body in BLOCK.findall(page_text):
-        key = answers.get(quiz_id)
-        if kind != "quiz" or not isinstance(key, Choice):
+    for block in syntax.blocks(syntax.read_page(page_text)):
+        key = answers.get(block.id)
+        if block.kind != "quiz" or not isinstance(key, Choice):
             continue
-        quizzes.append(ChoiceQuiz(quiz_id, dict(OPTION.findall(body)), key.answer))
+        quizzes.append(ChoiceQuiz(block.id, dict(OPTION.findall(block.prose)), key.answer))
     return quizzes
 
 

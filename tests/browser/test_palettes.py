@@ -8,7 +8,7 @@ import pytest
 
 from labkit.lab import labs
 from labkit.project import Project
-from labkit.recording import recorded_paths
+from labkit.results import recorded_paths
 from labkit.report.labels import LANGUAGES
 from labkit.results import read_results
 from tests.browser.test_site import site_pages

@@ -24,7 +24,7 @@ from labkit.profiling import checklist
 from labkit.profiling.diagnosis import StoredProfile, stall_reasons
 from labkit.project import Project
 from labkit.quizzes import ANSWER_KEY, CASE_QUIZZES, case_answer
-from labkit.recording import recorded_paths
+from labkit.results import recorded_paths
 from labkit.report.labels import LANGUAGES
 from labkit.results import read_results
 from tests.conftest import DOCS, REPO_ROOT

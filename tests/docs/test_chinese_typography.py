@@ -1,38 +1,13 @@
-"""Chinese pages follow Chinese typography in their prose: no space before a percent sign, and
-Chinese quotation marks (“ ”) rather than straight double quotes. Code, math, HTML tags, Markdown
-and block syntax (tab and admonition titles, a block's options) and the front matter are left
-alone."""
-
-import re
+"""Chinese pages follow Chinese typography in their prose (labkit.site.chinese_typography): no
+space before a percent sign, and Chinese quotation marks (“ ”) rather than straight double quotes.
+Code, math, HTML tags, Markdown and block syntax (tab and admonition titles, a block's options)
+and the front matter are left alone."""
 
 import pytest
 
+from labkit.site.chinese_typography import typography_problems
 from labkit.site.inventory import language_pages
 from tests.conftest import DOCS
-
-FENCE = re.compile(r"^\s*```.*?^\s*```", re.MULTILINE | re.DOTALL)
-FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-SYNTAX_LINE = re.compile(r"^\s*(?:===|!!!|\?\?\?)|^\s+[a-z_]+: ")
-HTML_TAG = re.compile(r"<[^>]+>")
-CODE_OR_MATH = re.compile(r"`[^`]*`|\$\$.*?\$\$|\$[^$]*\$", re.DOTALL)
-
-
-def prose_lines(text: str):
-    text = FENCE.sub("", FRONT_MATTER.sub("", text))
-    text = HTML_TAG.sub("", CODE_OR_MATH.sub("", text))
-    for line in text.splitlines():
-        if not SYNTAX_LINE.match(line):
-            yield line
-
-
-def typography_problems(text: str, where: str) -> list[str]:
-    problems = []
-    for line in prose_lines(text):
-        if re.search(r"[ \u00a0\u202f][%％]", line):
-            problems.append(f"{where}: a space before %: {line.strip()[:80]!r}")
-        if '"' in line:
-            problems.append(f"{where}: straight double quotes, write “ ”: {line.strip()[:80]!r}")
-    return problems
 
 
 @pytest.mark.parametrize("page", sorted(language_pages(DOCS, "zh")))

@@ -1,6 +1,11 @@
-"""The live preview serves one language and shows a page's edit without a manual rebuild."""
+"""The live preview serves one language and shows a page's edit without a manual rebuild.
+
+It serves a copy of the course reduced to the home page and the part's index in each language
+(the configurations' nav: trimmed, the other pages excluded): the preview's machinery is the
+course's, and each build it makes costs a second rather than the whole site's."""
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -14,6 +19,20 @@ from tests.conftest import DOCS, REPO_ROOT
 
 PAGE = "performance/index.md"
 DEADLINE_SECONDS = 120
+#: The pages the reduced copy keeps, in both languages.
+KEPT = ("index.md", PAGE)
+
+
+def reduce_to_kept_pages(project) -> None:
+    """Each configuration's nav: lists KEPT only, and every other page and notebook is excluded."""
+    nav = "nav:\n" + "".join(f"  - {page}\n" for page in KEPT)
+    for config in (project / "mkdocs.yml", project / "docs" / "mkdocs.zh.yml"):
+        text, count = re.subn(r"^nav:\n(?:[ \t-].*\n)*", nav, config.read_text(encoding="utf-8"), flags=re.MULTILINE)
+        assert count == 1, f"{config.name}: no nav: block to trim"
+        config.write_text(text, encoding="utf-8")
+    exclude = "exclude_docs: |\n  *.md\n  labs/\n" + "".join(f"  !/{page}\n" for page in KEPT)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + exclude, encoding="utf-8")
 
 
 def free_port() -> int:
@@ -45,6 +64,7 @@ def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
     shutil.copytree(DOCS, tmp_path / "docs")
     shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs")
     shutil.copy(REPO_ROOT / "mkdocs.yml", tmp_path)
+    reduce_to_kept_pages(tmp_path)
     (tmp_path / "node_modules").symlink_to(REPO_ROOT / "node_modules")
     (tmp_path / "labkit").symlink_to(REPO_ROOT / "labkit")     # the chapters' code snippets
     port = free_port()

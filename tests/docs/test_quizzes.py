@@ -8,7 +8,8 @@ from bs4 import BeautifulSoup
 from labkit.figures import FIGURES, render_figure
 from labkit.report.numbers import format_number
 from labkit.quizzes import ANSWER_KEY, Choice
-from labkit.site.inventory import BLOCK, language_pages
+from labkit.site import syntax
+from labkit.site.inventory import language_pages
 from labkit.report.labels import LANGUAGES
 from labkit.site.plugin import FIGURE_PATTERN
 from tests.conftest import DOCS
@@ -17,7 +18,7 @@ from tests.conftest import DOCS
 def quiz_ids(lang):
     ids = []
     for path in language_pages(DOCS, lang).values():
-        ids += [block_id for kind, block_id, _ in BLOCK.findall(path.read_text()) if kind == "quiz"]
+        ids += [block.id for block in syntax.blocks(syntax.read_page(path.read_text())) if block.kind == "quiz"]
     return ids
 
 

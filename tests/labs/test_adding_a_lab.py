@@ -2,8 +2,8 @@
 (``tests/labs/throwaway_lab/``, the files that section lists) laid over a copy of the project, its
 notebook and chapter added to both navigations, its Chinese page marked as translated. Then the
 course's own tests take it in (registry, simulator run of its measurement, notebook, both
-languages' parity), ``labkit run`` checks its kernel in the simulator, and the site renders its lab
-block in both languages. Without its lab block in one language, the registry test names the page.
+languages' parity), ``labkit run`` checks its kernel in the simulator, and ``labkit chapter 99``
+renders its lab block in both languages. Without its lab block in one language, the registry test names the page.
 """
 
 from __future__ import annotations
@@ -85,8 +85,10 @@ def test_labkit_runs_the_new_lab_in_the_simulator(project):
 
 
 def test_the_site_renders_the_new_lab_block_in_both_languages(project):
+    """`labkit chapter 99` (what an author runs): the chapter in both navigations, its sources, and the
+    strict build of its two pages with the course's configuration and plugin."""
     site = project / "site"
-    done = run(project, "-m", "labkit.site.build", str(site))
+    done = run(project, "-m", "labkit.cli", "chapter", "99", "--site", str(site))
     assert done.returncode == 0, done.stdout + done.stderr
     for page, words in ((site / "performance/99-throwaway/index.html", "Un noyau, chronométré."),
                         (site / "zh/performance/99-throwaway/index.html", "一个 kernel 的计时。")):

@@ -1,20 +1,55 @@
 """The `labkit` command without a GPU: the simulator path and every error path, one line each."""
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+import traceback
 
 import pytest
 
+from labkit import cli
+from labkit.backend import select_backend
 from labkit.lab import labs
 
 from tests.conftest import REPO_ROOT
 
 
-def labkit(*args, cwd=REPO_ROOT, python=(sys.executable,), **env):
-    return subprocess.run([*python, "-m", "labkit.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1", "COLUMNS": "200", **env}, timeout=600)
+def labkit(*args, cwd=REPO_ROOT, python=None, **env):
+    """`labkit ARGS` run from ``cwd`` with ``env`` added, in the simulator: what it printed and its
+    exit status. In this process (labkit.cli.main, what `python -m labkit.cli` and the `labkit`
+    script call) when this process runs kernels in the simulator, so nothing can reach a GPU; else,
+    or with another ``python``, in a child process with NUMBA_ENABLE_CUDASIM=1."""
+    env = {"NUMBA_ENABLE_CUDASIM": "1", "COLUMNS": "200", **env}
+    if python is None and select_backend() == "simulator":
+        return _in_process(list(args), cwd, env)
+    return subprocess.run([*(python or (sys.executable,)), "-m", "labkit.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, env={**os.environ, **env}, timeout=600)
+
+
+def _in_process(args: list[str], cwd, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """labkit.cli.main(args) with stdout and stderr captured, ``cwd`` and ``env`` in force and then
+    put back; an exception that escapes (LABKIT_DEBUG=1) is printed as the interpreter would."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = cli.main(args)
+            except SystemExit as exc:      # argparse's usage errors
+                status = exc.code if isinstance(exc.code, int) else 1
+            except Exception:               # noqa: BLE001 (LABKIT_DEBUG=1 lets it through, as asked)
+                traceback.print_exc()
+                status = 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["labkit", *args], status, out.getvalue(), err.getvalue())
 
 
 def tree(folder):

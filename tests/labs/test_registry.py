@@ -14,6 +14,7 @@ import yaml
 from labkit.lab import Lab, labs
 from labkit.project import Project
 from labkit.report.labels import LANGUAGES
+from labkit.site import syntax
 from tests.conftest import DOCS, REPO_ROOT
 
 CONFIGS = {"fr": REPO_ROOT / "mkdocs.yml", "zh": REPO_ROOT / "docs/mkdocs.zh.yml"}
@@ -54,7 +55,8 @@ def test_each_lab_has_its_folder_notebook_and_chapter(lab):
     for lang in LANGUAGES:
         chapter = DOCS / lang / lab.chapter
         assert chapter.is_file(), chapter
-        assert f"/// lab | {lab.id}" in chapter.read_text(), f"{chapter} has no lab block for {lab.id}"
+        blocks = syntax.blocks(syntax.read_page(chapter.read_text(encoding="utf-8")))
+        assert ("lab", lab.id) in [(b.kind, b.id) for b in blocks], f"{chapter} has no lab block for {lab.id}"
         assert lab.notebook in nav_entries(CONFIGS[lang]), f"{CONFIGS[lang].name} does not list {lab.notebook}"
 
 

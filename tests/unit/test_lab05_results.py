@@ -88,7 +88,7 @@ def test_kernel_gs_grid_is_one_whole_wave_at_full_occupancy():
     """Chapter 5 says so: kernel_g's grid fills the H200 exactly once at full occupancy (its twin's), so
     that the partial wave ncu reports for kernel_g comes from its register-limited occupancy alone."""
     from labkit.datasheets import H200_SXM
-    from labkit.labs.lab05.results import THREADS
+    from labkit.kernels.mysteries_launch import THREADS
     from labkit.occupancy import SM90, waves
 
     full = SM90.max_warps_per_sm // (THREADS // SM90.warp_size)

@@ -3,7 +3,7 @@
 import pytest
 
 from labkit.report.numbers import format_bytes
-from labkit.report.tables import format_cell
+from labkit.report.tables import FORMATS, Column, ColumnKindError, format_cell
 
 
 @pytest.mark.parametrize("value, fr, zh", [
@@ -24,3 +24,15 @@ def test_the_two_decimal_and_bytes_kinds():
     assert format_cell(0.875, "decimal2", "zh", str) == "0.88"
     assert format_cell(8192, "bytes", "zh", str) == "8 KiB"
     assert format_cell(None, "bytes", "zh", str) == "—"
+
+
+def test_a_column_kind_is_checked_when_it_is_declared():
+    with pytest.raises(ColumnKindError, match="column 'x': unknown kind 'gpbs'; the kinds are text, label,"):
+        Column("x", "gpbs")
+    assert Column("x", "gbps").kind == "gbps"
+
+
+@pytest.mark.parametrize("kind", FORMATS)
+def test_every_kind_formats_a_number(kind):
+    shown = format_cell(True if kind == "bool" else 1.5, kind, "fr", lambda key: key)
+    assert isinstance(shown, str) and shown

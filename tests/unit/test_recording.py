@@ -16,7 +16,7 @@ import pytest
 from pydantic import Field
 from rich.console import Console
 
-from labkit import recording
+from labkit import recording, results
 from labkit.lab import Bench, Check, Lab, Program
 from labkit.project import Project
 from labkit.records import Positive, Record
@@ -356,11 +356,11 @@ def test_a_recording_killed_at_any_point_leaves_one_whole_record(previous, new_r
     _in_a_child(work)
     if any(p.name.startswith(recording._PREVIOUS) for p in place.folder.iterdir()):
         with pytest.raises(ResultsError, match="interrupted during its swap: run `labkit results`"):
-            recording.recorded_paths(place.folder.parent, str)
+            results.recorded_paths(place.folder.parent, str)
     recording.recover(place.folder)
     assert snapshot(place.folder) == (before if survivor == "old" else after)
     assert sorted(p.name for p in place.folder.iterdir()) == [SLUG, f"{SLUG}.json"]
-    assert recording.recorded_paths(place.folder.parent, str) == [place.json_path]
+    assert results.recorded_paths(place.folder.parent, str) == [place.json_path]
     assert read_results(place.json_path, TinyResults, "lab-98").results.value == (1.0 if survivor == "old" else 2.0)
 
 
@@ -449,12 +449,12 @@ def test_anything_else_in_results_is_named(previous, stray, message):
     path.parent.mkdir(exist_ok=True)
     path.write_text("{}")
     if message is None:   # a JSON is taken for a record, and refused as one
-        assert path in recording.recorded_paths(place.folder.parent, str)
+        assert path in results.recorded_paths(place.folder.parent, str)
         with pytest.raises(ResultsError, match="notes.json: field schema: field required"):
             read_results(path, TinyResults, "lab-98")
     else:
         with pytest.raises(ResultsError, match=message):
-            recording.recorded_paths(place.folder.parent, str)
+            results.recorded_paths(place.folder.parent, str)
 
 
 @pytest.mark.parametrize("tamper, message", [

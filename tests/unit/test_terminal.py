@@ -7,7 +7,7 @@ from rich.console import Console
 
 from labkit.lab import labs
 from labkit.project import Project
-from labkit.recording import recorded_paths
+from labkit.results import recorded_paths
 from labkit.report.terminal import cells, show_tables
 from labkit.results import read_results
 from tests.conftest import REPO_ROOT

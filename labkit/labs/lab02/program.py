@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -246,48 +245,30 @@ def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path
                    ) -> tuple[NcuRun | Unavailable, dict[str, tuple[Counts, SassShared]]]:
     """Every launch's hardware counters (L1TEX, executed shared instructions, DRAM bytes) and
     instruction-level shared counters, from one ncu process, in base units; raw CSV kept."""
-    from labkit.probes.access_probe import csv_part
-    from labkit.profiling import ncu
+    from labkit.profiling.lab_profile import profile_lab
+    from labkit.profiling.ncu import NcuError
 
-    path = ncu.find_ncu()
-    if path is None:
-        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)"), {}
     (work / "sizes.json").write_text(sizes.model_dump_json())
     (work / "plan.json").write_text(json.dumps([launch.to_dict() for launch in plan]))
-    repo = str(Path(__file__).resolve().parents[3])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
-    metrics = [*METRICS.values(), *SASS_METRICS.values(), "dram__bytes_write.sum"]
-    command = [path, "--clock-control", "none", "--cache-control", "all", "--metrics", ",".join(metrics),
-               "-k", f"regex:{KERNEL_REGEX}", "--csv", "--page", "raw", "--print-units", "base", sys.executable, "-m", "labkit.labs.lab02.program", "profile-target",
-               str(work / "sizes.json"), str(work / "plan.json")]
-    start = time.monotonic()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
-    except subprocess.TimeoutExpired:
-        return Unavailable(status="unavailable", reason="ncu did not finish within 600 s"), {}
-    seconds = time.monotonic() - start
-    csv = csv_part(done.stdout)
-    try:
-        ncu.check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
-        profiles = sorted(ncu.parse_raw_csv(csv), key=lambda p: p.id)
-    except ncu.NcuError as exc:
-        return Unavailable(status="unavailable", reason=str(exc)), {}
-    if [p.name for p in profiles] != [launch.kernel for launch in plan]:
-        names = [p.name for p in profiles]
-        return Unavailable(status="unavailable", reason=f"ncu profiled {len(names)} launches that do not match the "
-                                                        f"plan's {len(plan)} (first: {names[:3]})"), {}
-    (work / "ncu_raw.csv").write_text(csv)
-    measured = {}
-    try:
-        for launch, profile in zip(plan, profiles):
+
+    def read(run) -> tuple[NcuRun, dict[str, tuple[Counts, SassShared]]]:
+        names = [profile.name for profile in run.profiles]
+        if names != [launch.kernel for launch in plan]:
+            raise NcuError(f"ncu profiled {len(names)} launches that do not match the plan's {len(plan)} "
+                           f"(first: {names[:3]})")
+        measured = {}
+        for launch, profile in zip(plan, run.profiles):
             values = {field: profile.value(metric) for field, metric in METRICS.items() if field != "dram_read_bytes"}
             hardware = Counts(**values, dram_read_bytes=profile.bytes_(METRICS["dram_read_bytes"]))
             sass = SassShared(**{field: profile.value(metric) for field, metric in SASS_METRICS.items()})
             measured[launch.name] = (hardware, sass)
-    except ncu.NcuError as exc:
-        return Unavailable(status="unavailable", reason=str(exc)), {}
-    version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    return NcuRun(status="ok", version=version[-1] if version else "unknown", seconds=seconds), measured
+        return NcuRun(status="ok", version=run.version, seconds=run.seconds), measured
+
+    return profile_lab("labkit.labs.lab02.program", KERNEL_REGEX, work, read,
+                       lambda reason: (Unavailable(status="unavailable", reason=reason), {}),
+                       metrics=[*METRICS.values(), *SASS_METRICS.values(), "dram__bytes_write.sum"],
+                       args=[str(work / "sizes.json"), str(work / "plan.json")], print_units="base",
+                       report="lab02", timeout_seconds=600)
 
 
 # ----- SASS -------------------------------------------------------------------------------------------

@@ -28,9 +28,6 @@ from labkit.report.labels import label
 from labkit.report.numbers import format_bytes, format_number, format_percent
 from labkit.report.tables import Column, Table
 
-MIB = 1 << 20
-
-
 def _working_sets() -> tuple[int, ...]:
     """4 KiB to 1 GiB: each power of two and one and a half times it."""
     sizes = []

@@ -409,23 +409,19 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
 
 def nsight_compute(work_dir: Path, arch: occupancy.Architecture) -> NcuStep | Unavailable:
     """One ncu process (clocks left alone, NCU_METRICS only) over profile_target's launches."""
-    from labkit.profiling import ncu
+    from labkit.profiling.lab_profile import profile_lab
+    from labkit.profiling.ncu import NcuError
 
-    if ncu.find_ncu() is None:
-        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)")
-    try:
-        report = ncu.profile_metrics_command([sys.executable, "-m", "labkit.labs.lab03.program", "profile-target"],
-                                             PROFILED_KERNELS, NCU_METRICS, work_dir / "lab03", timeout_seconds=300)
-        raw = ncu.export_csv(report, "raw")
-        (work_dir / "ncu_raw.csv").write_text(raw)
-        profiles = sorted(ncu.parse_raw_csv(raw), key=lambda profile: profile.id)
-        labels = profiled(arch)
-        if len(profiles) != len(labels):
-            raise ncu.NcuError(f"ncu profiled {len(profiles)} launches, the lab made {len(labels)}")
-        return NcuStep(status="ok", launches=[ncu_launch(label, profile)
-                                              for label, profile in zip(labels, profiles)])
-    except ncu.NcuError as error:
-        return Unavailable(status="unavailable", reason=str(error))
+    labels = profiled(arch)
+
+    def read(run) -> NcuStep:
+        if len(run.profiles) != len(labels):
+            raise NcuError(f"ncu profiled {len(run.profiles)} launches, the lab made {len(labels)}")
+        return NcuStep(status="ok", launches=[ncu_launch(label, profile) for label, profile in zip(labels, run.profiles)])
+
+    return profile_lab("labkit.labs.lab03.program", PROFILED_KERNELS, work_dir, read,
+                       lambda reason: Unavailable(status="unavailable", reason=reason),
+                       metrics=NCU_METRICS, report="lab03", timeout_seconds=300)
 
 
 # ----- step 7: the calculator against the driver ------------------------------------------------------------

@@ -358,10 +358,6 @@ class DriverStep(Record):
     errors: list[str]
     seconds: Positive
 
-    @property
-    def all_equal(self) -> bool:
-        return self.equal == self.configurations
-
 
 # ----- the whole record -----------------------------------------------------------------------------
 class Lab03Results(Record):

@@ -261,24 +261,13 @@ def profile_target(sizes: Sizes) -> None:
 
 def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
     """Profile the target under ncu (clocks left alone) and diagnose each kernel as the chapter does."""
-    import sys
+    from labkit.profiling import diagnosis
+    from labkit.profiling.lab_profile import profile_lab
 
-    from labkit.profiling import diagnosis, ncu
-
-    if ncu.find_ncu() is None:
-        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)")
-    report = work_dir / "lab04"
-    try:
-        ncu.profile_command([sys.executable, "-m", "labkit.labs.lab04.program", "profile-target"],
-                            "|".join(PROFILED_KERNELS), report, timeout_seconds=300)
-        raw = ncu.export_csv(report.with_suffix(".ncu-rep"), "raw")
-        details = ncu.export_csv(report.with_suffix(".ncu-rep"), "details")
-    except ncu.NcuError as exc:
-        return Unavailable(status="unavailable", reason=str(exc))
-    (work_dir / "ncu_raw.csv").write_text(raw)
-    (work_dir / "ncu_details.csv").write_text(details)
-    profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
-    return NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(profile) for profile in profiles])
+    return profile_lab("labkit.labs.lab04.program", "|".join(PROFILED_KERNELS), work_dir,
+                       lambda run: NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(p) for p in run.profiles]),
+                       lambda reason: Unavailable(status="unavailable", reason=reason),
+                       pages=("raw", "details"), report="lab04", timeout_seconds=300)
 
 
 # ----- step 4: the SASS --------------------------------------------------------------------------

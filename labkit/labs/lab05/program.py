@@ -196,23 +196,14 @@ def profile_target(sizes: Sizes) -> None:
 
 def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
     """Profile the target under ncu (--set full, clocks left alone) and keep what the diagnosis reads."""
-    from labkit.profiling import diagnosis, ncu
+    from labkit.profiling import diagnosis
+    from labkit.profiling.lab_profile import profile_lab
 
-    if ncu.find_ncu() is None:
-        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)")
-    report = work_dir / "lab05"
-    try:
-        ncu.profile_command([sys.executable, "-m", "labkit.labs.lab05.program", "profile-target"], NCU_REGEX,
-                            report, timeout_seconds=600)
-        raw = ncu.export_csv(report.with_suffix(".ncu-rep"), "raw")
-        details = ncu.export_csv(report.with_suffix(".ncu-rep"), "details")
-    except ncu.NcuError as exc:
-        return Unavailable(status="unavailable", reason=str(exc))
-    (work_dir / "ncu_raw.csv").write_text(raw)
-    (work_dir / "ncu_details.csv").write_text(details)
-    profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
-    return NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(p) for p in profiles
-                                             if p.name in PROFILED_KERNELS])
+    return profile_lab("labkit.labs.lab05.program", NCU_REGEX, work_dir,
+                       lambda run: NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(p) for p in run.profiles
+                                                                     if p.name in PROFILED_KERNELS]),
+                       lambda reason: Unavailable(status="unavailable", reason=reason),
+                       pages=("raw", "details"), report="lab05", timeout_seconds=600)
 
 
 # ----- the whole lab ----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from labkit.kernels.mysteries_launch import THREADS
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.records import Positive, PositiveInt, Record
@@ -24,10 +25,6 @@ PLANTED: dict[str, str | None] = {
     "f": "local-memory", "g": "occupancy", "h": "divergence",
 }
 CONTROL = "e"
-#: Threads per block of the lab's one-dimensional kernels.
-THREADS = 256
-#: kernel_g's twin: the same function compiled with at most this many registers per thread.
-REPAIRED_MAX_REGISTERS = 32
 #: The kernels Nsight Compute profiles: each mystery and each twin.
 PROFILED_KERNELS: tuple[str, ...] = tuple(
     name for m in MYSTERIES for name in (f"kernel_{m}", *(() if m == CONTROL else (f"kernel_{m}_repaired",))))
@@ -51,8 +48,9 @@ class Sizes(Record):
             raise ValueError(f"matrix_side {self.matrix_side} is not a multiple of 32 (kernel_d's tile)")
         if self.walk_steps > self.list_nodes // self.walk_warps:
             raise ValueError(f"walk_steps {self.walk_steps} > list_nodes / walk_warps: two walks would meet")
-        if self.walk_warps * 32 % 256:
-            raise ValueError(f"walk_warps {self.walk_warps}: 8 warps per block of 256 threads, so a multiple of 8")
+        if self.walk_warps * 32 % THREADS:
+            raise ValueError(f"walk_warps {self.walk_warps}: {THREADS // 32} warps per block of {THREADS} threads, "
+                             f"so a multiple of {THREADS // 32}")
         return self
 
     @property

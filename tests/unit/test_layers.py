@@ -1,0 +1,89 @@
+"""Imports run downward: each rule names a part of labkit and what it must never import, lazily
+or not (an import inside a function counts). The layers, top to bottom: the CLI; the site; the
+labs and exercises; the registry, reports and profiling; kernels, timing, device; the results'
+read side and the pure arithmetic."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import labkit
+
+PACKAGE = Path(labkit.__file__).parent
+
+#: Any one lab's package (labkit.labs.lab05...), not the labs' shared helpers (labkit.labs.notebook, runner).
+LAB_PACKAGE = re.compile(r"labkit\.labs\.lab\d+(\..*)?")
+
+#: (who, what it must not import: a package and what is under it, or a pattern, why)
+RULES = [
+    ("labkit.kernels", ("labkit.labs", "labkit.exercises", "labkit.site", "labkit.cli", "labkit.report",
+                        "labkit.recording"),
+     "a kernel module is below every lab: a constant both need lives in the kernel's package"),
+    ("labkit.site", ("labkit.recording", LAB_PACKAGE, "labkit.cli", "labkit.exercises.check"),
+     "the site renders records through the read side (labkit.results) and finds labs through labkit.lab"),
+    ("labkit.report", (LAB_PACKAGE, "labkit.site", "labkit.cli", "labkit.recording"),
+     "reports format what they are given; they name no lab"),
+    ("labkit.labs", ("labkit.site", "labkit.cli"), "a lab knows nothing of the site or the command line"),
+    ("labkit.exercises", ("labkit.site", "labkit.cli"), "an exercise knows nothing of the site or the CLI"),
+    ("labkit.profiling", ("labkit.labs", "labkit.site", "labkit.cli", "labkit.recording"),
+     "profiling reads tools' outputs; the labs call it, not the other way round"),
+    ("labkit.results", ("labkit.recording", "labkit.labs", "labkit.site", "labkit.kernels"),
+     "the read side of records stands alone"),
+    ("labkit.records", ("labkit.results", "labkit.recording", "labkit.labs", "labkit.site", "labkit.kernels"),
+     "the record base type stands alone"),
+]
+
+
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, root: Path = PACKAGE) -> set[str]:
+    """Every module a file imports, at any depth of its code, relative imports made absolute."""
+    name = module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def within(name: str, rule) -> bool:
+    if isinstance(rule, re.Pattern):
+        return rule.fullmatch(name) is not None
+    return name == rule or name.startswith(rule + ".")
+
+
+@pytest.mark.parametrize("who, forbidden, why", RULES, ids=[rule[0] for rule in RULES])
+def test_imports_run_downward(who, forbidden, why):
+    broken = [
+        f"{module_name(path)} imports {name}"
+        for path in modules() if module_name(path) == who or module_name(path).startswith(who + ".")
+        for name in sorted(imports_of(path)) if any(within(name, f) for f in forbidden)
+    ]
+    assert not broken, f"{why}:\n" + "\n".join(broken)
+
+
+def test_the_walk_sees_lazy_and_relative_imports(tmp_path):
+    """The rule's reader finds an import inside a function and resolves ``from ..x import y``."""
+    path = PACKAGE / "kernels" / "mysteries.py"
+    assert "labkit.kernels.mysteries_launch" in imports_of(path)
+    fake = tmp_path / "labkit" / "kernels" / "k.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("def f():\n    from ..labs.lab05 import results\n")
+    assert "labkit.labs.lab05.results" in imports_of(fake, root=tmp_path / "labkit")
