@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit import cuda_tools
+from labkit import cuda_tools, occupancy
 from labkit.lab import lab
 from labkit.profiling import lab_profile, ncu
 from labkit.project import Project
@@ -91,7 +91,7 @@ def test_lab_03_gives_back_its_recorded_step_and_file(stand_in, tmp_path):
 
     the_lab, record, raw = recorded("lab-03")
     fake = stand_in(kept_pages(raw, ("raw",)))
-    assert program.nsight_compute(tmp_path) == record.results.ncu
+    assert program.nsight_compute(tmp_path, occupancy.SM90) == record.results.ncu   # recorded on the H200
     assert_same_files(tmp_path, raw, ("raw",))
     assert fake.commands[0][1:5] == ["--clock-control", "none", "--metrics", ",".join(NCU_METRICS)]
 
