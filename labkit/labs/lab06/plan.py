@@ -52,16 +52,13 @@ NEEDS_AMPERE = {
 @dataclass(frozen=True)
 class StepLaunch:
     """One step's kernel launched at side x side x depth: its grid (x, y), threads per block, and
-    shared memory per block (static + dynamic)."""
+    shared memory per block, static and dynamic."""
 
     key: str
     grid: tuple[int, int]
     threads: int
-    shared_bytes: int
-
-    @property
-    def blocks(self) -> int:
-        return self.grid[0] * self.grid[1]
+    static_shared_bytes: int
+    dynamic_shared_bytes: int
 
 
 def numba_shared_bytes(kernel: str) -> int:
@@ -99,9 +96,10 @@ def launch(key: str, side: int, depth: int) -> StepLaunch:
     if s.language == "numba":
         grid, block = gemm_simt.STEPS[s.kernel][1](side, side, depth)
         threads = block if isinstance(block, int) else block[0] * block[1]
-        return StepLaunch(key, (grid[0], grid[1]), threads, numba_shared_bytes(s.kernel))
+        return StepLaunch(key, (grid[0], grid[1]), threads, numba_shared_bytes(s.kernel), 0)
     spec = gemm_cuda.KERNELS[s.kernel]
-    return StepLaunch(key, (spec.grid(side, side, depth)[0], 1), spec.threads, spec.shared_bytes)
+    return StepLaunch(key, (spec.grid(side, side, depth)[0], 1), spec.threads, spec.static_shared_bytes,
+                      spec.dynamic_shared_bytes)
 
 
 def why_not_on(item: str, facts: DeviceFacts) -> str | None:
