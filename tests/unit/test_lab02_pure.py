@@ -60,15 +60,18 @@ def test_sass_widths_of_stores_and_shared_accesses():
 
 def test_plan_has_every_launch_once_with_whole_grids():
     from labkit.labs.lab02 import LAB
-    from labkit.labs.lab02.plan import launches
+    from labkit.kernels.coalescing import SWEEP_LOADS
+    from labkit.labs.lab02.plan import launches, sweep_elements
 
     plan = launches(LAB.gpu_sizes, 132)
     names = [launch.name for launch in plan]
     assert len(names) == len(set(names)) == 54 + 4 + 54 + 5
     sweep = next(launch for launch in plan if launch.name == "sweep.4B.s64.o0")
-    assert sweep.blocks * 256 == 1 << 24
+    assert sweep.blocks * 256 * SWEEP_LOADS == sweep_elements(sweep) == LAB.gpu_sizes.sweep_elements
     with pytest.raises(ValueError, match="multiple"):
         launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 1000}), 132)
+    with pytest.raises(ValueError, match="multiple"):   # whole threads but not whole loads per thread
+        launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 256 * (SWEEP_LOADS + 1)}), 132)
     assert np.all([launch.blocks > 0 for launch in plan])
 
 

@@ -36,7 +36,7 @@ class Lab02(Lab[Sizes, Lab02Results]):
     chapter = "performance/02-coalescing.md"
     results_type = Lab02Results
     gpu_sizes = Sizes(sweep_elements=1 << 24, particles=1 << 24)
-    simulator_sizes = Sizes(sweep_elements=512, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
+    simulator_sizes = Sizes(sweep_elements=4096, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
 

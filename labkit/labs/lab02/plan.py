@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from labkit.kernels.coalescing import DRIFT_READ_BYTES, DRIFT_WRITE_BYTES
+from labkit.kernels.coalescing import DRIFT_READ_BYTES, DRIFT_WRITE_BYTES, SWEEP_LOADS, strided_read_blocks
 from labkit.kernels.coalescing_cuda import ROWS, THREADS, TILE
 from labkit.labs.lab02.results import PARTICLE_KERNELS, SHARED_WIDTHS, TRANSPOSE_KERNELS, Sizes
 
@@ -52,6 +52,11 @@ def sweep_kernel(element_bytes: int) -> tuple[str, str]:
     return ("strided_read_16", "cuda_c") if element_bytes == 16 else ("strided_read", "numba")
 
 
+def sweep_elements(launch: Launch) -> int:
+    """Elements a sweep launch reads: SWEEP_LOADS per thread."""
+    return launch.blocks * launch.block[0] * SWEEP_LOADS
+
+
 def particle_kernel(layout: str, access: str) -> tuple[str, str]:
     return (f"drift_{layout}", "numba") if access == "scalar" else (f"drift_{layout}_vector", "cuda_c")
 
@@ -71,15 +76,16 @@ def shared_grid_blocks(sizes: Sizes, sm_count: int) -> int:
 
 def launches(sizes: Sizes, sm_count: int) -> list[Launch]:
     """Every launch of the lab, in order; refuses sizes whose grids would not be whole."""
-    if sizes.sweep_elements % THREADS or sizes.particles % (4 * THREADS):
-        raise ValueError(f"sweep_elements must be a multiple of {THREADS}, particles of {4 * THREADS}")
+    if sizes.sweep_elements % (THREADS * SWEEP_LOADS) or sizes.particles % (4 * THREADS):
+        raise ValueError(f"sweep_elements must be a multiple of {THREADS * SWEEP_LOADS}, particles of {4 * THREADS}")
     if sizes.matrix_side % TILE:
         raise ValueError(f"matrix_side must be a multiple of the tile side {TILE}")
     out = []
     for element_bytes, stride, offset in sizes.sweep_points:
         kernel, source = sweep_kernel(element_bytes)
         out.append(Launch("sweep", f"sweep.{element_bytes}B.s{stride}.o{offset}", kernel, source,
-                          (sizes.sweep_elements // THREADS, 1), (THREADS, 1), element_bytes, stride, offset))
+                          (strided_read_blocks(sizes.sweep_elements, THREADS), 1), (THREADS, 1), element_bytes,
+                          stride, offset))
     for layout, access in PARTICLE_KERNELS:
         kernel, source = particle_kernel(layout, access)
         threads = particle_threads(sizes.particles, access, layout)

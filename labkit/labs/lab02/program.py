@@ -94,7 +94,7 @@ class Buffers:
         particles and the matrix as allocated; the sweep buffer is always zeros (never the sentinel)."""
         rng = np.random.default_rng(seed)
         sweep = [launch for launch in plan if launch.step == "sweep"]
-        span = max((launch.blocks * cc.THREADS * launch.stride + launch.offset + 1) * launch.element_bytes
+        span = max((lp.sweep_elements(launch) * launch.stride + launch.offset + 1) * launch.element_bytes
                    for launch in sweep)
         self.sweep = _zeros(-(-span // 16) * 16)
         self.sweep_out = {4: cuda.to_device(np.zeros(1, np.float32)), 8: cuda.to_device(np.zeros(1, np.float64)),
@@ -151,13 +151,14 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     tag = " (simulated twin)" if SIMULATED else ""
     checks = []
     threads, blocks = cc.THREADS, 2
+    elements = threads * blocks * coalescing.SWEEP_LOADS
     for width in (4, 8, 16):
         stride, offset = int(rng.integers(2, 5)), int(rng.integers(0, 3))
-        k = int(rng.integers(0, threads * blocks))
+        k = int(rng.integers(0, elements))
         passed = True
         for planted, expected in ((k * stride + offset, True), (k * stride + offset + 1, False)):
             if width == 16:
-                x = np.zeros((threads * blocks * stride + offset + 2) * 4, np.uint32)
+                x = np.zeros((elements * stride + offset + 2) * 4, np.uint32)
                 x[4 * planted] = lp.SENTINEL
                 out = cuda.to_device(np.zeros(1, np.uint32))
                 kernels.run("strided_read_16", blocks, threads, cuda.to_device(x), out, np.int64(stride),
@@ -165,7 +166,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
                 hit = int(out.copy_to_host()[0]) == lp.SENTINEL
             else:
                 dtype = np.float32 if width == 4 else np.float64
-                x = rng.random(threads * blocks * stride + offset + 2).astype(dtype)
+                x = rng.random(elements * stride + offset + 2).astype(dtype)
                 x[planted] = -1.0
                 out = nan_device_array(1, dtype)
                 kernels.run("strided_read", blocks, threads, cuda.to_device(x), out, np.int64(stride),
@@ -433,7 +434,7 @@ def _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, 
     for launch in plan:
         if launch.step == "sweep":
             sweep.append(SweepPoint(element_bytes=launch.element_bytes, stride=launch.stride, offset=launch.offset,
-                                    elements=launch.blocks * cc.THREADS, run=run(launch)))
+                                    elements=lp.sweep_elements(launch), run=run(launch)))
         elif launch.step == "particles":
             layout, access = launch.name.split(".")[1:]
             particles.append(ParticleRun(layout=layout, access=access, particles=sizes.particles,

@@ -61,7 +61,7 @@ Source = Literal["numba", "cuda_c"]
 
 
 class Sizes(Record):
-    sweep_elements: PositiveInt            # threads of a sweep launch, one element each (x THREADS)
+    sweep_elements: PositiveInt            # read by a sweep launch, SWEEP_LOADS per thread (x THREADS x SWEEP_LOADS)
     sweep_points: tuple[tuple[int, int, int], ...] = SWEEP_POINTS
     particles: PositiveInt                 # a multiple of 4 x THREADS
     shared_strides: tuple[PositiveInt, ...] = SHARED_STRIDES
