@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import statistics
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +30,9 @@ def on_gpu(exercise: Exercise, path: Path, shown_as: str) -> tuple[list[Verdict]
     """The GPU step, without Numba's performance warnings (a small grid is what some exercises
     teach to see; the report's criteria and hints say it, the warnings would only repeat it in
     colour codes above the report)."""
-    from labkit.gpu import NumbaPerformanceWarning   # numba-cuda's own class, not numba.core's
+    from labkit.gpu import expected_warnings_hidden
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    with expected_warnings_hidden():
         return _on_gpu(exercise, path, shown_as)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
+from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
@@ -371,11 +371,8 @@ class Lab02Program(Program[Sizes, Lab02Results]):
             Column("dram_predicted_mb", "count"), Column("equals_recorded", "bool")), tuple(rows))]
 
     def measure(self, bench: Bench, sizes: Sizes) -> Lab02Results:
-        import warnings
-
         from labkit.labs.lab02 import LAB
 
-        warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
         facts = bench.facts
         plan = lp.launches(sizes, facts.sm_count)
         with tempfile.TemporaryDirectory(prefix="lab-02-analyzer-") as tmp:

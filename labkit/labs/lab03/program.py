@@ -7,14 +7,13 @@ import math
 import statistics
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from labkit import occupancy
 from labkit.device import fp32_lanes_per_sm, read_clocks
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
+from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
@@ -37,8 +36,6 @@ FMA_THREADS = 128
 FMA_A, FMA_B = np.float32(0.999), np.float32(0.001)
 MIX_A = np.float32(1 / 256)
 
-# Tiny grids are what the checks and the low-occupancy points are about.
-warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 
 def _address(array) -> int | None:

@@ -4,23 +4,19 @@ NumPy, timed, and profiled by Nsight Compute in one ncu process."""
 from __future__ import annotations
 
 import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from labkit.gpu import NumbaPerformanceWarning, cuda
+from labkit.gpu import cuda
 from labkit.kernels import mysteries as m
 from labkit.kernels.roofline_kernels import copy_blocks, copy_wide
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PROFILED_KERNELS, Lab05Results, Pair, Sizes
 
-# kernel_c's 16-block grid is the flaw it teaches (and the checks run at toy size): numba-cuda's
-# under-utilisation warning would only repeat it.
-warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 SCALE = np.float32(1.5)
 SHIFT = np.float32(0.25)
