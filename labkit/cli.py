@@ -86,7 +86,7 @@ def _results(args, console) -> int:
 
 def _diagnose(args, console) -> int:
     """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
-    from labkit.profiling.diagnose import diagnose_report
+    from labkit.diagnose import diagnose_report
 
     print(diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json), end="", flush=True)
     return 0

@@ -8,7 +8,7 @@ import pytest
 from labkit.lab import lab
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS
 from labkit.profiling import checklist, diagnosis, ncu
-from labkit.profiling.diagnose import diagnosed
+from labkit.diagnose import diagnosed
 from labkit.project import Project
 from labkit.results import raw_folder, read_results
 from labkit.roofline import Verdict, verdict
