@@ -11,12 +11,29 @@ Applied to one kernel (:func:`assess`), an item *fires* when its symptom is in t
 expected gain: the share of the kernel's time the lever could remove, in %. Where a rule of ncu
 that speaks for the item fired with a whole-kernel ("global") Est. Speedup, that estimate is the
 gain; otherwise labkit's own estimate, whose formula each evaluator gives. The fired items are
-ranked by gain. Two orderings of the chapter are kept as rules, because a gain estimate cannot see
-them: an item that removes wasted work or idle hardware (the grid, coalescing, local memory, bank
-conflicts, FP64, divergence: ``Item.removes_waste``) comes before any latency-hiding item, which
-only fires when none of those did (hiding the latency of accesses that should not exist is
-premature); and a kernel at a roof (:data:`ROOF_PCT`) with no such waste gets the verdict "at the
-roof, stop", its remaining items listed as below the stop band.
+ranked by expected gain, so that the order never contradicts ncu's estimates without saying why.
+Two reasons can change a gain or a place, and each is kept in the result and shown:
+
+- *a roof the lever cannot lift* (``Fired.cap``): an item that only hides latency (occupancy,
+  latency: :data:`HIDES_LATENCY`) removes no work, so it cannot make a kernel faster than its
+  busiest roof (DRAM or an arithmetic pipe) allows: its gain is at most 100 - that roof's %. ncu's
+  TheoreticalOccupancy estimate, for one, is bounded by the idle issue slots, not by DRAM: a kernel
+  at 90 % of DRAM's peak gains at most 10 % from more warps, whatever it says. (Trimming
+  instructions is not bounded so: the FMA pipe it would relieve may be running its integer
+  multiply-adds.)
+- *waste first* (``Fired.after``): hiding memory latency (the latency item) comes after removing
+  the memory traffic that should not exist (coalescing, local memory), and trimming instructions
+  (the instructions item) after removing wasted lanes, replays and sectors (divergence, bank
+  conflicts, coalescing, local memory), whatever the estimates: what the later item would hide or
+  trim is partly that waste, which its estimate counts (:data:`WASTE_FIRST`);
+- *launch-bound first* (``Fired.first_because_short``): a kernel shorter than
+  :data:`~labkit.profiling.diagnosis.LAUNCH_BOUND_SECONDS` costs about as much to launch as to
+  run, so the launch item (fusing or batching launches, gain read on the timeline) comes first.
+
+A kernel at a roof (:data:`ROOF_PCT`) with no wasted work gets the verdict "at the roof, stop",
+its remaining items listed as below the stop band. Where what limits a kernel is something no item
+covers (:data:`UNLISTED`: the special-function pipe at its roof, atomics serialised in L2), the
+assessment says so (``Assessment.unlisted``) rather than name an item that would not help.
 
 An ncu rule speaks for an item only through the finding that is the item's symptom. Nsight
 Compute's LaunchConfiguration rule holds three findings (its Python script in ncu's ``sections/``
@@ -37,7 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from labkit.profiling.diagnosis import HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant, compute_setter
+from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
+                                        compute_setter)
 from labkit.profiling.ncu import Rule
 from labkit.records import Record
 from labkit.roofline import STOP_BELOW
@@ -51,6 +69,9 @@ MIN_GAIN_PCT = 5.0
 DIVERGENCE_THREADS = 24.0
 #: A theoretical occupancy below this is low (ncu's TheoreticalOccupancy rule).
 LOW_OCCUPANCY_PCT = 80.0
+#: Achieved occupancy this many points under the theoretical one is a loss of warps at run time:
+#: imbalance between blocks, a partial last wave (ncu's AchievedOccupancy rule, same threshold).
+ACHIEVED_GAP_PCT = 10.0
 #: The FP64:FP32 rate assumed when the report does not give the GPU's (H100, H200: 1/2). A consumer
 #: GPU's 1/64 would make the gain larger: the assumption can only understate it.
 DEFAULT_FP64_RATE = 0.5
@@ -134,7 +155,8 @@ ITEMS: tuple[Item, ...] = (
     Item("fewer-bytes", Level.BYTES, (Reading(CH1, "intensity"), Reading(CH1, "ex-stencil")), in_reports=False),
     Item("bank-conflicts", Level.ON_CHIP, (Reading(CH2, "conflicts"), Reading(CH2, "padding-swizzle")),
          rules=("UncoalescedSharedAccess", "SharedMemoryConflicts"), removes_waste=True),
-    Item("occupancy", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "occupancy")), rules=("TheoreticalOccupancy",)),
+    Item("occupancy", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "occupancy")),
+         rules=("TheoreticalOccupancy", "AchievedOccupancy")),
     Item("latency", Level.ON_CHIP, (Reading(CH3), Reading(CH4, "warp-states")), rules=("CPIStall:L1TEX",)),
     Item("fp64", Level.INSTRUCTIONS, (Reading(CH1, "ridge"), Reading(CH4, "sass")),
          rules=("HighPipeUtilization:FP64",), removes_waste=True),
@@ -161,6 +183,7 @@ THRESHOLDS: dict[str, float] = {
     "launch_us": LAUNCH_BOUND_SECONDS * 1e6,
     "divergence_threads": DIVERGENCE_THREADS,
     "low_occupancy_pct": LOW_OCCUPANCY_PCT,
+    "achieved_gap_pct": ACHIEVED_GAP_PCT,
     "min_gain_pct": MIN_GAIN_PCT,
 }
 
@@ -175,14 +198,36 @@ class Evidence(Record):
     values: dict[str, float]
 
 
+class Cap(Record):
+    """Why an item's gain is lower than its estimate: the roof its lever cannot lift (``unit``, at
+    ``pct`` of its peak), and the estimate before the cap (ncu's or labkit's)."""
+
+    unit: str
+    pct: float
+    estimate_pct: float
+
+
 class Fired(Record):
     """An item whose symptom the report shows, with its expected gain (% of the kernel's time; None
-    when no estimate exists) and where the estimate comes from."""
+    when no estimate exists), where the estimate comes from, and what changed its gain or place
+    (module docstring): ``cap``, the roof that bounds it; ``after``, the item it follows whatever
+    the gains."""
 
     item: str
     gain_pct: float | None
     rule: str | None          # the ncu rule whose global Est. Speedup is the gain; None: labkit's estimate
     evidence: Evidence
+    cap: Cap | None = None
+    after: str | None = None
+    first_because_short: bool = False
+
+
+class Unlisted(Record):
+    """What limits a kernel when no checklist item covers it: ``limit`` (a key of UNLISTED) at
+    ``pct`` of its peak."""
+
+    limit: str
+    pct: float
 
 
 class Assessment(Record):
@@ -193,6 +238,7 @@ class Assessment(Record):
     roof: str | None          # "dram", "pipe_fma", "pipe_fp64", "pipe_tensor" when at that roof with no waste
     roof_pct: float | None
     items: list[Fired]
+    unlisted: Unlisted | None = None   # what limits it, where no item covers that (module docstring)
 
     @property
     def at_roof(self) -> bool:
@@ -200,14 +246,17 @@ class Assessment(Record):
 
     @property
     def first(self) -> Fired | None:
-        """The item to act on first; None at the roof or when nothing fired."""
-        return None if self.at_roof or not self.items else self.items[0]
+        """The item to act on first; None at the roof, when what limits the kernel is unlisted, or
+        when nothing fired."""
+        return None if self.at_roof or self.unlisted or not self.items else self.items[0]
 
     @property
     def verdict(self) -> str:
-        """"at-roof", the first item's id, or "none" (nothing fired and no roof)."""
+        """"at-roof", "unlisted" (what limits it has no item), the first item's id, or "none"."""
         if self.at_roof:
             return "at-roof"
+        if self.unlisted:
+            return "unlisted"
         return self.first.item if self.first else "none"
 
 
@@ -305,18 +354,36 @@ def _latency_bound(d: Diagnosis) -> bool:
             and d.top_stalls[0].reason in MEMORY_WAITS)
 
 
+def _busiest_pct(d: Diagnosis) -> float:
+    return max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
+
+
 def _occupancy(d: Diagnosis):
-    """Latency-bound, and a theoretical occupancy under LOW_OCCUPANCY_PCT. Gain = 100 x min(1 -
-    theoretical / 100, 1 - busiest side / 100): more warps help until a unit saturates, and cannot
-    add more than the missing warps."""
+    """What Nsight Compute's Occupancy section shows, whatever the stall reasons:
+
+    - a theoretical occupancy under LOW_OCCUPANCY_PCT, with its limiter (registers, shared memory,
+      warps or blocks per SM; ncu's TheoreticalOccupancy rule). Gain = min(100 - theoretical,
+      100 - busiest side): more warps help until a unit saturates, and cannot add more than the
+      missing warps (ncu's own estimate, min(idle issue slots, missing warps), replaces it when the
+      details page has it);
+    - else an achieved occupancy more than ACHIEVED_GAP_PCT points under the theoretical one (ncu's
+      AchievedOccupancy rule: imbalance, a partial last wave), unless the grid has fewer blocks
+      than SMs: those warps are missing because the blocks are (the launch item). Gain = min(100 x
+      (theoretical - achieved) / theoretical, 100 - busiest side), the rule's formula, same bound."""
     occupancy = d.occupancy
-    if occupancy is None or occupancy.theoretical_pct >= LOW_OCCUPANCY_PCT or not _latency_bound(d):
+    if occupancy is None:
         return None
-    busiest = max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
-    limiter = occupancy.limiters[0]
-    return (Evidence(key=f"evidence.occupancy.{limiter}",
-                     values={"theoretical_pct": occupancy.theoretical_pct, "registers": occupancy.registers_per_thread}),
-            min(100 - occupancy.theoretical_pct, 100 - busiest))
+    headroom = 100 - _busiest_pct(d)
+    values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
+              "registers": occupancy.registers_per_thread}
+    if occupancy.theoretical_pct < LOW_OCCUPANCY_PCT:
+        return (Evidence(key=f"evidence.occupancy.{occupancy.limiters[0]}", values=values),
+                min(100 - occupancy.theoretical_pct, headroom))
+    gap = occupancy.theoretical_pct - occupancy.achieved_pct
+    if gap > ACHIEVED_GAP_PCT and d.launch.grid_blocks >= d.launch.sm_count:
+        return (Evidence(key="evidence.occupancy.achieved", values=values),
+                min(100 * gap / occupancy.theoretical_pct, headroom))
+    return None
 
 
 def _latency(d: Diagnosis):
@@ -353,44 +420,99 @@ EVALUATORS: dict[str, Callable[[Diagnosis], tuple[Evidence, float | None] | None
 
 
 def roof(d: Diagnosis) -> tuple[str, float] | None:
-    """The roof a kernel is at: DRAM, or an arithmetic pipe (FMA, FP64, tensor), at ROOF_PCT of its
-    peak or more (the busiest of them); None otherwise."""
+    """The roof a kernel is at: DRAM, or an arithmetic pipe (FMA, FP64, tensor, XU), at ROOF_PCT of
+    its peak or more (the busiest of them); None otherwise."""
+    unit, pct = _highest_roof(d)
+    return (unit, pct) if pct >= ROOF_PCT else None
+
+
+def _highest_roof(d: Diagnosis) -> tuple[str, float]:
+    """The busiest of DRAM and the arithmetic pipes: what a lever that removes no work cannot lift."""
     candidates = [("dram", d.speed_of_light.dram_pct)]
     candidates += [(u.unit, u.pct) for u in d.units if u.kind == "arithmetic"]
-    unit, pct = max(candidates, key=lambda pair: pair[1])
-    return (unit, pct) if pct >= ROOF_PCT else None
+    return max(candidates, key=lambda pair: pair[1])
+
+
+#: What can limit a kernel with no checklist item for it, and how it shows (see :func:`unlisted`):
+#: the XU pipe (special functions: MUFU's sin, exp, rsqrt..., conversions) at its roof.
+UNLISTED = ("pipe_xu",)
+#: Roofs an item of the checklist covers: DRAM (fewer bytes), FMA (tensor cores), FP64 (the fp64 item), tensor.
+LISTED_ROOFS = frozenset({"dram", "pipe_fma", "pipe_fp64", "pipe_tensor"})
+
+
+def unlisted(d: Diagnosis) -> Unlisted | None:
+    """What limits the kernel where no item covers it: an arithmetic pipe other than FMA, FP64 and
+    tensor (the XU pipe) at ROOF_PCT of its peak or more, the busiest of the roofs."""
+    at = roof(d)
+    if at is not None and at[0] not in LISTED_ROOFS:
+        return Unlisted(limit=at[0], pct=at[1])
+    return None
 
 
 def assess(d: Diagnosis) -> Assessment:
     """The checklist applied to one kernel (see the module docstring for the ranking)."""
-    fired: list[Fired] = []
-    for entry in ITEMS:
-        evaluator = EVALUATORS.get(entry.id)
-        if evaluator is None or not entry.removes_waste:
-            continue
-        found = _fire(entry, evaluator, d)
-        if found is not None:
-            fired.append(found)
-    if not fired:
-        for entry in ITEMS:
-            evaluator = EVALUATORS.get(entry.id)
-            if evaluator is not None and not entry.removes_waste:
-                found = _fire(entry, evaluator, d)
-                if found is not None:
-                    fired.append(found)
-    order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
-    fired.sort(key=lambda f: (f.gain_pct is None, -(f.gain_pct or 0.0), order[f.item]))
-    at = roof(d)
+    fired = [found for entry in ITEMS if (evaluator := EVALUATORS.get(entry.id)) is not None
+             and (found := _fire(entry, evaluator, d)) is not None]
+    fired = _ranked([_capped(f, d) for f in fired])
     waste = any(item(f.item).removes_waste for f in fired)
-    return Assessment(kernel=d.kernel, roof=at[0] if at and not waste else None,
-                      roof_pct=at[1] if at and not waste else None, items=fired)
+    at = roof(d)
+    limit = unlisted(d)
+    if limit is not None and not waste:
+        return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired, unlisted=limit)
+    return Assessment(kernel=d.kernel, roof=at[0] if at and not waste and limit is None else None,
+                      roof_pct=at[1] if at and not waste and limit is None else None, items=fired)
+
+
+#: Evidence whose rule is one of its item's rules only: ncu's AchievedOccupancy speaks for the
+#: achieved gap, TheoreticalOccupancy for a theoretical limit (a rule speaks only through its finding).
+RULES_BY_EVIDENCE = {"evidence.occupancy.achieved": ("AchievedOccupancy",),
+                     **{f"evidence.occupancy.{limiter}": ("TheoreticalOccupancy",) for limiter in BLOCK_LIMITS}}
+
+#: Items that hide latency or trim instructions, and the waste items they come after (module docstring).
+WASTE_FIRST = {"latency": ("coalescing", "local-memory"),
+               "instructions": ("divergence", "bank-conflicts", "coalescing", "local-memory")}
+
+
+#: Items that hide latency and remove no work (module docstring: their gain is capped by the roof).
+HIDES_LATENCY = ("occupancy", "latency")
+#: An estimate within this many points of the cap is left as it is (the cap would only add words).
+CAP_TOLERANCE_PCT = 1.0
+
+
+def _capped(fired: Fired, d: Diagnosis) -> Fired:
+    """An item that only hides latency gains at most 100 - the busiest roof's % (module docstring)."""
+    if fired.gain_pct is None or fired.item not in HIDES_LATENCY:
+        return fired
+    unit, pct = _highest_roof(d)
+    if fired.gain_pct <= 100 - pct + CAP_TOLERANCE_PCT:
+        return fired
+    return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct),
+                                    "cap": Cap(unit=unit, pct=pct, estimate_pct=fired.gain_pct)})
+
+
+def _ranked(fired: list[Fired]) -> list[Fired]:
+    """By expected gain (unknown gains last, ties in the chapter's order); then each item of
+    WASTE_FIRST moved after the waste items it must follow, naming the last of them; then a
+    launch-bound kernel's launch item first (module docstring)."""
+    order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
+    ranked = sorted(fired, key=lambda f: (f.gain_pct is None, -(f.gain_pct or 0.0), order[f.item]))
+    for later, wastes in WASTE_FIRST.items():
+        position = next((i for i, f in enumerate(ranked) if f.item == later), None)
+        behind = [i for i, f in enumerate(ranked) if f.item in wastes]
+        if position is not None and behind and position < max(behind):
+            moved = ranked.pop(position)
+            ranked.insert(max(behind), moved.model_copy(update={"after": ranked[max(behind) - 1].item}))
+    short = next((i for i, f in enumerate(ranked) if f.evidence.key == "evidence.launch.short"), None)
+    if short:
+        ranked.insert(0, ranked.pop(short).model_copy(update={"first_because_short": True}))
+    return ranked
 
 
 def _fire(entry: Item, evaluator, d: Diagnosis) -> Fired | None:
     """The item fired, or None: its symptom absent, or its gain under MIN_GAIN_PCT (a gain of None,
     unknown, still fires). ncu's global Est. Speedup for the item, where a rule gave one, is the gain."""
     found = evaluator(d)
-    from_rule = rule_gain(d.rules, entry.rules)
+    from_rule = rule_gain(d.rules, RULES_BY_EVIDENCE.get(found[0].key, entry.rules) if found else entry.rules)
     if found is None:
         if from_rule is None or from_rule[0] < MIN_GAIN_PCT or not entry.removes_waste:
             return None

@@ -113,16 +113,24 @@ def verdict_line(a: Assessment, lang: str) -> str:
         lever = item_words(lang, "fewer-bytes" if a.roof == "dram" else "tensor-cores", "lever")
         return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
                      lever=lever)
+    if a.unlisted is not None:
+        return words(lang, "diag.verdict.unlisted", {"roof_pct": a.unlisted.pct},
+                     unit=label(lang, f"diag.roof.{a.unlisted.limit}"), hint=label(lang, f"diag.unlisted.{a.unlisted.limit}"))
     if a.first is not None:
         return words(lang, "diag.verdict.first", title=item_words(lang, a.first.item, "title"))
     return label(lang, "diag.verdict.none")
 
 
 def gain_words(fired: Fired, lang: str) -> str:
+    """The expected gain and where it comes from; when a roof bounds it, the estimate and the roof."""
     if fired.gain_pct is None:
         return label(lang, "diag.gain_unknown")
     source = (words(lang, "diag.gain_from_rule", rule=fired.rule) if fired.rule
               else label(lang, "diag.gain_from_labkit"))
+    if fired.cap is not None:
+        estimate = source + " " + format_value("gain_pct", fired.cap.estimate_pct, lang)
+        return words(lang, "diag.gain_capped", {"gain_pct": fired.gain_pct, "roof_pct": fired.cap.pct},
+                     estimate=estimate, unit=label(lang, f"diag.roof.{fired.cap.unit}"))
     return words(lang, "diag.gain", {"gain_pct": fired.gain_pct}) + (f"（{source}）" if lang == "zh" else f" ({source})")
 
 
@@ -135,6 +143,11 @@ def item_lines(position: int, fired: Fired, lang: str, width: int) -> list[str]:
                  first=number, rest=indent)
     evidence = words(lang, fired.evidence.key, fired.evidence.values)
     lines += wrap(evidence, width, first=indent, rest=indent)
+    if fired.after is not None:
+        lines += wrap(words(lang, "diag.ranked_after", title=item_words(lang, fired.after, "title")), width,
+                      first=indent, rest=indent)
+    if fired.first_because_short:
+        lines += wrap(label(lang, "diag.ranked_first_short"), width, first=indent, rest=indent)
     colon = " : " if lang == "fr" else ("：" if lang == "zh" else ": ")
     lines += wrap(label(lang, "diag.lever") + colon + item_words(lang, fired.item, "lever"), width,
                   first=indent, rest=indent + "  ")

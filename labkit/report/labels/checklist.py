@@ -363,4 +363,42 @@ WORDS = {
     'profile.ratio_to_min': ('t_real / t_min against the copy ceiling measured in the same run: {ratio}.',
                              't_réel / t_min face au plafond de copie mesuré pendant la même exécution : {ratio}.',
                              '相对同一次运行中实测的拷贝上限，t_real / t_min = {ratio}。'),
+    # ----- ranking mechanics and new evidence (helper "meas", issue 19; wording open to text45) -----
+    'evidence.occupancy.achieved': ('achieved occupancy {achieved_pct}, against {theoretical_pct} in theory: warps '
+                                    'lost at run time, not to a resource (blocks of unequal work, a partial last '
+                                    'wave): balance the work, plan whole waves',
+                                    'occupancy atteinte {achieved_pct}, pour {theoretical_pct} en théorie : des warps '
+                                    "perdus à l'exécution, pas à une ressource (blocs de travail inégal, dernière "
+                                    'vague partielle) : équilibrer le travail, prévoir des vagues entières',
+                                    '实际占用率 {achieved_pct}，理论值 {theoretical_pct}：warp 是在运行时损失的，'
+                                    '不是被某种资源限制（各 block 工作量不均、最后一个波次不满）：平衡工作量，按整数个波次规划'),
+    'diag.gain_capped': ('expected gain {gain_pct} at most ({estimate}; {unit} is at {roof_pct} of its peak and this '
+                         'lever removes no work)',
+                         'gain attendu {gain_pct} au plus ({estimate} ; {unit} est à {roof_pct} de son pic et ce '
+                         'levier ne supprime aucun travail)',
+                         '预期收益至多 {gain_pct}（{estimate}；{unit} 已达峰值的 {roof_pct}，而这条对策不减少任何工作）'),
+    'diag.ranked_after': ('ranked after {title} whatever the estimates: part of what it would hide or trim is the '
+                          'waste that item removes',
+                          'classé après « {title} » quelles que soient les estimations : une partie de ce '
+                          "qu'il cacherait ou allégerait est le gaspillage que cet élément supprime",
+                          '无论估算如何，排在“{title}”之后：它要隐藏或削减的，有一部分正是那一条要消除的浪费'),
+    'diag.ranked_first_short': ('ranked first whatever the estimates: launching this kernel costs about as long as '
+                                'running it',
+                                'classé en tête quelles que soient les estimations : lancer ce noyau coûte à peu '
+                                "près autant que l'exécuter",
+                                '无论估算如何，排在首位：启动这个 kernel 的开销与运行它相当'),
+    'diag.verdict.unlisted': ('No checklist item covers what limits this kernel: {unit} at {roof_pct} of its peak. '
+                              '{hint}',
+                              "Aucun élément de la checklist ne couvre ce qui limite ce noyau : {unit} à {roof_pct} "
+                              'de son pic. {hint}',
+                              '没有哪条清单条目覆盖限制这个 kernel 的因素：{unit} 达到峰值的 {roof_pct}。{hint}'),
+    'diag.unlisted.pipe_xu': ('The XU pipe runs the special functions (sin, cos, exp, log, rsqrt through MUFU) and '
+                              'conversions on far fewer units than the FMAs (the CUDA C++ Programming Guide\'s '
+                              'throughput table): compute fewer of them, or replace some with FMA arithmetic.',
+                              'Le pipe XU exécute les fonctions spéciales (sin, cos, exp, log, rsqrt par MUFU) et les '
+                              "conversions sur bien moins d'unités que les FMA (table de débit du CUDA C++ "
+                              "Programming Guide) : calculez-en moins, ou remplacez-en une partie par de "
+                              "l'arithmétique FMA.",
+                              'XU 管线执行特殊函数（经 MUFU 的 sin、cos、exp、log、rsqrt）和类型转换，其单元远少于 FMA'
+                              '（见 CUDA C++ Programming Guide 的吞吐量表）：少算一些，或把其中一部分换成 FMA 运算。'),
 }
