@@ -86,9 +86,13 @@ def _results(args, console) -> int:
 
 def _diagnose(args, console) -> int:
     """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
+    from rich.console import Console
+
     from labkit.diagnose import diagnose_report
 
-    print(diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json), end="", flush=True)
+    progress = Console(stderr=True) if sys.stderr.isatty() else None
+    diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json, args.top,
+                    progress_console=progress)
     return 0
 
 
@@ -143,6 +147,17 @@ def _check(args, console) -> int:
     return 0 if report.passed else EXIT_ERROR
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (argparse names the option and the value when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
@@ -180,6 +195,9 @@ def parser() -> argparse.ArgumentParser:
     diagnose.add_argument("-k", "--kernel", metavar="REGEX", help="only the kernels whose name matches REGEX")
     diagnose.add_argument("--lang", choices=("en", "fr", "zh"), default="en", help="language of the text (default en)")
     diagnose.add_argument("--json", action="store_true", help="JSON for scripts instead of text")
+    diagnose.add_argument("--top", type=_positive, metavar="N",
+                          help="the N kernels taking the most GPU time first (launches grouped by kernel, each "
+                               "diagnosed on its longest launch): for a whole-application report")
     diagnose.set_defaults(handler=_diagnose)
     translations = commands.add_parser("translations", help="which translated pages are behind their French source")
     translations.add_argument("--mark-fresh", nargs="*", default=[], metavar="PAGE",
@@ -209,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("interrupted", quiet_stdout)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:   # `labkit diagnose BIG | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         if debug:
             raise

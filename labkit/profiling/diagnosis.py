@@ -551,13 +551,23 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
     )
 
 
+#: The raw metrics :func:`diagnose` reads by name (besides the stall reasons, read by pattern).
+DIAGNOSIS_METRICS = frozenset({
+    _COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
+    *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
+    *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS})
+
+
+def needed_metric(name: str) -> bool:
+    """Whether :func:`diagnose` reads the raw metric ``name``: a report read with only these (and its
+    rules) gives the same diagnosis, in a few % of the memory (labkit diagnose on huge exports)."""
+    return name in DIAGNOSIS_METRICS or _STALL.fullmatch(name) is not None
+
+
 def diagnosis_metrics(profile: KernelProfile) -> set[str]:
     """The raw metrics :func:`diagnose` reads in ``profile``: a profile kept with only these (and its
     rules) gives the same diagnosis, so a results file stores the measurement, not the verdict."""
-    fixed = {_COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
-             *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
-             *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS}
-    return {name for name in profile.metrics if name in fixed or _STALL.fullmatch(name)}
+    return {name for name in profile.metrics if needed_metric(name)}
 
 
 def _first_present(profile: KernelProfile, names: tuple[str, ...]) -> str:

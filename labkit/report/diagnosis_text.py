@@ -2,12 +2,13 @@
 80-column terminal (Chinese characters count as two columns, as terminals draw them).
 
 Numbers are written the language's way (labkit.report.numbers); a placeholder's name says its kind:
-``_pct`` a percentage, ``_us`` microseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
+``_pct`` a percentage, ``_us`` microseconds, ``_ms`` milliseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
 Per SM (two decimals, as ncu prints it), anything else a plain number (no decimals when whole).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from labkit.profiling.checklist import THRESHOLDS, Assessment, Fired, Reading, item
@@ -33,6 +34,8 @@ def format_value(name: str, value: float, lang: str) -> str:
         return format_percent(value, decimals, lang)
     if name.endswith("_us"):
         return format_number(value, decimals, lang) + NO_BREAK + "µs"
+    if name.endswith("_ms"):
+        return format_number(value, 0 if value >= 100 else 1, lang) + NO_BREAK + "ms"
     if name.endswith("_x"):
         return format_number(value, decimals, lang) + "×"
     if name.endswith("_mb"):
@@ -57,8 +60,21 @@ def reading_words(lang: str, reading: Reading) -> str:
     return label(lang, reading.key)
 
 
+#: No character below this is wide or full-width (U+1100 is the first, Hangul Jamo).
+FIRST_WIDE = "\u1100"
+#: A word and its trailing space, or a space: :func:`_tokens` for text without wide characters.
+_NARROW_TOKEN = re.compile(r"[^ ]+ ?| ")
+
+
+def _narrow(text: str) -> bool:
+    """No wide character in ``text`` (checked at C speed: its largest character is below U+1100)."""
+    return not text or max(text) < FIRST_WIDE
+
+
 def columns(text: str) -> int:
     """Display width: wide (W) and full-width (F) characters take two columns."""
+    if _narrow(text):
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
@@ -70,6 +86,8 @@ OPENING = "（「『"
 def _tokens(text: str) -> list[str]:
     """Words, each with its trailing space; a wide character is a token of its own (Chinese breaks
     between characters), and the punctuation that must not start a line stays with what precedes."""
+    if _narrow(text):
+        return _NARROW_TOKEN.findall(text)
     tokens: list[str] = []
     for char in text:
         wide = unicodedata.east_asian_width(char) in "WF"
@@ -84,13 +102,15 @@ def _tokens(text: str) -> list[str]:
 
 def wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> list[str]:
     """Lines of at most ``width`` columns: ``first`` before the first, ``rest`` before the others."""
-    lines, line = [], first
+    lines, line, used = [], first, columns(first)   # used: the columns of ``line``
     for token in _tokens(text):
-        if columns(line + token.rstrip()) > width and line.strip():
+        if used + columns(token.rstrip()) > width and line.strip():
             lines.append(line.rstrip())
             line = rest + token.lstrip()
+            used = columns(line)
         else:
             line += token
+            used += columns(token)
     if line.strip():
         lines.append(line.rstrip())
     return lines

@@ -401,4 +401,17 @@ WORDS = {
                               "l'arithmétique FMA.",
                               'XU 管线执行特殊函数（经 MUFU 的 sin、cos、exp、log、rsqrt）和类型转换，其单元远少于 FMA'
                               '（见 CUDA C++ Programming Guide 的吞吐量表）：少算一些，或把其中一部分换成 FMA 运算。'),
+    'diag.top_summary': ('The {shown} kernels that take the most GPU time, of {kernels} kernels in {launches} '
+                         'launches ({total_ms} of GPU time in all); each is diagnosed on its longest launch.',
+                         "Les {shown} noyaux qui prennent le plus de temps GPU, sur {kernels} noyaux en {launches} "
+                         'lancements ({total_ms} de temps GPU en tout) ; chacun est diagnostiqué sur son lancement '
+                         'le plus long.',
+                         '占用 GPU 时间最多的 {shown} 个 kernel（共 {kernels} 个 kernel、{launches} 次启动，GPU 时间'
+                         '合计 {total_ms}）；每个 kernel 按其耗时最长的一次启动来诊断。'),
+    'diag.top_group': ('launches: {launches} · {total_ms} in all ({share_pct} of the report\'s GPU time) · the '
+                       'longest, diagnosed here: {duration_us}',
+                       'lancements : {launches} · {total_ms} en tout ({share_pct} du temps GPU du rapport) · le plus '
+                       'long, diagnostiqué ici : {duration_us}',
+                       '启动次数：{launches} · 合计 {total_ms}（占报告 GPU 时间的 {share_pct}）· 此处诊断的是最长的一次：'
+                       '{duration_us}'),
 }
