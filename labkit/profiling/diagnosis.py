@@ -56,13 +56,19 @@ class Quadrant(str, Enum):
     BALANCED = "balanced"
 
 
+#: A percentage of a peak over a unit's *active* cycles, as ncu prints it: above 100 when the unit
+#: was active for a few cycles only (on the H200, L1/TEX at 194 % and 269 % in short CUB kernels of
+#: the validation set, tests/fixtures/diagnose_validation).
+ActivePercent = NonNegative
+
+
 class SpeedOfLight(Record):
     """Speed of Light: each unit's throughput in % of its sustained peak, and the duration."""
 
     compute_pct: Percent
     memory_pct: Percent
     dram_pct: Percent
-    l1_pct: Percent
+    l1_pct: ActivePercent
     l2_pct: Percent
     duration_seconds: Seconds
 
@@ -386,7 +392,7 @@ class Stall(Record):
     reason: str
     name: str
     cycles_per_issue: NonNegative
-    pct: Percent
+    pct: NonNegative       # of the total; ncu's per-reason averages can add up to more on a short kernel (129 % seen)
     remedy: str | None     # an id of REMEDIES
 
 
