@@ -39,7 +39,7 @@ from pathlib import Path
 
 MARKER_PREFIX = "vset_case_"
 #: The groups, in order, each one ncu process with its own time limit (seconds).
-GROUP_LIMITS = {"cupy_a": 80, "cupy_b": 80, "raw": 60, "exercises_a": 110, "exercises_b": 90}
+GROUP_LIMITS = {"cupy_a": 80, "cupy_b": 100, "raw": 60, "exercises_a": 150, "exercises_b": 110}
 SWEEP_LIMIT = 100
 EXPORT_LIMIT = 120
 DEFAULT_BUDGET = 420
@@ -66,8 +66,9 @@ def marker_source(count: int) -> str:
 
 
 # ----- inside ncu -------------------------------------------------------------------------------------
-def target(group: str) -> int:
-    """Run the group's cases: set up, run once unprofiled, then marker + run inside the profiler range."""
+def target(group: str, only: set[str] | None = None) -> int:
+    """Run the group's cases (those named in ``only``, if given): set up, run once unprofiled, then
+    marker + run inside the profiler range."""
     import cupy
 
     from labkit.gpu import NumbaPerformanceWarning
@@ -78,7 +79,7 @@ def target(group: str) -> int:
     markers = cupy.RawModule(code=marker_source(len(every)))
     runtime = cupy.cuda.runtime
     for index, case in enumerate(every):
-        if group_of(case) != group:
+        if group_of(case) != group or (only and case.name not in only):
             continue
         started = time.monotonic()
         run = None
@@ -183,15 +184,26 @@ def split_group(group: str, work: Path, cases_out: Path, index: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 2 and argv[0] == "target":
-        return target(argv[1])
+    if len(argv) in (2, 3) and argv[0] == "target":
+        return target(argv[1], set(argv[2].split(",")) if len(argv) == 3 else None)
     if not argv or argv[0].startswith("-"):
-        print("usage: python3 -m labkit.probes.validation_set OUTDIR [--budget SECONDS] [--groups a,b] [--no-sweep]",
+        print("usage: python3 -m labkit.probes.validation_set OUTDIR [--budget SECONDS] [--groups a,b] [--cases x,y] "
+              "[--no-sweep]",
               file=sys.stderr)
         return 2
     out = Path(argv[0])
     budget = float(argv[argv.index("--budget") + 1]) if "--budget" in argv else DEFAULT_BUDGET
     groups = argv[argv.index("--groups") + 1].split(",") if "--groups" in argv else list(GROUP_LIMITS)
+    only = argv[argv.index("--cases") + 1] if "--cases" in argv else None
+    if only:
+        from labkit.probes.validation_kernels import cases
+
+        wanted = set(only.split(","))
+        unknown = wanted - {c.name for c in cases()}
+        if unknown:
+            print(f"unknown cases: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        groups = [g for g in groups if any(group_of(c) == g and c.name in wanted for c in cases())]
     out.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + budget
     log = Log(out / "run.log")
@@ -222,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             report = work / f"{group}.ncu-rep"
             command = [ncu, "--set", "full", "--clock-control", "none", "--profile-from-start", "off",
                        "--launch-count", str(LAUNCH_CAP), "--export", str(report), "--force-overwrite",
-                       sys.executable, "-m", "labkit.probes.validation_set", "target", group]
+                       sys.executable, "-m", "labkit.probes.validation_set", "target", group, *([only] if only else [])]
             rc, took = run_limited(command, min(GROUP_LIMITS[group], left), work / f"{group}.log", env)
             log(f"{group}: ncu exit {rc} in {took:.0f} s; "
                 f"report {'present' if report.exists() else 'missing'}")
