@@ -123,17 +123,49 @@ def _field(lang: str, key: str, text: str, width: int) -> list[str]:
 
 
 def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
-    title = f"━━ {kernel}" + (f" · ID {launch_id} " if launch_id is not None else " ")
+    """``━━ name · ID n ━━━...`` across the width; a name too long for it (a cuBLAS kernel's runs to
+    120 characters) is cut, with an ellipsis."""
+    suffix = f" · ID {launch_id} " if launch_id is not None else " "
+    room = width - 3 - columns("━━ " + suffix)
+    if columns(kernel) > room:
+        while columns(kernel) > room - 1:
+            kernel = kernel[:-1]
+        kernel += "…"
+    title = f"━━ {kernel}{suffix}"
     return title + "━" * max(3, width - columns(title))
 
 
-def verdict_line(a: Assessment, lang: str) -> str:
-    """At the roof (and which lever is left), or the item to act on first, or nothing fired."""
+def roof_lever(a: Assessment, d: Diagnosis) -> str:
+    """The item whose lever is left at the roof: fewer bytes at DRAM or L2; the FP64 item at the FP64
+    pipe; at instruction issue, tensor cores when the FMA pipe carries most of it, else fewer
+    instructions; tensor cores at the FMA or tensor pipe."""
+    if a.roof in ("dram", "l2"):
+        return "fewer-bytes"
+    if a.roof == "pipe_fp64":
+        return "fp64"
+    if a.roof == "issue":
+        loads = {u.unit: u.pct for u in d.units}
+        return "tensor-cores" if loads.get("pipe_fma", 0.0) >= ISSUE_SHARE_FOR_FMA * (a.roof_pct or 0.0) else "instructions"
+    return "tensor-cores"
+
+
+#: At the issue roof, the FMA pipe at this share of the issue rate makes the kernel's roof its FMAs.
+ISSUE_SHARE_FOR_FMA = 0.75
+
+
+def verdict_line(a: Assessment, lang: str, d: Diagnosis | None = None) -> str:
+    """At the roof (and which lever is left), what limits the kernel where no item covers it, the
+    item to act on first, or nothing fired."""
     if a.at_roof:
-        lever = item_words(lang, "fewer-bytes" if a.roof == "dram" else "tensor-cores", "lever")
+        lever = item_words(lang, roof_lever(a, d) if d is not None else
+                           ("fewer-bytes" if a.roof in ("dram", "l2") else "tensor-cores"), "lever")
         return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
                      lever=lever)
     if a.unlisted is not None:
+        if a.unlisted.limit == "l2_atomics":
+            average = d.atomics.average_slice_pct if d is not None and d.atomics is not None else 0.0
+            return words(lang, "diag.verdict.atomics", {"hot_pct": a.unlisted.pct, "average_pct": average},
+                         hint=label(lang, "diag.unlisted.l2_atomics"))
         return words(lang, "diag.verdict.unlisted", {"roof_pct": a.unlisted.pct},
                      unit=label(lang, f"diag.roof.{a.unlisted.limit}"), hint=label(lang, f"diag.unlisted.{a.unlisted.limit}"))
     if a.first is not None:
@@ -151,6 +183,10 @@ def gain_words(fired: Fired, lang: str) -> str:
         estimate = source + " " + format_value("gain_pct", fired.cap.estimate_pct, lang)
         return words(lang, "diag.gain_capped", {"gain_pct": fired.gain_pct, "roof_pct": fired.cap.pct},
                      estimate=estimate, unit=label(lang, f"diag.roof.{fired.cap.unit}"))
+    if fired.discount is not None:
+        estimate = source + " " + format_value("gain_pct", fired.discount.estimate_pct, lang)
+        return words(lang, "diag.gain_discounted", {"gain_pct": fired.gain_pct, "waste_pct": fired.discount.waste_pct},
+                     estimate=estimate, title=item_words(lang, fired.discount.item, "title"))
     return words(lang, "diag.gain", {"gain_pct": fired.gain_pct}) + (f"（{source}）" if lang == "zh" else f" ({source})")
 
 
@@ -163,9 +199,6 @@ def item_lines(position: int, fired: Fired, lang: str, width: int) -> list[str]:
                  first=number, rest=indent)
     evidence = words(lang, fired.evidence.key, fired.evidence.values)
     lines += wrap(evidence, width, first=indent, rest=indent)
-    if fired.after is not None:
-        lines += wrap(words(lang, "diag.ranked_after", title=item_words(lang, fired.after, "title")), width,
-                      first=indent, rest=indent)
     if fired.first_because_short:
         lines += wrap(label(lang, "diag.ranked_first_short"), width, first=indent, rest=indent)
     colon = " : " if lang == "fr" else ("：" if lang == "zh" else ": ")
@@ -241,7 +274,7 @@ def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None 
     """One kernel: verdict, what the report shows (profile_rows), then the checklist items by
     expected gain."""
     lines = [heading(d.kernel, launch_id, width)]
-    lines += wrap(verdict_line(a, lang), width)
+    lines += wrap(verdict_line(a, lang, d), width)
     for key, text in profile_rows(d, lang):
         lines += _field(lang, key, text, width)
     if a.items:

@@ -377,11 +377,11 @@ WORDS = {
                          'gain attendu {gain_pct} au plus ({estimate} ; {unit} est à {roof_pct} de son pic et ce '
                          'levier ne supprime aucun travail)',
                          '预期收益至多 {gain_pct}（{estimate}；{unit} 已达峰值的 {roof_pct}，而这条对策不减少任何工作）'),
-    'diag.ranked_after': ('ranked after {title} whatever the estimates: part of what it would hide or trim is the '
-                          'waste that item removes',
-                          'classé après « {title} » quelles que soient les estimations : une partie de ce '
-                          "qu'il cacherait ou allégerait est le gaspillage que cet élément supprime",
-                          '无论估算如何，排在“{title}”之后：它要隐藏或削减的，有一部分正是那一条要消除的浪费'),
+    'diag.gain_discounted': ('expected gain {gain_pct} ({estimate}, less the {waste_pct} of it that is the waste '
+                             '"{title}" removes)',
+                             'gain attendu {gain_pct} ({estimate}, moins les {waste_pct} qui sont le gaspillage '
+                             'que « {title} » supprime)',
+                             '预期收益 {gain_pct}（{estimate}，扣除其中属于“{title}”会消除的浪费的 {waste_pct}）'),
     'diag.ranked_first_short': ('ranked first whatever the estimates: launching this kernel costs about as long as '
                                 'running it',
                                 'classé en tête quelles que soient les estimations : lancer ce noyau coûte à peu '
@@ -414,4 +414,32 @@ WORDS = {
                        'long, diagnostiqué ici : {duration_us}',
                        '启动次数：{launches} · 合计 {total_ms}（占报告 GPU 时间的 {share_pct}）· 此处诊断的是最长的一次：'
                        '{duration_us}'),
+    'diag.roof.issue': ('instruction issue', "l'émission d'instructions", '指令发射'),
+    'diag.roof.l2': ('L2', 'le L2', 'L2'),
+    'diag.roof.l2_atomics': ("the busiest L2 slice's atomic unit", "l'unité atomique de la tranche de L2 la plus "
+                             'chargée', '最忙的 L2 slice 的原子操作单元'),
+    'evidence.occupancy.achieved_grid': ('achieved occupancy {achieved_pct}, against {theoretical_pct} in theory: the '
+                                         'grid is {waves} of a wave at this occupancy, so every SM keeps warp slots '
+                                         'empty: more threads (split each one\'s work)',
+                                         'occupancy atteinte {achieved_pct}, pour {theoretical_pct} en théorie : la '
+                                         'grille fait {waves} vague à cette occupancy, chaque SM garde des places de '
+                                         'warps vides : plus de threads (partager le travail de chacun)',
+                                         '实际占用率 {achieved_pct}，理论值 {theoretical_pct}：在该占用率下 grid 只有 '
+                                         '{waves} 个波次，每个 SM 都有空着的 warp 槽位：增加线程（拆分每个线程的工作）'),
+    'diag.verdict.atomics': ('No checklist item covers what limits this kernel: atomics serialise in one L2 slice, '
+                             'its atomic unit at {hot_pct} of its peak while the average slice is at {average_pct}. '
+                             '{hint}',
+                             "Aucun élément de la checklist ne couvre ce qui limite ce noyau : les atomiques se "
+                             'sérialisent dans une tranche de L2, dont l\'unité atomique est à {hot_pct} de son pic '
+                             'quand la tranche moyenne est à {average_pct}. {hint}',
+                             '没有哪条清单条目覆盖限制这个 kernel 的因素：原子操作在一个 L2 slice 中串行执行，'
+                             '它的原子单元达到峰值的 {hot_pct}，而平均每个 slice 只有 {average_pct}。{hint}'),
+    'diag.unlisted.l2_atomics': ('Many threads update the same few addresses: count in shared memory per block '
+                                 '(one global atomic per block and address), or reduce in the warp first and '
+                                 'let one lane add.',
+                                 'Beaucoup de threads mettent à jour les mêmes quelques adresses : comptez en mémoire '
+                                 'partagée par bloc (un atomique global par bloc et par adresse), ou réduisez '
+                                 "d'abord dans le warp et laissez une lane ajouter.",
+                                 '大量线程更新同样几个地址：先在每个 block 的 shared memory 中计数（每个 block、每个地址'
+                                 '只做一次全局原子操作），或者先在 warp 内归约，再由一个 lane 累加。'),
 }
