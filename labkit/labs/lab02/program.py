@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
@@ -377,8 +378,9 @@ class Lab02Program(Program[Sizes, Lab02Results]):
         plan = lp.launches(sizes, facts.sm_count)
         with tempfile.TemporaryDirectory(prefix="lab-02-analyzer-") as tmp:
             analyzer = None if bench.simulated else start_analyzer(plan, Path(tmp))
-            bench.progress("checks against NumPy")
+            bench.progress("checks against NumPy, the copy ceiling")
             checks = check_against_numpy(LAB.simulator_sizes)
+            ceiling = measure_copy_ceiling(bench)
             buffers = Buffers(sizes, plan)
             timings = {}
             for step, flush, warmup, repeats in (("sweep", True, 2, max(5, sizes.repeats // 2)),
@@ -408,7 +410,7 @@ class Lab02Program(Program[Sizes, Lab02Results]):
         for name in ("plan.json", "sizes.json"):
             (bench.work_dir / name).unlink(missing_ok=True)
         return _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, measured, ncu_run,
-                        listing)
+                        listing).model_copy(update={"copy_ceiling": ceiling})
 
 
 def _cupy_copyto(buffers: Buffers, bench: Bench, sizes: Sizes):
