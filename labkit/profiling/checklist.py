@@ -479,7 +479,8 @@ UNLOADS: dict[str, frozenset[str]] = {
     "divergence": frozenset({"issue", "pipe_fma", "pipe_fp64", "pipe_xu"}),
     "instructions": frozenset({"issue"}),
 }
-#: An estimate within this many points of its cap is left as it is (the cap would only add words).
+#: An estimate within this many points above its cap is bounded without saying so (a cap shown for a
+#: fraction of a point would only add words).
 CAP_TOLERANCE_PCT = 1.0
 
 
@@ -554,8 +555,10 @@ def _capped(fired: Fired, d: Diagnosis) -> Fired:
     if not untouched:
         return fired
     unit, pct = max(untouched.items(), key=lambda pair: pair[1])
-    if fired.gain_pct <= 100 - pct + CAP_TOLERANCE_PCT:
+    if fired.gain_pct <= 100 - pct:
         return fired
+    if fired.gain_pct <= 100 - pct + CAP_TOLERANCE_PCT:   # bounded, without words for a fraction of a point
+        return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct)})
     estimate = fired.discount.estimate_pct if fired.discount is not None else fired.gain_pct
     return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct), "discount": None,
                                     "cap": Cap(unit=unit, pct=pct, estimate_pct=estimate)})
@@ -582,11 +585,22 @@ def _discounted(fired: Fired, d: Diagnosis) -> Fired:
                                                          estimate_pct=fired.gain_pct)})
 
 
+def _estimate(fired: Fired) -> float:
+    """The estimate before a cap or a discount (what an item promised before its roof bounded it)."""
+    if fired.cap is not None:
+        return fired.cap.estimate_pct
+    if fired.discount is not None:
+        return fired.discount.estimate_pct
+    return fired.gain_pct or 0.0
+
+
 def _ranked(fired: list[Fired]) -> list[Fired]:
-    """By expected gain (unknown gains last, ties in the chapter's order); a launch-bound kernel's
-    launch item first (module docstring)."""
+    """By expected gain (unknown gains last); items capped to the same gain by the same roof by
+    their estimates before the cap, then in the chapter's order; a launch-bound kernel's launch
+    item first (module docstring)."""
     order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
-    ranked = sorted(fired, key=lambda f: (f.gain_pct is None, -(f.gain_pct or 0.0), order[f.item]))
+    ranked = sorted(fired, key=lambda f: (f.gain_pct is None, -round(f.gain_pct or 0.0, 6), -_estimate(f),
+                                          order[f.item]))
     short = next((i for i, f in enumerate(ranked) if f.evidence.key == "evidence.launch.short"), None)
     if short:
         ranked.insert(0, ranked.pop(short).model_copy(update={"first_because_short": True}))
