@@ -112,9 +112,13 @@ def _notebooks(args, console) -> int:
 
 def _diagnose(args, console) -> int:
     """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
-    from labkit.profiling.diagnose import diagnose_report
+    from rich.console import Console
 
-    print(diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json), end="", flush=True)
+    from labkit.diagnose import diagnose_report
+
+    progress = Console(stderr=True) if sys.stderr.isatty() else None
+    diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json, args.top,
+                    progress_console=progress)
     return 0
 
 
@@ -241,6 +245,17 @@ def _positive_seconds(text: str) -> float:
     return seconds
 
 
+def _positive(text: str) -> int:
+    """A whole number of at least 1 (argparse names the option and the value when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="labkit", description="Labs of the executable GPU performance course.")
     commands = top.add_subparsers(dest="command", required=True)
@@ -286,6 +301,9 @@ def parser() -> argparse.ArgumentParser:
     diagnose.add_argument("-k", "--kernel", metavar="REGEX", help="only the kernels whose name matches REGEX")
     diagnose.add_argument("--lang", choices=("en", "fr", "zh"), default="en", help="language of the text (default en)")
     diagnose.add_argument("--json", action="store_true", help="JSON for scripts instead of text")
+    diagnose.add_argument("--top", type=_positive, metavar="N",
+                          help="the N kernels taking the most GPU time first (launches grouped by kernel, each "
+                               "diagnosed on its longest launch): for a whole-application report")
     diagnose.set_defaults(handler=_diagnose)
     chapter = commands.add_parser(
         "chapter", help="check one chapter in both languages, in seconds (sources, parity, drift, quizzes, "
@@ -321,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("interrupted", quiet_stdout)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:   # `labkit diagnose BIG | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         if debug:
             raise

@@ -8,6 +8,9 @@ simulator otherwise.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 
 from labkit.backend import NO_GPU_NOTICE, NoGPUError, select_backend
@@ -29,3 +32,15 @@ def require_gpu(why: str = NO_GPU_NOTICE):
     if SIMULATED:
         raise NoGPUError(why)
     return cuda
+
+
+@contextlib.contextmanager
+def expected_warnings_hidden():
+    """Run the course's code without numba-cuda's NumbaPerformanceWarning ("Grid size 2 will likely
+    result in GPU under-utilization...", "Host array used in CUDA kernel will have its contents
+    automatically copied..."): the checks run at toy size, and the small grids some labs and
+    exercises launch are what their pages teach, so the warning would only repeat it, in colour
+    codes, above the tables. Every other warning still shows."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        yield

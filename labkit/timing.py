@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import statistics
 import threading
-import warnings
 from typing import Callable
 
 import numpy as np
@@ -141,11 +140,10 @@ class _Hold:
 
     def __init__(self):
         cuda = _cuda()
-        from labkit.gpu import NumbaPerformanceWarning
+        from labkit.gpu import expected_warnings_hidden
 
         self.flags = cuda.mapped_array(2, dtype="int32")
-        with warnings.catch_warnings():  # one thread on purpose: not the low-occupancy mistake it warns of
-            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        with expected_warnings_hidden():  # one thread on purpose: not the low-occupancy mistake it warns of
             self.launch = cuda.jit(HOLD_SIGNATURE)(_hold_until_released())[1, 1]
 
     def hold(self) -> None:

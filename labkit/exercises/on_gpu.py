@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import statistics
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,10 +34,9 @@ def on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., N
     teach to see; the report's criteria and hints say it, the warnings would only repeat it in
     colour codes above the report). ``phase(name, **fields)`` is told what the step starts doing
     (label ``exercise.phase.<name>``)."""
-    from labkit.gpu import NumbaPerformanceWarning   # numba-cuda's own class, not numba.core's
+    from labkit.gpu import expected_warnings_hidden
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    with expected_warnings_hidden():
         return _on_gpu(exercise, path, shown_as, phase)
 
 

@@ -1,8 +1,15 @@
 """Lab 02's Numba kernels, with their NumPy references.
 
-- ``strided_read``: thread ``i`` reads ``x[i * stride + offset]`` (4- or 8-byte elements: the
-  same function compiled for float32 and float64, ``LDG.E`` and ``LDG.E.64``) and writes only if
-  it read ``sentinel``, which the lab's data never holds: the kernel's traffic is its reads.
+- ``strided_read``: the global stride sweep. Element ``e`` of a launch is ``x[e * stride + offset]``
+  (4- or 8-byte elements: the same function compiled for float32 and float64, ``LDG.E`` and
+  ``LDG.E.64``); each thread reads :data:`SWEEP_LOADS` of them, one block-width apart, every load
+  issued before any value is used, and writes only if it read ``sentinel``, which the lab's data
+  never holds: the kernel's traffic is its reads. Several independent loads per thread is
+  chapter 3's argument (Little's law: the bytes in flight must cover HBM's latency times its
+  bandwidth); with one 4-byte load per thread the coalesced case is latency-bound, far below the
+  copy, and the sweep would show coalescing costing almost nothing (the record of ec9d58a: 1 353
+  GB/s at stride 1, 5 % less at stride 2). Each warp-level load touches 32 consecutive elements
+  of the launch, so its sectors per request are those of one load per thread.
 - ``drift_aos`` / ``drift_soa``: particles of 8 float32 fields (x, y, z, vx, vy, vz, mass,
   charge), ``x += vx * dt`` for the three coordinates, stored as an array of structures
   (``p[i, field]``, 32 bytes per particle) or a structure of arrays (``fields[field, i]``).
@@ -22,13 +29,37 @@ DRIFT_READ_BYTES = 6 * 4
 DRIFT_WRITE_BYTES = 3 * 4
 
 
+#: Elements each thread of the global sweep reads (strided_read and the CUDA C strided_read_16):
+#: 8 loads in flight, 32 bytes per thread at 4-byte elements, 128 at 16 bytes.
+SWEEP_LOADS = 8
+
+
 @kernel
 def strided_read(x, out, stride, offset, sentinel):
-    """Read x[i * stride + offset]; out[0] is written only if that element equals ``sentinel``."""
-    i = cuda.grid(1)
-    v = x[i * stride + offset]
-    if v == sentinel:
-        out[0] = v
+    """Elements e = b * (blockDim * SWEEP_LOADS) + k * blockDim + t, k < SWEEP_LOADS, of block b's
+    thread t: read x[e * stride + offset], all eight before any is compared; out[0] is written
+    only if one of them equals ``sentinel``."""
+    e = cuda.blockIdx.x * cuda.blockDim.x * SWEEP_LOADS + cuda.threadIdx.x
+    step = cuda.blockDim.x
+    v0 = x[e * stride + offset]
+    v1 = x[(e + step) * stride + offset]
+    v2 = x[(e + 2 * step) * stride + offset]
+    v3 = x[(e + 3 * step) * stride + offset]
+    v4 = x[(e + 4 * step) * stride + offset]
+    v5 = x[(e + 5 * step) * stride + offset]
+    v6 = x[(e + 6 * step) * stride + offset]
+    v7 = x[(e + 7 * step) * stride + offset]
+    if ((v0 == sentinel) | (v1 == sentinel) | (v2 == sentinel) | (v3 == sentinel) | (v4 == sentinel)
+            | (v5 == sentinel) | (v6 == sentinel) | (v7 == sentinel)):
+        out[0] = sentinel
+
+
+def strided_read_blocks(elements: int, threads: int) -> int:
+    """Blocks of a sweep launch over ``elements`` elements: elements / (threads x SWEEP_LOADS)."""
+    per_block = threads * SWEEP_LOADS
+    if elements % per_block:
+        raise ValueError(f"a sweep launch reads a multiple of {per_block} elements, got {elements}")
+    return elements // per_block
 
 
 @kernel

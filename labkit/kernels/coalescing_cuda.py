@@ -3,7 +3,9 @@
 Numba has no 16-byte global access and no way to keep a shared-memory load inside a loop whose
 address does not change, so these kernels are CUDA C:
 
-- ``strided_read_16``: the global stride sweep for 16-byte elements (``uint4``: ``LDG.E.128``);
+- ``strided_read_16``: the global stride sweep for 16-byte elements (``uint4``: ``LDG.E.128``),
+  each thread reading ``SWEEP_LOADS`` of them as Numba's ``strided_read`` does
+  (labkit.kernels.coalescing);
 - ``drift_aos_vector`` / ``drift_soa_vector``: the particle drift with vector loads and stores
   (``float4`` and ``float2``: ``LDG.E.128``, ``LDG.E.64``, ``STG.E.128``);
 - ``shared_stride_4|8|16``: the shared-memory stride sweep, whose loop loads one address again
@@ -32,6 +34,8 @@ import functools
 
 import numpy as np
 
+from labkit.kernels.coalescing import SWEEP_LOADS
+
 #: The transposes' shape: tile side and thread rows (block = TILE x ROWS threads, TILE / ROWS
 #: elements per thread and side). Of the shapes measured side by side on the H200 (the exploration
 #: of the batch that recorded commit 4cb7254), 64 x 8 gave the padded and swizzled transposes the
@@ -51,15 +55,25 @@ SOURCE = r"""
 #ifndef ROWS
 #define ROWS 8
 #endif
+#ifndef SWEEP_LOADS
+#define SWEEP_LOADS 8
+#endif
 #define SLOTS 2048
 
-/* Global stride sweep, 16-byte elements: every component is used, so the load stays 128 bits. */
+/* Global stride sweep, 16-byte elements: element e = b * (blockDim * SWEEP_LOADS) + k * blockDim + t
+   of block b's thread t, k < SWEEP_LOADS, is x[e * stride + offset]; all loads are issued before any
+   value is used, and every component is used, so each load stays 128 bits. */
 extern "C" __global__ void strided_read_16(const uint4* x, unsigned int* out, long long stride,
                                            long long offset, unsigned int sentinel)
 {
-    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const uint4 v = x[i * stride + offset];
-    if ((v.x ^ v.y ^ v.z ^ v.w) == sentinel) out[0] = v.x;
+    const long long e = (long long)blockIdx.x * blockDim.x * SWEEP_LOADS + threadIdx.x;
+    uint4 v[SWEEP_LOADS];
+#pragma unroll
+    for (int k = 0; k < SWEEP_LOADS; ++k) v[k] = x[(e + (long long)k * blockDim.x) * stride + offset];
+    bool hit = false;
+#pragma unroll
+    for (int k = 0; k < SWEEP_LOADS; ++k) hit |= (v[k].x ^ v[k].y ^ v[k].z ^ v[k].w) == sentinel;
+    if (hit) out[0] = sentinel;
 }
 
 /* Particles of 8 floats (x, y, z, vx, vy, vz, mass, charge): x += vx * dt for x, y, z.
@@ -192,10 +206,11 @@ KERNELS = ("strided_read_16", "drift_aos_vector", "drift_soa_vector", "shared_st
 
 
 def options(tile: int = TILE, rows: int = ROWS) -> tuple[str, ...]:
-    """NVRTC (and nvcc) options: line information for ncu's source view, the transposes' shape."""
+    """NVRTC (and nvcc) options: line information for ncu's source view, the transposes' shape,
+    the sweep's loads per thread."""
     if tile % rows or tile % 32:
         raise ValueError(f"TILE must be a multiple of 32 and of ROWS, got TILE={tile}, ROWS={rows}")
-    return ("-lineinfo", f"-DTILE={tile}", f"-DROWS={rows}")
+    return ("-lineinfo", f"-DTILE={tile}", f"-DROWS={rows}", f"-DSWEEP_LOADS={SWEEP_LOADS}")
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from numba import float32, uint32
 
 from labkit.access_trace import vector_dtype
 from labkit.gpu import SIMULATED, cuda
+from labkit.kernels.coalescing import SWEEP_LOADS
 from labkit.kernels.coalescing_cuda import ROWS, SHARED_SLOTS, TILE
 
 if not SIMULATED:
@@ -28,10 +29,13 @@ PER_THREAD = TILE // ROWS
 
 @cuda.jit
 def strided_read_16(x, out, stride, offset, sentinel):
-    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-    v = x[i * stride + offset]
-    if v["x"] ^ v["y"] ^ v["z"] ^ v["w"] == sentinel:
-        out[0] = v["x"]
+    e = cuda.blockIdx.x * cuda.blockDim.x * SWEEP_LOADS + cuda.threadIdx.x
+    v = [x[(e + k * cuda.blockDim.x) * stride + offset] for k in range(SWEEP_LOADS)]
+    hit = False
+    for k in range(SWEEP_LOADS):
+        hit |= v[k]["x"] ^ v[k]["y"] ^ v[k]["z"] ^ v[k]["w"] == sentinel
+    if hit:
+        out[0] = sentinel
 
 
 @cuda.jit

@@ -27,7 +27,11 @@ class LabSession:
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""
-        for check in self.program.check(self.lab.simulator_sizes):
+        from labkit.gpu import expected_warnings_hidden
+
+        with expected_warnings_hidden():
+            checks = self.program.check(self.lab.simulator_sizes)
+        for check in checks:
             print("ok  " if check.passed else "FAIL", check.name)
 
     def measure_or_show_recorded(self) -> None:
@@ -39,8 +43,10 @@ class LabSession:
         from labkit.device import read_device_facts
         from labkit.timing import time_gpu
 
+        from labkit.gpu import expected_warnings_hidden
+
         facts = read_device_facts()
-        with tempfile.TemporaryDirectory() as work_dir:
+        with tempfile.TemporaryDirectory() as work_dir, expected_warnings_hidden():
             bench = Bench(facts, time_gpu, Path(work_dir), lambda step: print(step))
             results = self.program.measure(bench, self.lab.sizes_for(facts))
         show_tables(self.lab.tables(results), self.console)

@@ -175,6 +175,9 @@ def run_lab(lab: Lab, project: Project, record_asked: bool, console: Console | N
     lab.sizes_with(changes)   # refuses a change to a size the lab does not let users adjust
     backend = select_backend()
     report = report if report is not None else RunReport(lab.id, backend)
-    if backend == "simulator":
-        return run_simulated(lab, project, console, record_asked, changes, report)
-    return run_on_gpu(lab, project, console, record_asked, changes, report)
+    from labkit.gpu import expected_warnings_hidden
+
+    with expected_warnings_hidden():
+        if backend == "simulator":
+            return run_simulated(lab, project, console, record_asked, changes, report)
+        return run_on_gpu(lab, project, console, record_asked, changes, report)

@@ -11,13 +11,36 @@ Nsight Compute rules whose Est. Speedup speaks for it.
 Applied to one kernel (:func:`assess`), an item *fires* when its symptom is in the report, with an
 expected gain: the share of the kernel's time the lever could remove, in %. Where a rule of ncu
 that speaks for the item fired with a whole-kernel ("global") Est. Speedup, that estimate is the
-gain; otherwise labkit's own estimate, whose formula each evaluator gives. The fired items are
-ranked by gain. Two orderings of the chapter are kept as rules, because a gain estimate cannot see
-them: an item that removes wasted work or idle hardware (the grid, coalescing, local memory, bank
-conflicts, FP64, divergence: ``Item.removes_waste``) comes before any latency-hiding item, which
-only fires when none of those did (hiding the latency of accesses that should not exist is
-premature); and a kernel at a roof (:data:`ROOF_PCT`) with no such waste gets the verdict "at the
-roof, stop", its remaining items listed as below the stop band.
+gain; otherwise labkit's own estimate, whose formula each evaluator gives. Where labkit measures an
+item's symptom itself and finds it absent (no excess sector, no local traffic...), a rule does not
+fire the item: ncu's MemoryCacheAccessPattern estimated 70 % for the one float a CUB reduction's
+block stores, beside 8 million perfect load sectors.
+
+The fired items are ranked by expected gain, so that the order never contradicts ncu's estimates
+without saying why. Three things can change a gain or a place, and each is kept in the result and
+shown:
+
+- *a roof the lever cannot lift* (``Fired.cap``): a kernel cannot run faster than its busiest roof
+  allows (DRAM, L2, instruction issue, an arithmetic pipe: :func:`roofs`) unless the lever removes
+  work from that very unit (:data:`UNLOADS`), so an item's gain is at most 100 - that roof's %.
+  ncu's TheoreticalOccupancy estimate, for one, is bounded by the idle issue slots, not by DRAM: a
+  kernel at 90 % of DRAM's peak gains at most 10 % from more warps, whatever it says; cuBLAS's
+  FP16 GEMM, its tensor pipe at 90 %, gains at most 10 % from the shared-store conflicts ncu
+  prices at 15 %;
+- *waste first* (``Fired.discount``): the memory waits the latency item would hide are partly for
+  sectors that carry no requested byte (or local-memory traffic), and the instructions a divergent
+  kernel issues are partly for idle lanes; those items' estimates count that waste, so they are
+  scaled by the share that is not waste (an uncoalesced kernel's latency goes after its
+  coalescing; a stencil's 8 % of misaligned sectors barely matter);
+- *launch-bound first* (``Fired.first_because_short``): a kernel shorter than
+  :data:`~labkit.profiling.diagnosis.LAUNCH_BOUND_SECONDS` costs about as much to launch as to
+  run, so the launch item (fusing or batching launches, gain read on the timeline) comes first.
+
+A kernel whose busiest roof is at :data:`ROOF_PCT` or more gets the verdict "at the roof, stop"
+when no item promises more than the headroom the roof leaves; its items are listed as below the
+stop band. Where what limits a kernel is something no item covers (:func:`unlisted`: the
+special-function pipe at its roof, atomics serialised in one L2 slice), the assessment says so
+(``Assessment.unlisted``) rather than name an item that would not help.
 
 An ncu rule speaks for an item only through the finding that is the item's symptom. Nsight
 Compute's LaunchConfiguration rule holds three findings (its Python script in ncu's ``sections/``
@@ -38,7 +61,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from labkit.profiling.diagnosis import HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant, compute_setter
+from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
+                                        compute_setter)
 from labkit.profiling.ncu import Rule
 from labkit.records import Record
 from labkit.roofline import STOP_BELOW
@@ -52,6 +76,9 @@ MIN_GAIN_PCT = 5.0
 DIVERGENCE_THREADS = 24.0
 #: A theoretical occupancy below this is low (ncu's TheoreticalOccupancy rule).
 LOW_OCCUPANCY_PCT = 80.0
+#: Achieved occupancy this many points under the theoretical one is a loss of warps at run time:
+#: imbalance between blocks, a partial last wave (ncu's AchievedOccupancy rule, same threshold).
+ACHIEVED_GAP_PCT = 10.0
 #: The FP64:FP32 rate assumed when the report does not give the GPU's (H100, H200: 1/2). A consumer
 #: GPU's 1/64 would make the gain larger: the assumption can only understate it.
 DEFAULT_FP64_RATE = 0.5
@@ -137,7 +164,7 @@ ITEMS: tuple[Item, ...] = (
          rules=("UncoalescedSharedAccess", "SharedMemoryConflicts"), removes_waste=True),
     Item("latency", Level.ON_CHIP, (Reading(CH3, "volkov"), Reading(CH4, "warp-states")), rules=("CPIStall:L1TEX",)),
     Item("occupancy", Level.ON_CHIP, (Reading(CH3, "occupancy"), Reading(CH4, "occupancy")),
-         rules=("TheoreticalOccupancy",)),
+         rules=("TheoreticalOccupancy", "AchievedOccupancy")),
     Item("fp64", Level.INSTRUCTIONS, (Reading(CH1, "ridge"), Reading(CH4, "sass")),
          rules=("HighPipeUtilization:FP64",), removes_waste=True),
     Item("divergence", Level.INSTRUCTIONS, (Reading(CH4, "warp-states"), Reading(CH4, "source-counters")),
@@ -163,6 +190,7 @@ THRESHOLDS: dict[str, float] = {
     "launch_us": LAUNCH_BOUND_SECONDS * 1e6,
     "divergence_threads": DIVERGENCE_THREADS,
     "low_occupancy_pct": LOW_OCCUPANCY_PCT,
+    "achieved_gap_pct": ACHIEVED_GAP_PCT,
     "min_gain_pct": MIN_GAIN_PCT,
 }
 
@@ -177,24 +205,58 @@ class Evidence(Record):
     values: dict[str, float]
 
 
+class Cap(Record):
+    """Why an item's gain is lower than its estimate: the roof its lever cannot lift (``unit``, at
+    ``pct`` of its peak), and the estimate before the cap (ncu's or labkit's)."""
+
+    unit: str
+    pct: float
+    estimate_pct: float
+
+
+class Discount(Record):
+    """Why an item's gain is lower than its estimate: ``waste_pct`` of what it counts is the waste of
+    ``item`` (the memory traffic of coalescing or local memory for the latency item, the idle lanes
+    of divergence for the instructions item)."""
+
+    item: str
+    waste_pct: float
+    estimate_pct: float
+
+
 class Fired(Record):
     """An item whose symptom the report shows, with its expected gain (% of the kernel's time; None
-    when no estimate exists) and where the estimate comes from."""
+    when no estimate exists), where the estimate comes from, and what changed its gain or place
+    (module docstring)."""
 
     item: str
     gain_pct: float | None
     rule: str | None          # the ncu rule whose global Est. Speedup is the gain; None: labkit's estimate
     evidence: Evidence
+    cap: Cap | None = None
+    discount: Discount | None = None
+    first_because_short: bool = False
+
+
+class Unlisted(Record):
+    """What limits a kernel when no checklist item covers it: ``limit`` (``pipe_xu``: at its roof;
+    ``l2_atomics``: atomics serialised in one L2 slice) at ``pct`` of its peak, with an expected
+    gain where one can be said (``gain_pct``: the time the kernel does not keep any unit busy)."""
+
+    limit: str
+    pct: float
+    gain_pct: float | None = None
 
 
 class Assessment(Record):
-    """A kernel against the checklist: the roof it is at (None: none) and the items that fired,
-    ranked (see the module docstring)."""
+    """A kernel against the checklist: the roof it is at (None: none), what limits it where no item
+    covers it, and the items that fired, ranked (see the module docstring)."""
 
     kernel: str
-    roof: str | None          # "dram", "pipe_fma", "pipe_fp64", "pipe_tensor" when at that roof with no waste
+    roof: str | None          # a unit of roofs() when at that roof, with no item promising more than its headroom
     roof_pct: float | None
     items: list[Fired]
+    unlisted: Unlisted | None = None
 
     @property
     def at_roof(self) -> bool:
@@ -202,14 +264,17 @@ class Assessment(Record):
 
     @property
     def first(self) -> Fired | None:
-        """The item to act on first; None at the roof or when nothing fired."""
-        return None if self.at_roof or not self.items else self.items[0]
+        """The item to act on first; None at the roof, when what limits the kernel is unlisted, or
+        when nothing fired."""
+        return None if self.at_roof or self.unlisted or not self.items else self.items[0]
 
     @property
     def verdict(self) -> str:
-        """"at-roof", the first item's id, or "none" (nothing fired and no roof)."""
+        """"at-roof", "unlisted" (what limits it has no item), the first item's id, or "none"."""
         if self.at_roof:
             return "at-roof"
+        if self.unlisted:
+            return "unlisted"
         return self.first.item if self.first else "none"
 
 
@@ -228,7 +293,12 @@ def rule_gain(rules: list[Rule], spec: tuple[str, ...]) -> tuple[float, str] | N
     return best
 
 
-def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | None:
+#: An evaluator's answer when labkit measured the item's symptom and found it absent (None: the
+#: report does not say): then no rule fires the item (module docstring).
+ABSENT = "absent"
+
+
+def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | str | None:
     """Grid smaller than the SM count: gain 100 x (1 - blocks / SMs), the SMs left idle (ncu's
     LaunchConfiguration estimate). A duration under LAUNCH_BOUND_SECONDS: the launch costs as much
     as the work, gain unknown from one kernel (the timeline shows it)."""
@@ -240,7 +310,7 @@ def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | None:
     if seconds < LAUNCH_BOUND_SECONDS:
         return (Evidence(key="evidence.launch.short", values={"duration_us": seconds * 1e6,
                                                              "limit_us": LAUNCH_BOUND_SECONDS * 1e6}), None)
-    return None
+    return ABSENT
 
 
 def _coalescing(d: Diagnosis):
@@ -250,6 +320,8 @@ def _coalescing(d: Diagnosis):
     excess = d.memory.global_excess_share
     if excess is None:
         return None
+    if 100 * excess < MIN_GAIN_PCT:
+        return ABSENT
     values = {"excess_pct": 100 * excess}
     for name, bps in (("load_bytes", d.memory.global_load_bytes_per_sector),
                       ("store_bytes", d.memory.global_store_bytes_per_sector)):
@@ -262,7 +334,7 @@ def _local_memory(d: Diagnosis):
     """Gain 100 x local share x Memory Throughput / 100: local sectors' share of L1's global and
     local sectors, weighted by how busy the memory system is. Fires on any local traffic."""
     if not d.memory.spills:
-        return None
+        return ABSENT
     share = d.memory.local_share
     return (Evidence(key="evidence.local-memory", values={"local_mb": d.memory.local_memory_bytes / 1e6,
                                                          "share_pct": 100 * share}),
@@ -273,8 +345,10 @@ def _bank_conflicts(d: Diagnosis):
     """Gain 100 x excess x L1 throughput / 100: the wavefronts conflicts add, weighted by how busy L1
     is (ncu's UncoalescedSharedAccess weighs by L1's active cycles)."""
     excess = d.memory.shared_excess_share
-    if not excess:
+    if excess is None:
         return None
+    if not excess:
+        return ABSENT
     ways = d.memory.shared_wavefronts / d.memory.shared_wavefronts_ideal if d.memory.shared_wavefronts_ideal else 0.0
     return (Evidence(key="evidence.bank-conflicts", values={"excess_pct": 100 * excess, "ways_x": ways}),
             excess * d.speed_of_light.l1_pct)
@@ -284,8 +358,10 @@ def _fp64(d: Diagnosis):
     """Gain = FP64 pipe % x (1 - FP64:FP32 rate): the FP64 pipe's busy time that FP32 would do at
     its higher rate (the rate from the report's DFMA and FFMA peaks, else DEFAULT_FP64_RATE)."""
     mix = d.instructions
-    if mix is None or not mix.fp64_pipe_pct:
+    if mix is None or mix.fp64_pipe_pct is None:
         return None
+    if not mix.fp64_pipe_pct:
+        return ABSENT
     rate = mix.fp64_to_fp32_rate or DEFAULT_FP64_RATE
     return (Evidence(key="evidence.fp64", values={"fp64_pipe_pct": mix.fp64_pipe_pct, "rate_x": 1 / rate}),
             mix.fp64_pipe_pct * max(0.0, 1 - rate))
@@ -295,57 +371,90 @@ def _divergence(d: Diagnosis):
     """Fewer than DIVERGENCE_THREADS active threads per warp instruction. Gain = 100 x (1 - active /
     32) x Compute (SM) / 100: the idle lanes of each instruction, weighted by how busy the SM is."""
     mix = d.instructions
-    if mix is None or mix.active_threads >= DIVERGENCE_THREADS:
+    if mix is None:
         return None
+    if mix.active_threads >= DIVERGENCE_THREADS:
+        return ABSENT
     return (Evidence(key="evidence.divergence", values={"threads": mix.active_threads}),
             (1 - mix.active_threads / WARP_THREADS) * d.speed_of_light.compute_pct)
 
 
-def _latency_bound(d: Diagnosis) -> bool:
-    """Neither side of Speed of Light at HIGH_PCT, and warps wait on memory first."""
-    sol = d.speed_of_light
-    return (max(sol.compute_pct, sol.memory_pct) < HIGH_PCT and bool(d.top_stalls)
-            and d.top_stalls[0].reason in MEMORY_WAITS)
+def _busiest_pct(d: Diagnosis) -> float:
+    return max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
+
+
+def _waits_on_memory(d: Diagnosis) -> bool:
+    """Warps wait on memory first (Long Scoreboard: an L1TEX result, global or local)."""
+    return bool(d.top_stalls) and d.top_stalls[0].reason in MEMORY_WAITS
 
 
 def _occupancy(d: Diagnosis):
-    """Latency-bound, and a theoretical occupancy under LOW_OCCUPANCY_PCT. Gain = 100 x min(1 -
-    theoretical / 100, 1 - busiest side / 100): more warps help until a unit saturates, and cannot
-    add more than the missing warps."""
+    """What Nsight Compute's Occupancy section shows, whatever the stall reasons:
+
+    - a theoretical occupancy under LOW_OCCUPANCY_PCT, with its limiter (registers, shared memory,
+      warps or blocks per SM; ncu's TheoreticalOccupancy rule). Gain = min(100 - theoretical,
+      100 - busiest side): more warps help until a unit saturates, and cannot add more than the
+      missing warps (ncu's own estimate, min(idle issue slots, missing warps), replaces it when the
+      details page has it);
+    - else an achieved occupancy more than ACHIEVED_GAP_PCT points under the theoretical one (ncu's
+      AchievedOccupancy rule), unless the grid leaves SMs idle (the launch item says that): a grid
+      under one wave at that occupancy (ncu's Waves Per SM below 1) leaves warp slots empty on
+      every SM; otherwise warps are lost at run time (short-lived blocks, imbalance, a partial last
+      wave). Gain = min(100 x (theoretical - achieved) / theoretical, 100 - busiest side), the
+      rule's formula with the same bound."""
     occupancy = d.occupancy
-    if occupancy is None or occupancy.theoretical_pct >= LOW_OCCUPANCY_PCT or not _latency_bound(d):
+    if occupancy is None:
         return None
-    busiest = max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
-    limiter = occupancy.limiters[0]
-    return (Evidence(key=f"evidence.occupancy.{limiter}",
-                     values={"theoretical_pct": occupancy.theoretical_pct, "registers": occupancy.registers_per_thread}),
-            min(100 - occupancy.theoretical_pct, 100 - busiest))
+    headroom = 100 - _busiest_pct(d)
+    values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
+              "registers": occupancy.registers_per_thread}
+    if occupancy.theoretical_pct < LOW_OCCUPANCY_PCT:
+        return (Evidence(key=f"evidence.occupancy.{occupancy.limiters[0]}", values=values),
+                min(100 - occupancy.theoretical_pct, headroom))
+    gap = occupancy.theoretical_pct - occupancy.achieved_pct
+    launch = _launch(d)
+    if gap <= ACHIEVED_GAP_PCT or (launch not in (None, ABSENT) and (launch[1] or 0) >= MIN_GAIN_PCT):
+        return ABSENT
+    waves = d.launch.waves_per_sm
+    if waves is not None and waves < 1:
+        key, values = "evidence.occupancy.achieved_grid", {**values, "waves": waves}
+    else:
+        key = "evidence.occupancy.achieved"
+    return Evidence(key=key, values=values), min(100 * gap / occupancy.theoretical_pct, headroom)
 
 
 def _latency(d: Diagnosis):
-    """Latency-bound with enough warps (theoretical occupancy at LOW_OCCUPANCY_PCT or more). Gain =
-    100 x (1 - busiest side / 100) x the memory wait's share of the stalls: what hiding that wait
-    (more independent loads per thread) could give before a unit saturates."""
+    """Warps wait on memory first (Long Scoreboard), with enough warps (theoretical occupancy at
+    LOW_OCCUPANCY_PCT or more; under it the occupancy item speaks), whatever Speed of Light's
+    quadrant: a streaming kernel at 70 % of DRAM's peak waits on memory too, and more bytes in
+    flight per thread close part of the gap (ncu's CPIStall estimate, where it gave one). labkit's
+    gain = 100 x (1 - busiest side / 100) x the memory wait's share of the stalls: what hiding that
+    wait could give before a unit saturates."""
     occupancy = d.occupancy
-    if not _latency_bound(d) or (occupancy is not None and occupancy.theoretical_pct < LOW_OCCUPANCY_PCT):
-        return None
+    if not _waits_on_memory(d) or (occupancy is not None and occupancy.theoretical_pct < LOW_OCCUPANCY_PCT):
+        return ABSENT
     stall = d.top_stalls[0]
-    busiest = max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
+    busiest = _busiest_pct(d)
     return (Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}),
-            (100 - busiest) * stall.pct / 100)
+            (100 - busiest) * min(stall.pct, 100.0) / 100)
 
 
 def _instructions(d: Diagnosis):
     """Compute (SM) high from instruction issue or an integer or load/store pipe, not arithmetic (the
-    instruction-bound quadrant). Gain = 100 x (1 - Memory / Compute (SM)): fewer instructions help
-    until the memory side sets the pace."""
+    instruction-bound quadrant). Gain = 100 x min(1 - Memory / Compute (SM), 1 - FMA pipe / issue):
+    fewer instructions help until the memory side sets the pace, and only the instructions that
+    are not the arithmetic itself can go (cuBLAS's SGEMM issues at 87 % of its peak, 77 points of
+    them FFMA)."""
     sol = d.speed_of_light
     if d.quadrant is not Quadrant.INSTRUCTION_BOUND:
-        return None
+        return ABSENT
     setter = compute_setter(d.units)
+    loads = {u.unit: u.pct for u in d.units}
+    issue = loads.get("issue", sol.compute_pct)
+    arithmetic_share = min(1.0, loads.get("pipe_fma", 0.0) / issue) if issue else 0.0
     return (Evidence(key="evidence.instructions", values={"compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct,
                                                          "unit_pct": setter.pct if setter else sol.compute_pct}),
-            100 * max(0.0, 1 - sol.memory_pct / sol.compute_pct))
+            100 * max(0.0, min(1 - sol.memory_pct / sol.compute_pct, 1 - arithmetic_share)))
 
 
 EVALUATORS: dict[str, Callable[[Diagnosis], tuple[Evidence, float | None] | None]] = {
@@ -355,45 +464,167 @@ EVALUATORS: dict[str, Callable[[Diagnosis], tuple[Evidence, float | None] | None
 }
 
 
+#: The units a kernel can be bound by, each a roof no lever lifts unless it removes work there:
+#: DRAM and L2 (Speed of Light), instruction issue and the arithmetic pipes (the breakdown).
+ROOF_UNITS = ("dram", "l2", "issue", "pipe_fma", "pipe_fp64", "pipe_tensor", "pipe_xu")
+#: The roof units each item removes work from (its gain is not capped by them): fewer sectors
+#: relieve DRAM and L2, fewer wavefronts L1, fewer instructions the issue and the pipes; a bigger
+#: grid puts idle SMs to work, which lifts every roof.
+UNLOADS: dict[str, frozenset[str]] = {
+    "launch": frozenset(ROOF_UNITS),
+    "coalescing": frozenset({"dram", "l2"}),
+    "local-memory": frozenset({"dram", "l2"}),
+    "bank-conflicts": frozenset(),
+    "occupancy": frozenset(),
+    "latency": frozenset(),
+    "fp64": frozenset({"pipe_fp64"}),
+    "divergence": frozenset({"issue", "pipe_fma", "pipe_fp64", "pipe_xu"}),
+    "instructions": frozenset({"issue"}),
+}
+#: An estimate within this many points above its cap is bounded without saying so (a cap shown for a
+#: fraction of a point would only add words).
+CAP_TOLERANCE_PCT = 1.0
+
+
+def roofs(d: Diagnosis) -> dict[str, float]:
+    """Each roof unit's load in % of its peak (those the report has)."""
+    sol = d.speed_of_light
+    found = {"dram": sol.dram_pct, "l2": sol.l2_pct}
+    found.update((u.unit, u.pct) for u in d.units if u.unit in ROOF_UNITS)
+    return found
+
+
 def roof(d: Diagnosis) -> tuple[str, float] | None:
-    """The roof a kernel is at: DRAM, or an arithmetic pipe (FMA, FP64, tensor), at ROOF_PCT of its
-    peak or more (the busiest of them); None otherwise."""
-    candidates = [("dram", d.speed_of_light.dram_pct)]
-    candidates += [(u.unit, u.pct) for u in d.units if u.kind == "arithmetic"]
-    unit, pct = max(candidates, key=lambda pair: pair[1])
+    """The busiest roof when at ROOF_PCT of its peak or more (DRAM first when it is there: the L2
+    throughput of a streaming kernel includes the DRAM traffic it passes on); None otherwise."""
+    loads = roofs(d)
+    if loads["dram"] >= ROOF_PCT:
+        return "dram", loads["dram"]
+    unit, pct = max(loads.items(), key=lambda pair: pair[1])
     return (unit, pct) if pct >= ROOF_PCT else None
+
+
+#: Roofs past which no item of the checklist goes (module docstring: unlisted).
+UNLISTED_ROOFS = frozenset({"pipe_xu"})
+#: Atomics serialise in one L2 slice: the busiest slice's atomic unit at least this busy...
+ATOMIC_HOT_PCT = 25.0
+#: ...and at least this many times the average slice's.
+ATOMIC_CONCENTRATION = 10.0
+
+
+def unlisted(d: Diagnosis) -> Unlisted | None:
+    """What limits the kernel where no item covers it:
+
+    - the XU pipe (special functions, conversions) at ROOF_PCT of its peak or more;
+    - atomics on a few addresses, serialised in one L2 slice: its atomic unit at ATOMIC_HOT_PCT or
+      more and ATOMIC_CONCENTRATION times the average slice, while neither side of Speed of Light is
+      at HIGH_PCT (the contention, not the bandwidth, sets the time). Gain = 100 - busiest side: the
+      time no unit is kept busy, which spreading the atomics (privatised counters, a reduction
+      first) gives back."""
+    at = roof(d)
+    if at is not None and at[0] in UNLISTED_ROOFS:
+        return Unlisted(limit=at[0], pct=at[1])
+    atomics = d.atomics
+    if (atomics is not None and atomics.hottest_slice_pct >= ATOMIC_HOT_PCT
+            and atomics.hottest_slice_pct >= ATOMIC_CONCENTRATION * atomics.average_slice_pct
+            and _busiest_pct(d) < HIGH_PCT):
+        return Unlisted(limit="l2_atomics", pct=atomics.hottest_slice_pct, gain_pct=100 - _busiest_pct(d))
+    return None
 
 
 def assess(d: Diagnosis) -> Assessment:
     """The checklist applied to one kernel (see the module docstring for the ranking)."""
-    fired: list[Fired] = []
-    for entry in ITEMS:
-        evaluator = EVALUATORS.get(entry.id)
-        if evaluator is None or not entry.removes_waste:
-            continue
-        found = _fire(entry, evaluator, d)
-        if found is not None:
-            fired.append(found)
-    if not fired:
-        for entry in ITEMS:
-            evaluator = EVALUATORS.get(entry.id)
-            if evaluator is not None and not entry.removes_waste:
-                found = _fire(entry, evaluator, d)
-                if found is not None:
-                    fired.append(found)
-    order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
-    fired.sort(key=lambda f: (f.gain_pct is None, -(f.gain_pct or 0.0), order[f.item]))
+    fired = [found for entry in ITEMS if (evaluator := EVALUATORS.get(entry.id)) is not None
+             and (found := _fire(entry, evaluator, d)) is not None]
+    fired = _ranked([_capped(_discounted(f, d), d) for f in fired])
+    limit = unlisted(d)
     at = roof(d)
-    waste = any(item(f.item).removes_waste for f in fired)
-    return Assessment(kernel=d.kernel, roof=at[0] if at and not waste else None,
-                      roof_pct=at[1] if at and not waste else None, items=fired)
+    if limit is not None:
+        best = max((f.gain_pct for f in fired if f.gain_pct is not None), default=0.0)
+        if limit.gain_pct is None or limit.gain_pct >= best:
+            return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired, unlisted=limit)
+    elif at is not None and all(f.gain_pct is None or f.gain_pct <= 100 - at[1] + CAP_TOLERANCE_PCT for f in fired):
+        return Assessment(kernel=d.kernel, roof=at[0], roof_pct=at[1], items=fired)
+    return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired)
+
+
+def _capped(fired: Fired, d: Diagnosis) -> Fired:
+    """An item's gain is at most 100 - the busiest roof it removes no work from (module docstring);
+    where that cap binds, it is the reason shown (a discount applied before it is dropped)."""
+    if fired.gain_pct is None:
+        return fired
+    untouched = {unit: pct for unit, pct in roofs(d).items() if unit not in UNLOADS[fired.item]}
+    if not untouched:
+        return fired
+    unit, pct = max(untouched.items(), key=lambda pair: pair[1])
+    if fired.gain_pct <= 100 - pct:
+        return fired
+    if fired.gain_pct <= 100 - pct + CAP_TOLERANCE_PCT:   # bounded, without words for a fraction of a point
+        return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct)})
+    estimate = fired.discount.estimate_pct if fired.discount is not None else fired.gain_pct
+    return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct), "discount": None,
+                                    "cap": Cap(unit=unit, pct=pct, estimate_pct=estimate)})
+
+
+def _discounted(fired: Fired, d: Diagnosis) -> Fired:
+    """What an item's estimate counts of another item's waste, taken out (module docstring): the
+    latency item's gain scaled by the share of memory traffic that is not the waste of coalescing
+    or local memory; the instructions item's by the share of lanes active (divergent paths issue
+    instructions for idle lanes, which the divergence item removes)."""
+    if fired.gain_pct is None or fired.item not in ("latency", "instructions"):
+        return fired
+    if fired.item == "latency":
+        shares = [("coalescing", d.memory.global_excess_share or 0.0), ("local-memory", d.memory.local_share)]
+    else:
+        mix = d.instructions
+        idle = 1 - mix.active_threads / WARP_THREADS if mix is not None and mix.active_threads < DIVERGENCE_THREADS else 0.0
+        shares = [("divergence", idle)]
+    item_id, waste = max(shares, key=lambda pair: pair[1])
+    if 100 * waste < MIN_GAIN_PCT:
+        return fired
+    return fired.model_copy(update={"gain_pct": fired.gain_pct * (1 - waste),
+                                    "discount": Discount(item=item_id, waste_pct=100 * waste,
+                                                         estimate_pct=fired.gain_pct)})
+
+
+def _estimate(fired: Fired) -> float:
+    """The estimate before a cap or a discount (what an item promised before its roof bounded it)."""
+    if fired.cap is not None:
+        return fired.cap.estimate_pct
+    if fired.discount is not None:
+        return fired.discount.estimate_pct
+    return fired.gain_pct or 0.0
+
+
+def _ranked(fired: list[Fired]) -> list[Fired]:
+    """By expected gain (unknown gains last); items capped to the same gain by the same roof by
+    their estimates before the cap, then in the chapter's order; a launch-bound kernel's launch
+    item first (module docstring)."""
+    order = {item_id: position for position, item_id in enumerate(ITEM_IDS)}
+    ranked = sorted(fired, key=lambda f: (f.gain_pct is None, -round(f.gain_pct or 0.0, 6), -_estimate(f),
+                                          order[f.item]))
+    short = next((i for i, f in enumerate(ranked) if f.evidence.key == "evidence.launch.short"), None)
+    if short:
+        ranked.insert(0, ranked.pop(short).model_copy(update={"first_because_short": True}))
+    return ranked
+
+
+#: Evidence whose rule is one of its item's rules only: ncu's AchievedOccupancy speaks for the
+#: achieved gap, TheoreticalOccupancy for a theoretical limit (a rule speaks only through its finding).
+RULES_BY_EVIDENCE = {"evidence.occupancy.achieved": ("AchievedOccupancy",),
+                     "evidence.occupancy.achieved_grid": ("AchievedOccupancy",),
+                     **{f"evidence.occupancy.{limiter}": ("TheoreticalOccupancy",) for limiter in BLOCK_LIMITS}}
 
 
 def _fire(entry: Item, evaluator, d: Diagnosis) -> Fired | None:
-    """The item fired, or None: its symptom absent, or its gain under MIN_GAIN_PCT (a gain of None,
-    unknown, still fires). ncu's global Est. Speedup for the item, where a rule gave one, is the gain."""
+    """The item fired, or None: its symptom absent (measured absent: whatever a rule says), or its
+    gain under MIN_GAIN_PCT (a gain of None, unknown, still fires). ncu's global Est. Speedup for
+    the item, where a rule gave one, is the gain; a rule alone fires a waste item whose symptom the
+    report does not let labkit measure (an older ncu without the excessive-sectors metric)."""
     found = evaluator(d)
-    from_rule = rule_gain(d.rules, entry.rules)
+    if found == ABSENT:
+        return None
+    from_rule = rule_gain(d.rules, RULES_BY_EVIDENCE.get(found[0].key, entry.rules) if found else entry.rules)
     if found is None:
         if from_rule is None or from_rule[0] < MIN_GAIN_PCT or not entry.removes_waste:
             return None

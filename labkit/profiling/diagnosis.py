@@ -56,13 +56,19 @@ class Quadrant(str, Enum):
     BALANCED = "balanced"
 
 
+#: A percentage of a peak over a unit's *active* cycles, as ncu prints it: above 100 when the unit
+#: was active for a few cycles only (on the H200, L1/TEX at 194 % and 269 % in short CUB kernels of
+#: the validation set, tests/fixtures/diagnose_validation).
+ActivePercent = NonNegative
+
+
 class SpeedOfLight(Record):
     """Speed of Light: each unit's throughput in % of its sustained peak, and the duration."""
 
     compute_pct: Percent
     memory_pct: Percent
     dram_pct: Percent
-    l1_pct: Percent
+    l1_pct: ActivePercent
     l2_pct: Percent
     duration_seconds: Seconds
 
@@ -329,6 +335,27 @@ class InstructionMix(Record):
         return min(self.threads_per_instruction, self.predicated_threads_per_instruction)
 
 
+class L2Atomics(Record):
+    """Global atomics as the L2 slices served them: each slice's atomic unit busy, in % of its peak
+    over the elapsed time (``lts__d_atomic_input_cycles_active``), in the busiest slice and on
+    average. Atomics on a few addresses land in one slice and serialise there: the busiest slice
+    far above the average is that contention (the validation set's skewed histogram: 81 % in one
+    slice, 1 % on average; one atomic per element on one address: 33 % and 0.4 %)."""
+
+    hottest_slice_pct: NonNegative
+    average_slice_pct: NonNegative
+
+    METRICS: ClassVar[dict[str, str]] = {
+        "hottest_slice_pct": "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+        "average_slice_pct": "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"}
+
+    @classmethod
+    def from_profile(cls, profile: KernelProfile) -> L2Atomics | None:
+        """None when the report lacks the metrics (ncu's full set has them)."""
+        values = {field: optional_value(profile, metric) for field, metric in cls.METRICS.items()}
+        return None if None in values.values() else cls(**values)
+
+
 def optional_value(profile: KernelProfile, metric: str) -> float | None:
     """A raw metric's number, or None when the report lacks it or holds no number there."""
     found = profile.metrics.get(metric)
@@ -389,7 +416,7 @@ class Stall(Record):
     reason: str
     name: str
     cycles_per_issue: NonNegative
-    pct: Percent
+    pct: NonNegative       # of the total; ncu's per-reason averages can add up to more on a short kernel (129 % seen)
     remedy: str | None     # an id of REMEDIES
 
 
@@ -497,6 +524,7 @@ class Diagnosis(Record):
     instructions: InstructionMix | None
     top_stalls: list[Stall]
     rules: list[Rule]
+    atomics: L2Atomics | None = None
 
     @property
     def grid_blocks(self) -> int:
@@ -551,16 +579,27 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
         instructions=InstructionMix.from_profile(profile),
         top_stalls=stall_reasons(profile)[:top_n],
         rules=rules_by_speedup(profile),
+        atomics=L2Atomics.from_profile(profile),
     )
+
+
+#: The raw metrics :func:`diagnose` reads by name (besides the stall reasons, read by pattern).
+DIAGNOSIS_METRICS = frozenset({
+    _COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
+    *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
+    *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS, *L2Atomics.METRICS.values()})
+
+
+def needed_metric(name: str) -> bool:
+    """Whether :func:`diagnose` reads the raw metric ``name``: a report read with only these (and its
+    rules) gives the same diagnosis, in a few % of the memory (labkit diagnose on huge exports)."""
+    return name in DIAGNOSIS_METRICS or _STALL.fullmatch(name) is not None
 
 
 def diagnosis_metrics(profile: KernelProfile) -> set[str]:
     """The raw metrics :func:`diagnose` reads in ``profile``: a profile kept with only these (and its
     rules) gives the same diagnosis, so a results file stores the measurement, not the verdict."""
-    fixed = {_COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
-             *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
-             *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS}
-    return {name for name in profile.metrics if name in fixed or _STALL.fullmatch(name)}
+    return {name for name in profile.metrics if needed_metric(name)}
 
 
 def _first_present(profile: KernelProfile, names: tuple[str, ...]) -> str:

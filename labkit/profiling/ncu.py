@@ -15,8 +15,11 @@ export, parse, "unavailable" with the reason) is labkit.profiling.lab_profile.
 from __future__ import annotations
 
 import csv
+import functools
+import itertools
+import operator
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +85,34 @@ class Rule(Record):
     speedup_pct: float | None
 
 
+class RowMetrics(Mapping):
+    """A launch's metrics as its raw-page row holds them (text), each read into a :class:`Metric`
+    the first time it is asked for: a whole-application export's launches are mostly counted and
+    timed, not diagnosed. ``columns`` (shared by every row of a page): metric name -> (position in
+    ``cells``, unit)."""
+
+    __slots__ = ("_columns", "_cells", "_read")
+
+    def __init__(self, columns: dict[str, tuple[int, str]], cells: list[str]):
+        self._columns, self._cells, self._read = columns, cells, {}
+
+    def __getitem__(self, name: str) -> Metric:
+        found = self._read.get(name)
+        if found is None:
+            position, unit = self._columns[name]
+            found = self._read[name] = Metric(unit=unit, value=_number_or_text(self._cells[position]))
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._columns
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+
 @dataclass
 class KernelProfile:
     """One profiled launch: raw metrics, and the details page's sections and rules.
@@ -96,7 +127,7 @@ class KernelProfile:
     full_name: str
     block_size: tuple[int, ...]
     grid_size: tuple[int, ...]
-    metrics: dict[str, Metric] = field(default_factory=dict)
+    metrics: Mapping[str, Metric] = field(default_factory=dict)
     sections: dict[str, dict[str, Metric]] = field(default_factory=dict)
     rules: list[Rule] = field(default_factory=list)
 
@@ -218,6 +249,18 @@ def version(timeout_seconds: float = 60.0) -> str:
     return lines[-1] if lines else "unknown"
 
 
+def export_csv_file(report_path: str | Path, page: str, target: Path, timeout_seconds: float = 600.0) -> None:
+    """``ncu -i <report> --csv --page raw|details > target``: the page written to a file, not held in
+    memory (a whole-application report's pages run to hundreds of megabytes)."""
+    if page not in PAGES:
+        raise ValueError(f"page must be one of {PAGES}, got {page!r}")
+    with target.open("w", encoding="utf-8") as out:
+        done = run_tool([_require_ncu(), "-i", str(report_path), "--csv", "--page", page], timeout_seconds, NcuError,
+                        stdout=out)
+    check_ncu_output(done.stderr or "", done.returncode)
+
+
+@functools.lru_cache(maxsize=4096)
 def short_kernel_name(name: str) -> str:
     """The bare function name of a kernel, as a reader would say it.
 
@@ -244,27 +287,35 @@ def short_kernel_name(name: str) -> str:
 
 def parse_raw_csv(text: str) -> list[KernelProfile]:
     """Kernels of ``ncu --csv --page raw``: header row, units row, then one row per launch."""
-    rows = _csv_rows(text, "raw")
-    header, body = rows[0], rows[1:]
+    return list(iter_raw(text.splitlines(keepends=True)))
+
+
+def iter_raw(lines: Iterable[str], keep: Callable[[str], bool] | None = None) -> Iterator[KernelProfile]:
+    """The launches of a raw page, one at a time, as its lines come (a whole-application export
+    need not fit in memory). ``keep``: the metrics to keep by name (None: all); the others are
+    not even converted, which is most of the work on a page of some 2,000 columns."""
+    rows = _csv_rows(lines, "raw")
+    header = next(rows)
     _require_columns(header, ("ID", "Kernel Name", "Block Size", "Grid Size"), "raw")
-    if not body or body[0][header.index("ID")].strip():
-        raise NcuError("ncu raw CSV has no units row after its header (export it with --page raw)")
-    units, launches = body[0], body[1:]
-    if not launches:
-        raise NcuError("ncu raw CSV lists no kernel")
+    width = len(header)
     col = {name: i for i, name in enumerate(header)}
-    metric_columns = [(i, name) for i, name in enumerate(header) if name not in _LAUNCH_COLUMNS]
-    return [
-        KernelProfile(
-            id=_launch_id(row[col["ID"]]),
-            name=short_kernel_name(row[col["Kernel Name"]]),
-            full_name=row[col["Kernel Name"]],
-            block_size=_dims(row[col["Block Size"]]),
-            grid_size=_dims(row[col["Grid Size"]]),
-            metrics={name: Metric(unit=units[i], value=_number_or_text(row[i])) for i, name in metric_columns},
-        )
-        for row in launches
-    ]
+    units = next(rows, None)
+    if units is None or units[col["ID"]].strip():
+        raise NcuError("ncu raw CSV has no units row after its header (export it with --page raw)")
+    kept = [i for i, name in enumerate(header) if name not in _LAUNCH_COLUMNS and (keep is None or keep(name))]
+    columns = {header[i]: (position, units[i]) for position, i in enumerate(kept)}
+    take = operator.itemgetter(*kept) if len(kept) > 1 else (lambda row: tuple(row[i] for i in kept))
+    at_id, at_name, at_block, at_grid = col["ID"], col["Kernel Name"], col["Block Size"], col["Grid Size"]
+    count = 0
+    for number, row in enumerate(rows, start=3):
+        if len(row) != width:
+            raise NcuError(f"ncu raw CSV row {number} has {len(row)} fields, its header {width}")
+        count += 1
+        yield KernelProfile(id=_launch_id(row[at_id]), name=short_kernel_name(row[at_name]), full_name=row[at_name],
+                            block_size=_dims(row[at_block]), grid_size=_dims(row[at_grid]),
+                            metrics=RowMetrics(columns, take(row)))
+    if not count:
+        raise NcuError("ncu raw CSV lists no kernel")
 
 
 def parse_details_csv(text: str) -> list[KernelProfile]:
@@ -273,40 +324,56 @@ def parse_details_csv(text: str) -> list[KernelProfile]:
     A row with a Metric Name is a metric of its section; a row with a Rule Name is a rule.
     Rows that end before the rule columns (ncu writes metric rows that way) are padded.
     """
-    rows = _csv_rows(text, "details")
-    header = rows[0]
-    _require_columns(header, _DETAILS_COLUMNS, "details")
-    col = {name: i for i, name in enumerate(header)}
     kernels: dict[int, KernelProfile] = {}
-    for row in rows[1:]:
-        row = row + [""] * (len(header) - len(row))
-        kernel_id = _launch_id(row[col["ID"]])
-        if kernel_id not in kernels:
-            kernels[kernel_id] = KernelProfile(
-                id=kernel_id,
-                name=short_kernel_name(row[col["Kernel Name"]]),
-                full_name=row[col["Kernel Name"]],
-                block_size=_dims(row[col["Block Size"]]),
-                grid_size=_dims(row[col["Grid Size"]]),
-            )
-        kernel = kernels[kernel_id]
-        section = row[col["Section Name"]]
-        if row[col["Metric Name"]]:
-            kernel.sections.setdefault(section, {})[row[col["Metric Name"]]] = Metric(
-                unit=row[col["Metric Unit"]], value=_number_or_text(row[col["Metric Value"]]))
-        elif row[col["Rule Name"]]:
+    for kernel in iter_details(text.splitlines(keepends=True)):
+        if kernel.id in kernels:   # a launch whose rows are not all together: join them
+            kernels[kernel.id].sections.update(kernel.sections)
+            kernels[kernel.id].rules.extend(kernel.rules)
+        else:
+            kernels[kernel.id] = kernel
+    return list(kernels.values())
+
+
+def iter_details(lines: Iterable[str], sections: bool = True) -> Iterator[KernelProfile]:
+    """The launches of a details page, one per run of consecutive rows with the same ID (ncu writes
+    each launch's rows together), as its lines come. ``sections`` False keeps the rules only (what
+    the diagnosis reads), skipping the section metrics."""
+    rows = _csv_rows(lines, "details")
+    header = next(rows)
+    _require_columns(header, _DETAILS_COLUMNS, "details")
+    width = len(header)
+    col = {name: i for i, name in enumerate(header)}
+    at_id, at_section, at_metric, at_rule = col["ID"], col["Section Name"], col["Metric Name"], col["Rule Name"]
+    kernel: KernelProfile | None = None
+    kernel_id_text = None
+    for number, row in enumerate(rows, start=2):
+        if len(row) > width:
+            raise NcuError(f"ncu details CSV row {number} has {len(row)} fields, its header {width}")
+        if row[at_id] != kernel_id_text:   # a new launch (rows of one launch come together)
+            if kernel is not None:
+                yield kernel
+            kernel_id_text = row[at_id]
+            kernel = KernelProfile(id=_launch_id(kernel_id_text), name=short_kernel_name(row[col["Kernel Name"]]),
+                                   full_name=row[col["Kernel Name"]], block_size=_dims(row[col["Block Size"]]),
+                                   grid_size=_dims(row[col["Grid Size"]]))
+        if len(row) > at_metric and row[at_metric]:
+            if sections:
+                kernel.sections.setdefault(row[at_section], {})[row[at_metric]] = Metric(
+                    unit=row[col["Metric Unit"]], value=_number_or_text(row[col["Metric Value"]]))
+        elif len(row) > at_rule and row[at_rule]:
+            row = row + [""] * (width - len(row))
             speedup = _number_or_text(row[col["Estimated Speedup"]])
             kernel.rules.append(Rule(
-                section=section,
-                name=row[col["Rule Name"]],
+                section=row[at_section],
+                name=row[at_rule],
                 type=row[col["Rule Type"]],
                 description=row[col["Rule Description"]],
                 speedup_type=row[col["Estimated Speedup Type"]] or None,
                 speedup_pct=speedup if isinstance(speedup, float) else None,
             ))
-    if not kernels:
+    if kernel is None:
         raise NcuError("ncu details CSV lists no kernel")
-    return list(kernels.values())
+    yield kernel
 
 
 def merge_profiles(raw: list[KernelProfile], details: list[KernelProfile]) -> list[KernelProfile]:
@@ -349,19 +416,17 @@ def _run(command: list[str], timeout_seconds: float, env: dict[str, str] | None 
     return done.stdout
 
 
-def _csv_rows(text: str, page: str) -> list[list[str]]:
-    """The CSV rows from the ``"ID",...`` header on (ncu may print ``==PROF==`` lines before)."""
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(('"ID",', "ID,"))), None)
-    if start is None:
-        what = "is empty" if not text.strip() else "has no 'ID' column"
-        raise NcuError(f"ncu {page} CSV {what} (expected `ncu --csv --page {page}` output)")
-    rows = [row for row in csv.reader(lines[start:]) if row]
-    width = len(rows[0])
-    for number, row in enumerate(rows[1:], start=2):
-        if len(row) > width or (page == "raw" and len(row) != width):
-            raise NcuError(f"ncu {page} CSV row {number} has {len(row)} fields, its header {width}")
-    return rows
+def _csv_rows(lines: Iterable[str], page: str) -> Iterator[list[str]]:
+    """The CSV rows from the ``"ID",...`` header on (ncu may print ``==PROF==`` lines before), empty
+    rows left out; a quoted field may span lines (a rule's description)."""
+    lines = iter(lines)
+    seen_text = False
+    for line in lines:
+        if line.startswith(('"ID",', "ID,")):
+            return (row for row in csv.reader(itertools.chain([line], lines)) if row)
+        seen_text = seen_text or bool(line.strip())
+    what = "has no 'ID' column" if seen_text else "is empty"
+    raise NcuError(f"ncu {page} CSV {what} (expected `ncu --csv --page {page}` output)")
 
 
 def _launch_id(text: str) -> int:
@@ -381,6 +446,7 @@ def _number_or_text(text: str) -> float | str:
     return float(text.replace(",", "")) if _NUMBER.fullmatch(text) else text
 
 
+@functools.lru_cache(maxsize=4096)
 def _dims(text: str) -> tuple[int, ...]:
     """``"(256, 1, 1)"`` -> ``(256, 1, 1)``."""
     if not _DIMS.fullmatch(text.strip()):

@@ -2,12 +2,13 @@
 80-column terminal (Chinese characters count as two columns, as terminals draw them).
 
 Numbers are written the language's way (labkit.report.numbers); a placeholder's name says its kind:
-``_pct`` a percentage, ``_us`` microseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
+``_pct`` a percentage, ``_us`` microseconds, ``_ms`` milliseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
 Per SM (two decimals, as ncu prints it), anything else a plain number (no decimals when whole).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from labkit.profiling.checklist import THRESHOLDS, Assessment, Fired, Reading, item
@@ -35,6 +36,8 @@ def format_value(name: str, value: float, lang: str) -> str:
         return format_percent(value, decimals, lang)
     if name.endswith("_us"):
         return format_number(value, decimals, lang) + NO_BREAK + "µs"
+    if name.endswith("_ms"):
+        return format_number(value, 0 if value >= 100 else 1, lang) + NO_BREAK + "ms"
     if name.endswith("_x"):
         return format_number(value, decimals, lang) + "×"
     if name.endswith("_mb"):
@@ -59,8 +62,21 @@ def reading_words(lang: str, reading: Reading) -> str:
     return label(lang, reading.key)
 
 
+#: No character below this is wide or full-width (U+1100 is the first, Hangul Jamo).
+FIRST_WIDE = "\u1100"
+#: A word and its trailing space, or a space: :func:`_tokens` for text without wide characters.
+_NARROW_TOKEN = re.compile(r"[^ ]+ ?| ")
+
+
+def _narrow(text: str) -> bool:
+    """No wide character in ``text`` (checked at C speed: its largest character is below U+1100)."""
+    return not text or max(text) < FIRST_WIDE
+
+
 def columns(text: str) -> int:
     """Display width: wide (W) and full-width (F) characters take two columns."""
+    if _narrow(text):
+        return len(text)
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
@@ -72,6 +88,8 @@ OPENING = "（「『"
 def _tokens(text: str) -> list[str]:
     """Words, each with its trailing space; a wide character is a token of its own (Chinese breaks
     between characters), and the punctuation that must not start a line stays with what precedes."""
+    if _narrow(text):
+        return _NARROW_TOKEN.findall(text)
     tokens: list[str] = []
     for char in text:
         wide = unicodedata.east_asian_width(char) in "WF"
@@ -86,13 +104,15 @@ def _tokens(text: str) -> list[str]:
 
 def wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> list[str]:
     """Lines of at most ``width`` columns: ``first`` before the first, ``rest`` before the others."""
-    lines, line = [], first
+    lines, line, used = [], first, columns(first)   # used: the columns of ``line``
     for token in _tokens(text):
-        if columns(line + token.rstrip()) > width and line.strip():
+        if used + columns(token.rstrip()) > width and line.strip():
             lines.append(line.rstrip())
             line = rest + token.lstrip()
+            used = columns(line)
         else:
             line += token
+            used += columns(token)
     if line.strip():
         lines.append(line.rstrip())
     return lines
@@ -105,26 +125,70 @@ def _field(lang: str, key: str, text: str, width: int) -> list[str]:
 
 
 def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
-    title = f"━━ {kernel}" + (f" · ID {launch_id} " if launch_id is not None else " ")
+    """``━━ name · ID n ━━━...`` across the width; a name too long for it (a cuBLAS kernel's runs to
+    120 characters) is cut, with an ellipsis."""
+    suffix = f" · ID {launch_id} " if launch_id is not None else " "
+    room = width - 3 - columns("━━ " + suffix)
+    if columns(kernel) > room:
+        while columns(kernel) > room - 1:
+            kernel = kernel[:-1]
+        kernel += "…"
+    title = f"━━ {kernel}{suffix}"
     return title + "━" * max(3, width - columns(title))
 
 
-def verdict_line(a: Assessment, lang: str) -> str:
-    """At the roof (and which lever is left), or the item to act on first, or nothing fired."""
+def roof_lever(a: Assessment, d: Diagnosis) -> str:
+    """The item whose lever is left at the roof: fewer bytes at DRAM or L2; the FP64 item at the FP64
+    pipe; at instruction issue, tensor cores when the FMA pipe carries most of it, else fewer
+    instructions; tensor cores at the FMA or tensor pipe."""
+    if a.roof in ("dram", "l2"):
+        return "fewer-bytes"
+    if a.roof == "pipe_fp64":
+        return "fp64"
+    if a.roof == "issue":
+        loads = {u.unit: u.pct for u in d.units}
+        return "tensor-cores" if loads.get("pipe_fma", 0.0) >= ISSUE_SHARE_FOR_FMA * (a.roof_pct or 0.0) else "instructions"
+    return "tensor-cores"
+
+
+#: At the issue roof, the FMA pipe at this share of the issue rate makes the kernel's roof its FMAs.
+ISSUE_SHARE_FOR_FMA = 0.75
+
+
+def verdict_line(a: Assessment, lang: str, d: Diagnosis | None = None) -> str:
+    """At the roof (and which lever is left), what limits the kernel where no item covers it, the
+    item to act on first, or nothing fired."""
     if a.at_roof:
-        lever = item_words(lang, "fewer-bytes" if a.roof == "dram" else "tensor-cores", "lever")
+        lever = item_words(lang, roof_lever(a, d) if d is not None else
+                           ("fewer-bytes" if a.roof in ("dram", "l2") else "tensor-cores"), "lever")
         return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
                      lever=lever)
+    if a.unlisted is not None:
+        if a.unlisted.limit == "l2_atomics":
+            average = d.atomics.average_slice_pct if d is not None and d.atomics is not None else 0.0
+            return words(lang, "diag.verdict.atomics", {"hot_pct": a.unlisted.pct, "average_pct": average},
+                         hint=label(lang, "diag.unlisted.l2_atomics"))
+        return words(lang, "diag.verdict.unlisted", {"roof_pct": a.unlisted.pct},
+                     unit=label(lang, f"diag.roof.{a.unlisted.limit}"), hint=label(lang, f"diag.unlisted.{a.unlisted.limit}"))
     if a.first is not None:
         return words(lang, "diag.verdict.first", title=item_words(lang, a.first.item, "title"))
     return label(lang, "diag.verdict.none")
 
 
 def gain_words(fired: Fired, lang: str) -> str:
+    """The expected gain and where it comes from; when a roof bounds it, the estimate and the roof."""
     if fired.gain_pct is None:
         return label(lang, "diag.gain_unknown")
     source = (words(lang, "diag.gain_from_rule", rule=fired.rule) if fired.rule
               else label(lang, "diag.gain_from_labkit"))
+    if fired.cap is not None:
+        estimate = source + " " + format_value("gain_pct", fired.cap.estimate_pct, lang)
+        return words(lang, "diag.gain_capped", {"gain_pct": fired.gain_pct, "roof_pct": fired.cap.pct},
+                     estimate=estimate, unit=label(lang, f"diag.roof.{fired.cap.unit}"))
+    if fired.discount is not None:
+        estimate = source + " " + format_value("gain_pct", fired.discount.estimate_pct, lang)
+        return words(lang, "diag.gain_discounted", {"gain_pct": fired.gain_pct, "waste_pct": fired.discount.waste_pct},
+                     estimate=estimate, title=item_words(lang, fired.discount.item, "title"))
     return words(lang, "diag.gain", {"gain_pct": fired.gain_pct}) + (f"（{source}）" if lang == "zh" else f" ({source})")
 
 
@@ -137,6 +201,8 @@ def item_lines(position: int, fired: Fired, lang: str, width: int) -> list[str]:
                  first=number, rest=indent)
     evidence = words(lang, fired.evidence.key, fired.evidence.values)
     lines += wrap(evidence, width, first=indent, rest=indent)
+    if fired.first_because_short:
+        lines += wrap(label(lang, "diag.ranked_first_short"), width, first=indent, rest=indent)
     colon = " : " if lang == "fr" else ("：" if lang == "zh" else ": ")
     lines += wrap(label(lang, "diag.lever") + colon + item_words(lang, fired.item, "lever"), width,
                   first=indent, rest=indent + "  ")
@@ -270,7 +336,7 @@ def render_kernel(d: Diagnosis, a: Assessment, lang: str, launch_id: int | None 
     """One kernel: verdict, what the report shows (profile_rows), then the checklist items by
     expected gain."""
     lines = [heading(d.kernel, launch_id, width)]
-    lines += wrap(verdict_line(a, lang), width)
+    lines += wrap(verdict_line(a, lang, d), width)
     for key, text in profile_rows(d, lang):
         lines += _field(lang, key, text, width)
     if a.items:

@@ -55,10 +55,10 @@ session.measure_or_show_recorded()
 # **中文。** 与命令 `labkit diagnose labs/05-checklist/results/nvidia-h200 -k kernel_a --lang zh` 相同。
 
 # %%
-from labkit.profiling.diagnose import diagnose_report
+from labkit.diagnose import diagnose_report
 
 recorded = session.lab.lab_dir(session.project) / "results" / "nvidia-h200"
 if recorded.is_dir():
-    print(diagnose_report([recorded], "^kernel_a$", "fr", False))
+    diagnose_report([recorded], "^kernel_a$", "fr", False)   # writes the text as it goes
 else:
     print("Pas encore d'enregistrement sur GPU · 尚无 GPU 记录 : make lab-05")

@@ -21,30 +21,23 @@ EXERCISES = list(exercises().values())
 SOLUTIONS = REPO_ROOT / "labkit/exercises/solutions"
 MISTAKES = Path(__file__).parents[1] / "labs/exercise_mistakes"
 CAUGHT_ON_GPU = re.compile(r"^Caught on the GPU by: (\w+)$", re.MULTILINE)
-#: Bytes the copy ceiling moves (read + written), far beyond the L2.
-COPY_BYTES = 2 << 30
 
 
 @pytest.fixture(scope="module")
-def copy_ceiling_gbps() -> float:
-    """Lab 01's copy kernel (copy_wide) over COPY_BYTES, L2 flushed: the bandwidth a kernel can reach."""
-    import numpy as np
-
+def copy_ceiling_gbps(tmp_path_factory) -> float:
+    """The course's copy ceiling (labkit.ceilings), the same as every lab's: the bandwidth a kernel can reach."""
     from labkit.backend import select_backend
 
     if select_backend() != "cuda":    # a module fixture runs before the per-test skip
         pytest.skip("no CUDA GPU")
 
-    from labkit.gpu import cuda
-    from labkit.kernels import roofline_kernels as rk
+    from labkit import ceilings
+    from labkit.device import read_device_facts
+    from labkit.lab import Bench
     from labkit.timing import time_gpu
 
-    n = COPY_BYTES // 8
-    source = cuda.to_device(np.ones(n, np.float32))
-    target = cuda.device_array_like(source)
-    timing = time_gpu(lambda: rk.copy_wide[rk.copy_blocks(n, 256), 256](source, target), warmup=5, repeats=20,
-                      flush_l2=True)
-    return timing.gbps(COPY_BYTES)
+    bench = Bench(read_device_facts(), time_gpu, tmp_path_factory.mktemp("ceiling"), lambda step: None)
+    return ceilings.measure(bench).gbps
 
 
 def gpu_mistakes() -> list[tuple[str, Path, str]]:

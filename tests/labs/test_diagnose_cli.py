@@ -137,7 +137,8 @@ def test_foreign_files_are_one_line(tmp_path, make, line):
     ((LAB04 / "ncu_raw.csv", PROBE / "ncu_raw.csv"), "labkit: give one report at a time: its raw page and, optionally, "
                                                      "its details page (got 2 raw and 0 details pages)"),
     ((LAB04 / "ncu_raw.csv", PROBE / "ncu_details.csv"), "labkit: the raw and details pages list different launches: "
-                                                         "ids [0, 1, 2, 3, 4] vs [0, 1, 2, 3] (export both pages from "
+                                                         "the raw page's launch 0 is transpose_naive, the details "
+                                                         "page's next is 0 (copy_coalesced) (export both pages from "
                                                          "the same report)"),
 ])
 def test_mistakes_are_one_line(args, line):

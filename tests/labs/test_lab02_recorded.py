@@ -157,3 +157,23 @@ def test_no_sm_serves_more_than_one_wavefront_per_cycle(recorded):
     for point in results.shared:
         cycles = results.cycles_per_warp_access(point)
         assert cycles >= 0.9 * point.predicted_wavefronts_per_access, (point.run.launch, cycles)
+
+
+#: Strided points move DRAM bytes (the analyzer's 64-byte fetch model) at this share of the copy
+#: ceiling or more, and at most at the upper one (a read-only stream may pass a copy's mixed traffic).
+STRIDED_DRAM_BAR, STRIDED_DRAM_CAP = 0.80, 1.10
+
+
+def test_useful_bandwidth_falls_as_the_fetched_bytes_say(recorded):
+    """The sweep is bandwidth-bound at every stride: what DRAM delivers (the analyzer's predicted
+    bytes, sectors rounded up to 64-byte fetches) flows at the copy's rate, so the useful bandwidth
+    is the copy's times useful / fetched bytes (4-byte stride 2: half; stride 8: an eighth)."""
+    results = recorded.results
+    assert results.copy_ceiling is not None, "recorded before the course's one ceiling: re-record lab 02"
+    off = []
+    for point in results.sweep:
+        dram = point.run.predicted.dram_read_bytes
+        share = results.of_ceiling(point.run.timing.gbps(dram))
+        if not STRIDED_DRAM_BAR <= share <= STRIDED_DRAM_CAP:
+            off.append((point.run.launch, round(share, 2)))
+    assert not off, off

@@ -60,15 +60,31 @@ def test_sass_widths_of_stores_and_shared_accesses():
 
 def test_plan_has_every_launch_once_with_whole_grids():
     from labkit.labs.lab02 import LAB
-    from labkit.labs.lab02.plan import launches
+    from labkit.kernels.coalescing import SWEEP_LOADS
+    from labkit.labs.lab02.plan import launches, sweep_elements
 
     plan = launches(LAB.gpu_sizes, 132)
     names = [launch.name for launch in plan]
     assert len(names) == len(set(names)) == 54 + 4 + 54 + 5
-    sweep = next(launch for launch in plan if launch.name == "sweep.4B.s64.o0")
-    assert sweep.blocks * 256 == 1 << 24
+    by_name = {launch.name: launch for launch in plan}
+    sizes = LAB.gpu_sizes
+    coalesced = by_name["sweep.4B.s1.o0"]
+    assert coalesced.blocks * 256 * SWEEP_LOADS == sweep_elements(coalesced) == sizes.sweep_elements
+    # the same useful bytes at every width...
+    for width in (8, 16):
+        assert sweep_elements(by_name[f"sweep.{width}B.s1.o0"]) * width == 4 * sizes.sweep_elements
+    # ...fewer elements where the reads would span more than sweep_span_bytes
+    for launch in (launch for launch in plan if launch.step == "sweep"):
+        span = (sweep_elements(launch) - 1) * launch.stride * launch.element_bytes + launch.offset * launch.element_bytes
+        assert span < sizes.sweep_span_bytes, launch.name
+    far = by_name["sweep.4B.s64.o0"]
+    assert sweep_elements(far) == sizes.sweep_span_bytes // (64 * 4)
+    with pytest.raises(ValueError, match="sweep_span_bytes"):
+        launches(sizes.model_copy(update={"sweep_span_bytes": 1 << 18}), 132)
     with pytest.raises(ValueError, match="multiple"):
         launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 1000}), 132)
+    with pytest.raises(ValueError, match="multiple"):   # whole threads but not whole loads per thread
+        launches(LAB.gpu_sizes.model_copy(update={"sweep_elements": 256 * (SWEEP_LOADS + 1)}), 132)
     assert np.all([launch.blocks > 0 for launch in plan])
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
+from labkit.ceilings import COPY_ARRAY_BYTES
 from labkit.lab import Lab, Need, Program
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
@@ -24,7 +25,7 @@ class Lab01(Lab[Sizes, Lab01Results]):
     results_type = Lab01Results
     needs = (Need("cupy", "the copy ceiling's reference, cupy.copyto",
                   "the copy is compared with the theoretical peak instead"),)
-    gpu_sizes = Sizes(copy_bytes=2 << 30, fma_blocks_per_sm=8, fma_threads=256, fma_trips=1024,
+    gpu_sizes = Sizes(copy_bytes=COPY_ARRAY_BYTES, fma_blocks_per_sm=8, fma_threads=256, fma_trips=1024,
                       sweep_elements=1 << 28, vector_elements=1 << 28, gemm_n=4096, stencil_n=16384, repeats=20)
     simulator_sizes = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=4096,
                             vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1, sweep_fmas=(0, 1, 3))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.ceilings import COPY_THREADS
+from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.device import fp32_lanes_per_sm, fp64_lanes_per_sm
 from labkit.gpu import cuda, nan_device_array
 from labkit.kernels import reduction, samples
@@ -13,7 +15,6 @@ from labkit.labs.lab01.results import (SAMPLE_KERNELS, TENSOR_PRECISIONS, Bandwi
                                        DevicePeaks, FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint,
                                        TensorCeiling, sample_workload)
 
-COPY_THREADS = 256
 SAXPY_A = np.float32(2.0)
 SWEEP_A, SWEEP_B = np.float32(0.999), np.float32(0.001)
 STENCIL_C0, STENCIL_C1 = np.float32(0.5), np.float32(0.125)
@@ -99,24 +100,22 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
 
 # ----- step 1: the ceilings ---------------------------------------------------------------------------
 def ceilings(sizes: Sizes, bench: Bench) -> Ceilings:
-    """HBM: labkit's copy vs cupy.copyto (bytes read + written); FP32/FP64: FMA chains, their FLOPs
-    over the median time (the reference, SMs x lanes x 2 x the clock read, is derived on reading)."""
+    """HBM: the course's copy ceiling (labkit.ceilings: lab 01's copy_wide, L2 flushed, bytes read +
+    written) vs cupy.copyto on arrays of the same size; FP32/FP64: FMA chains, their FLOPs over the
+    median time (the reference, SMs x lanes x 2 x the clock read, is derived on reading)."""
     facts, time_gpu = bench.facts, bench.time_gpu
-    n = sizes.copy_bytes // 4
-    source = cuda.to_device(np.ones(n, dtype=np.float32))
-    target = cuda.device_array_like(source)
-    ours = time_gpu(lambda: rk.copy_wide[rk.copy_blocks(n, COPY_THREADS), COPY_THREADS](source, target),
-                    warmup=5, repeats=sizes.repeats)
-    copy_bytes = 2 * sizes.copy_bytes
+    ceiling = measure_copy_ceiling(bench, sizes.copy_bytes)
     try:
         import cupy
     except ImportError:
         reference_gbps, reference_is = facts.hbm_peak_gbps, "theoretical"
     else:
-        cs, ct = cupy.asarray(source), cupy.asarray(target)
-        theirs = time_gpu(lambda: cupy.copyto(ct, cs), warmup=5, repeats=sizes.repeats)
-        reference_gbps, reference_is = theirs.gbps(copy_bytes), "cupy_copyto"
-    hbm = BandwidthCeiling(copy_bytes=copy_bytes, timing=ours, reference_gbps=reference_gbps,
+        cs = cupy.ones(sizes.copy_bytes // 4, dtype=cupy.float32)
+        ct = cupy.empty_like(cs)
+        theirs = time_gpu(lambda: cupy.copyto(ct, cs), warmup=5, repeats=sizes.repeats, flush_l2=True)
+        reference_gbps, reference_is = theirs.gbps(ceiling.copy_bytes), "cupy_copyto"
+        del cs, ct
+    hbm = BandwidthCeiling(copy_bytes=ceiling.copy_bytes, timing=ceiling.timing, reference_gbps=reference_gbps,
                            reference_is=reference_is)
     blocks = facts.sm_count * sizes.fma_blocks_per_sm
     threads = blocks * sizes.fma_threads

@@ -40,8 +40,8 @@ class Lab02(Lab[Sizes, Lab02Results]):
              Need("ncu", "the hardware counters beside the analyzer's predictions",
                   "the predictions are shown alone, unverified (its ncu columns empty)"),
              Need("nvcc", "the SASS of the CUDA C kernels (load and store widths)", "no SASS listing"))
-    gpu_sizes = Sizes(sweep_elements=1 << 24, particles=1 << 24)
-    simulator_sizes = Sizes(sweep_elements=512, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
+    gpu_sizes = Sizes(sweep_elements=1 << 26, particles=1 << 24)
+    simulator_sizes = Sizes(sweep_elements=16384, sweep_span_bytes=1 << 20, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
 
@@ -83,12 +83,13 @@ class Lab02(Lab[Sizes, Lab02Results]):
                                measured.ld_sectors_per_request if measured else None, p.useful_gbps,
                                (p.run.predicted.dram_read_bytes or 0) / 1e6,
                                measured.dram_read_bytes / 1e6 if measured else None,
-                               100 * p.dram_error if p.dram_error is not None else None, p.run.timing.median_seconds))
+                               100 * p.dram_error if p.dram_error is not None else None, p.run.timing.median_seconds,
+                               results.of_ceiling(p.useful_gbps)))
         tables.append(Table("lab02.sweep", (
             Column("element_bytes", "count"), Column("stride", "count"), Column("offset_bytes", "count"),
             Column("spr_analyzer", "ratio_plain"), Column("spr_ncu", "ratio_plain"), Column("useful_gbps", "gbps"),
             Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("dram_error", "pct"),
-            Column("median_time_us", "us")), tuple(sweep_rows)))
+            Column("median_time_us", "us"), Column("of_ceiling", "share")), tuple(sweep_rows)))
         sass = results.sass.kernels if isinstance(results.sass, SassListing) else {}
         tables.append(Table("lab02.particles", (
             Column("layout", "label"), Column("access", "label"), Column("source", "label"),

@@ -26,7 +26,7 @@ import numpy as np
 
 from labkit.access import Op, Space
 from labkit.access_trace import GridCounts, scale_to_grid, trace_launch
-from labkit.labs.lab02.plan import DT, SENTINEL, Launch, traced_grid
+from labkit.labs.lab02.plan import DT, SENTINEL, Launch, sweep_elements, traced_grid
 from labkit.labs.lab02.results import Counts
 
 _FIELDS = {
@@ -62,7 +62,7 @@ def trace(launch: Launch):
     block = launch.block[0]
     threads = launch.blocks * launch.block[0] * launch.block[1]
     if launch.step == "sweep":
-        span = threads * launch.stride + launch.offset
+        span = sweep_elements(launch) * launch.stride + launch.offset
         if launch.element_bytes == 16:
             return trace_launch(twins.strided_read_16, grid[0], block, np.zeros(span, twins.UINT4),
                                 np.zeros(1, np.uint32), np.int64(launch.stride), np.int64(launch.offset),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from labkit.kernels.coalescing import DRIFT_READ_BYTES, DRIFT_WRITE_BYTES
+from labkit.kernels.coalescing import DRIFT_READ_BYTES, DRIFT_WRITE_BYTES, SWEEP_LOADS, strided_read_blocks
 from labkit.kernels.coalescing_cuda import ROWS, THREADS, TILE
 from labkit.labs.lab02.results import PARTICLE_KERNELS, SHARED_WIDTHS, TRANSPOSE_KERNELS, Sizes
 
@@ -52,6 +52,40 @@ def sweep_kernel(element_bytes: int) -> tuple[str, str]:
     return ("strided_read_16", "cuda_c") if element_bytes == 16 else ("strided_read", "numba")
 
 
+def sweep_elements(launch: Launch) -> int:
+    """Elements a sweep launch reads: SWEEP_LOADS per thread."""
+    return launch.blocks * launch.block[0] * SWEEP_LOADS
+
+
+#: Elements of one block of a sweep launch.
+SWEEP_BLOCK_ELEMENTS = THREADS * SWEEP_LOADS
+#: The fewest blocks a sweep launch may have: the analyzer traces two.
+SWEEP_MIN_BLOCKS = 2
+
+
+def sweep_point_elements(sizes: Sizes, element_bytes: int, stride: int, offset: int) -> int:
+    """Elements one point of the sweep reads: the bytes of ``sizes.sweep_elements`` 4-byte elements
+    at every width (the same useful bytes, so that every launch is long enough to reach the copy's
+    bandwidth: 256 MiB at the GPU's sizes), fewer where the launch's reads would span more than
+    ``sizes.sweep_span_bytes`` (a stride of 64 floats spans 64 times the useful bytes); a whole
+    number of blocks."""
+    elements = sizes.sweep_elements * 4 // element_bytes
+    within_span = (sizes.sweep_span_bytes // element_bytes - offset - 1) // stride + 1
+    chosen = min(elements, within_span) // SWEEP_BLOCK_ELEMENTS * SWEEP_BLOCK_ELEMENTS
+    if chosen < SWEEP_MIN_BLOCKS * SWEEP_BLOCK_ELEMENTS:
+        raise ValueError(f"sweep_span_bytes {sizes.sweep_span_bytes} leaves the {element_bytes}-byte sweep at stride "
+                         f"{stride} fewer than {SWEEP_MIN_BLOCKS} blocks of {SWEEP_BLOCK_ELEMENTS} elements")
+    return chosen
+
+
+def sweep_buffer_bytes(plan: list[Launch]) -> int:
+    """The sweep buffer: every element any sweep launch of ``plan`` reads (SWEEP_LOADS per thread,
+    at its stride and offset), rounded up to 16 bytes."""
+    span = max((sweep_elements(launch) * launch.stride + launch.offset + 1) * launch.element_bytes
+               for launch in plan if launch.step == "sweep")
+    return -(-span // 16) * 16
+
+
 def particle_kernel(layout: str, access: str) -> tuple[str, str]:
     return (f"drift_{layout}", "numba") if access == "scalar" else (f"drift_{layout}_vector", "cuda_c")
 
@@ -71,15 +105,17 @@ def shared_grid_blocks(sizes: Sizes, sm_count: int) -> int:
 
 def launches(sizes: Sizes, sm_count: int) -> list[Launch]:
     """Every launch of the lab, in order; refuses sizes whose grids would not be whole."""
-    if sizes.sweep_elements % THREADS or sizes.particles % (4 * THREADS):
-        raise ValueError(f"sweep_elements must be a multiple of {THREADS}, particles of {4 * THREADS}")
+    if sizes.sweep_elements % (4 * THREADS * SWEEP_LOADS) or sizes.particles % (4 * THREADS):
+        raise ValueError(f"sweep_elements must be a multiple of {4 * THREADS * SWEEP_LOADS} (whole blocks of 16-byte "
+                         f"elements too), particles of {4 * THREADS}")
     if sizes.matrix_side % TILE:
         raise ValueError(f"matrix_side must be a multiple of the tile side {TILE}")
     out = []
     for element_bytes, stride, offset in sizes.sweep_points:
         kernel, source = sweep_kernel(element_bytes)
+        elements = sweep_point_elements(sizes, element_bytes, stride, offset)
         out.append(Launch("sweep", f"sweep.{element_bytes}B.s{stride}.o{offset}", kernel, source,
-                          (sizes.sweep_elements // THREADS, 1), (THREADS, 1), element_bytes, stride, offset))
+                          (strided_read_blocks(elements, THREADS), 1), (THREADS, 1), element_bytes, stride, offset))
     for layout, access in PARTICLE_KERNELS:
         kernel, source = particle_kernel(layout, access)
         threads = particle_threads(sizes.particles, access, layout)

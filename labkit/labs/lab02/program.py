@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
+from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
+from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
@@ -92,10 +93,7 @@ class Buffers:
         """``random`` False (ncu's child, whose counters do not depend on values) leaves the
         particles and the matrix as allocated; the sweep buffer is always zeros (never the sentinel)."""
         rng = np.random.default_rng(seed)
-        sweep = [launch for launch in plan if launch.step == "sweep"]
-        span = max((launch.blocks * cc.THREADS * launch.stride + launch.offset + 1) * launch.element_bytes
-                   for launch in sweep)
-        self.sweep = _zeros(-(-span // 16) * 16)
+        self.sweep = _zeros(lp.sweep_buffer_bytes(plan))
         self.sweep_out = {4: cuda.to_device(np.zeros(1, np.float32)), 8: cuda.to_device(np.zeros(1, np.float64)),
                           16: cuda.to_device(np.zeros(1, np.uint32))}
         n = sizes.particles
@@ -150,13 +148,14 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     tag = " (simulated twin)" if SIMULATED else ""
     checks = []
     threads, blocks = cc.THREADS, 2
+    elements = threads * blocks * coalescing.SWEEP_LOADS
     for width in (4, 8, 16):
         stride, offset = int(rng.integers(2, 5)), int(rng.integers(0, 3))
-        k = int(rng.integers(0, threads * blocks))
+        k = int(rng.integers(0, elements))
         passed = True
         for planted, expected in ((k * stride + offset, True), (k * stride + offset + 1, False)):
             if width == 16:
-                x = np.zeros((threads * blocks * stride + offset + 2) * 4, np.uint32)
+                x = np.zeros((elements * stride + offset + 2) * 4, np.uint32)
                 x[4 * planted] = lp.SENTINEL
                 out = cuda.to_device(np.zeros(1, np.uint32))
                 kernels.run("strided_read_16", blocks, threads, cuda.to_device(x), out, np.int64(stride),
@@ -164,7 +163,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
                 hit = int(out.copy_to_host()[0]) == lp.SENTINEL
             else:
                 dtype = np.float32 if width == 4 else np.float64
-                x = rng.random(threads * blocks * stride + offset + 2).astype(dtype)
+                x = rng.random(elements * stride + offset + 2).astype(dtype)
                 x[planted] = -1.0
                 out = nan_device_array(1, dtype)
                 kernels.run("strided_read", blocks, threads, cuda.to_device(x), out, np.int64(stride),
@@ -352,17 +351,15 @@ class Lab02Program(Program[Sizes, Lab02Results]):
             Column("dram_predicted_mb", "count"), Column("equals_recorded", "bool")), tuple(rows))]
 
     def measure(self, bench: Bench, sizes: Sizes) -> Lab02Results:
-        import warnings
-
         from labkit.labs.lab02 import LAB
 
-        warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
         facts = bench.facts
         plan = lp.launches(sizes, facts.sm_count)
         with tempfile.TemporaryDirectory(prefix="lab-02-analyzer-") as tmp:
             analyzer = None if bench.simulated else start_analyzer(plan, Path(tmp))
-            bench.progress("checks against NumPy")
+            bench.progress("checks against NumPy, the copy ceiling")
             checks = check_against_numpy(LAB.simulator_sizes)
+            ceiling = measure_copy_ceiling(bench)
             buffers = Buffers(sizes, plan)
             timings = {}
             for step, flush, warmup, repeats in (("sweep", True, 2, max(5, sizes.repeats // 2)),
@@ -392,7 +389,7 @@ class Lab02Program(Program[Sizes, Lab02Results]):
         for name in ("plan.json", "sizes.json"):
             (bench.work_dir / name).unlink(missing_ok=True)
         return _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, measured, ncu_run,
-                        listing)
+                        listing).model_copy(update={"copy_ceiling": ceiling})
 
 
 def _cupy_copyto(buffers: Buffers, bench: Bench, sizes: Sizes):
@@ -415,7 +412,7 @@ def _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, 
     for launch in plan:
         if launch.step == "sweep":
             sweep.append(SweepPoint(element_bytes=launch.element_bytes, stride=launch.stride, offset=launch.offset,
-                                    elements=launch.blocks * cc.THREADS, run=run(launch)))
+                                    elements=lp.sweep_elements(launch), run=run(launch)))
         elif launch.step == "particles":
             layout, access = launch.name.split(".")[1:]
             particles.append(ParticleRun(layout=layout, access=access, particles=sizes.particles,

@@ -31,6 +31,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from labkit.ceilings import CopyCeiling
 from labkit.lab import Check
 from labkit.profiling.sass import MemoryWidths
 from labkit.records import Count, NonNegative, Positive, PositiveInt, Record
@@ -61,7 +62,8 @@ Source = Literal["numba", "cuda_c"]
 
 
 class Sizes(Record):
-    sweep_elements: PositiveInt            # threads of a sweep launch, one element each (x THREADS)
+    sweep_elements: PositiveInt            # 4-byte elements of a sweep launch; wider ones read the same bytes
+    sweep_span_bytes: PositiveInt = 2 << 30   # the most memory one sweep launch's reads may span (plan.py)
     sweep_points: tuple[tuple[int, int, int], ...] = SWEEP_POINTS
     particles: PositiveInt                 # a multiple of 4 x THREADS
     shared_strides: tuple[PositiveInt, ...] = SHARED_STRIDES
@@ -319,6 +321,8 @@ class Lab02Results(Record):
     cupy_copyto: Timing | None     # the same bytes by cupy.copyto; None without CuPy
     ncu: Annotated[NcuRun | Unavailable, Field(discriminator="status")]
     sass: Annotated[SassListing | Unavailable, Field(discriminator="status")]
+    #: The course's copy ceiling in the same run (labkit.ceilings); None in records made before it.
+    copy_ceiling: CopyCeiling | None = None
 
     # ----- what is derived ---------------------------------------------------------------
     def runs(self) -> list[KernelRun]:
@@ -338,6 +342,10 @@ class Lab02Results(Record):
             return None
         copy = self.transpose("tile_copy")
         return copy.gbps / self.cupy_copyto.gbps(copy.moved_bytes)
+
+    def of_ceiling(self, gbps: float) -> float | None:
+        """A bandwidth over the course's copy ceiling measured in the same run; None without it."""
+        return None if self.copy_ceiling is None else gbps / self.copy_ceiling.gbps
 
     def baseline(self, element_bytes: int) -> Timing:
         return next(b.timing for b in self.shared_baselines if b.element_bytes == element_bytes)

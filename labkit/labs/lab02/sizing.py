@@ -1,7 +1,7 @@
 """Lab 02's sizes on a given GPU (see labkit.labs.planning): pure, the H200's are ``LAB.gpu_sizes``.
 
 Every buffer of the lab is allocated at once (program.Buffers): the global sweep's span (its widest
-point: stride 64 of 4-byte elements over sweep_elements threads), the particles in both layouts
+point, plan.sweep_buffer_bytes), the particles in both layouts
 and the matrix with its transpose. On a GPU with less memory, the sweep's threads, the particles
 and the matrix's side are halved until the whole fits in the memory budget. The shared-memory
 sweep's grid is SMs x shared_blocks_per_sm (program), whatever the SMs.
@@ -10,6 +10,7 @@ sweep's grid is SMs x shared_blocks_per_sm (program), whatever the SMs.
 from __future__ import annotations
 
 from labkit.device import DeviceFacts
+from labkit.kernels.coalescing import SWEEP_LOADS
 from labkit.kernels.coalescing_cuda import THREADS, TILE
 from labkit.labs.lab02 import plan as lp
 from labkit.labs.lab02.results import Sizes
@@ -20,10 +21,8 @@ PARTICLE_FIELDS = 8
 
 
 def sweep_span_bytes(sizes: Sizes) -> int:
-    """The sweep buffer: every element any sweep launch reads, rounded up to 16 bytes (program.Buffers)."""
-    span = max((launch.blocks * THREADS * launch.stride + launch.offset + 1) * launch.element_bytes
-               for launch in lp.launches(sizes, 1) if launch.step == "sweep")
-    return -(-span // 16) * 16
+    """The sweep buffer of ``sizes`` (program.Buffers): plan.sweep_buffer_bytes of its launches."""
+    return lp.sweep_buffer_bytes(lp.launches(sizes, 1))
 
 
 def footprint_bytes(sizes: Sizes) -> int:
@@ -41,7 +40,7 @@ def sizes_for(facts: DeviceFacts, reference: Sizes) -> Sizes:
                   "matrix_side": 2 * FLOAT32 * sizes.matrix_side ** 2}
         largest = max(shares, key=shares.get)
         sizes = sizes.model_copy(update={largest: getattr(sizes, largest) // 2})
-    for field, unit in (("sweep_elements", THREADS), ("particles", 4 * THREADS), ("matrix_side", TILE)):
+    for field, unit in (("sweep_elements", 4 * THREADS * SWEEP_LOADS), ("particles", 4 * THREADS), ("matrix_side", TILE)):
         if getattr(sizes, field) % unit:
             raise ValueError(f"lab-02's plan: {field} {getattr(sizes, field)} is not a multiple of {unit}")
     return sizes

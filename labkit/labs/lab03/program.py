@@ -7,14 +7,14 @@ import math
 import statistics
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from labkit import occupancy
 from labkit.device import fp32_lanes_per_sm, read_clocks
-from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda, nan_device_array
+from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
+from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
@@ -38,8 +38,6 @@ FMA_THREADS = 128
 FMA_A, FMA_B = np.float32(0.999), np.float32(0.001)
 MIX_A = np.float32(1 / 256)
 
-# Tiny grids are what the checks and the low-occupancy points are about.
-warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 
 def _address(array) -> int | None:
@@ -179,15 +177,10 @@ def latency_step(sizes: Sizes, l2_bytes: int) -> LatencyStep:
 
 
 # ----- step 2: Little's law for memory ----------------------------------------------------------------
-def copy_reference(source, target, bench: Bench, repeats: int):
-    """cupy.copyto on the same buffers; without CuPy, labkit's copy at the most warps per SM."""
-    try:
-        import cupy
-    except ImportError:
-        run = ilp.stream_copy(8, STREAM_HINT)[bench.facts.sm_count * 4, WIDE_COPY_THREADS]
-        return bench.time_gpu(lambda: run(source, target), warmup=3, repeats=repeats), "labkit_copy"
-    cs, ct = cupy.asarray(source), cupy.asarray(target)
-    return bench.time_gpu(lambda: cupy.copyto(ct, cs), warmup=5, repeats=repeats), "cupy_copyto"
+def copy_reference(bench: Bench):
+    """C, the course's copy ceiling (labkit.ceilings: the same kernel, size and timing in every lab)."""
+    ceiling = measure_copy_ceiling(bench)
+    return ceiling.timing, ceiling.copy_bytes
 
 
 def memory_step(sizes: Sizes, bench: Bench, source, target) -> MemoryStep:
@@ -195,7 +188,7 @@ def memory_step(sizes: Sizes, bench: Bench, source, target) -> MemoryStep:
     blocks, residency capped by dynamic shared memory)."""
     arch = occupancy.architecture(bench.facts.compute_capability)
     elements = source.size
-    reference, reference_is = copy_reference(source, target, bench, max(sizes.repeats, 20))
+    reference, reference_bytes = copy_reference(bench)
     kernels, points = [], []
     for loads in sizes.stream_loads:
         kernel = ilp.stream_copy(loads, STREAM_HINT)
@@ -211,7 +204,7 @@ def memory_step(sizes: Sizes, bench: Bench, source, target) -> MemoryStep:
             timing = bench.time_gpu(lambda: run(source, target), warmup=1, repeats=sizes.repeats)
             points.append(StreamPoint(loads=loads, launch=launch, moved_bytes=ilp.stream_bytes_moved(elements),
                                       timing=timing))
-    return MemoryStep(copy_bytes=ilp.stream_bytes_moved(elements), reference=reference, reference_is=reference_is,
+    return MemoryStep(copy_bytes=reference_bytes, reference=reference, reference_is="course_copy",
                       kernels=kernels, points=points)
 
 

@@ -43,7 +43,9 @@ LOW_OCCUPANCY = 0.25
 #: The most a clock read in a kernel may exceed the SM's maximum (the timers' granularity).
 CLOCK_SLACK = 1.05
 LEVELS = ("l1", "l2", "hbm")
-ReferenceIs = Literal["cupy_copyto", "labkit_copy"]
+#: What C, the lab's copy bandwidth, is: the course's copy ceiling (labkit.ceilings); records made
+#: before the course had one ceiling hold cupy.copyto (or labkit's copy without CuPy) on the lab's buffers.
+ReferenceIs = Literal["course_copy", "cupy_copyto", "labkit_copy"]
 
 
 class Sizes(Record):
@@ -189,7 +191,7 @@ class StreamPoint(Record):
 
 
 class MemoryStep(Record):
-    copy_bytes: PositiveInt       # read + written by the reference copy
+    copy_bytes: PositiveInt       # read + written per call of the reference copy
     reference: Timing
     reference_is: ReferenceIs
     kernels: Annotated[list[StreamKernel], Field(min_length=1)]

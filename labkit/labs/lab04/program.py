@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import time
-import warnings
 from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
-from labkit.gpu import NumbaPerformanceWarning, cuda
+from labkit.gpu import cuda
 from labkit.kernels import elementwise, reduction, transpose
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab04.results import CUPYX_COPY_BYTES
@@ -23,9 +22,6 @@ from labkit.records import Spread
 THREADS = reduction.THREADS
 LOSS_BLOCKS = 1024
 
-# The tiny grids are the fault this lab teaches (and the checks run at toy size): numba-cuda's
-# warning about them ("Grid size 2 will likely result in GPU under-utilization") would only repeat it.
-warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 
 def _blocks(n: int, threads: int = THREADS) -> int:

@@ -205,6 +205,12 @@ class Lab04Results(Record):
             ranks[row.fault] = ranks[previous.fault] if tied else position + 1
         return ranks
 
+    def saved_range_seconds(self, row: AblationRow) -> tuple[float, float]:
+        """The saving's spread: (faulty fastest - repaired-alone slowest, faulty slowest - repaired-alone
+        fastest), the least and the most the two spreads allow."""
+        faulty, alone = self.totals.faulty, row.with_only_this_repaired
+        return faulty.min_seconds - alone.max_seconds, faulty.max_seconds - alone.min_seconds
+
     def saving_bound_seconds(self, row: AblationRow) -> float | None:
         """The most a repair can save per iteration: its phase's span in the faulty timeline, plus the
         GPU's idle time there (what removing a wait can unblock), plus the run-to-run spread of the

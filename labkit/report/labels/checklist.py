@@ -398,4 +398,83 @@ WORDS = {
     'profile.ratio_to_min': ('t_real / t_min against the copy ceiling measured in the same run: {ratio}.',
                              't_réel / t_min face au plafond de copie mesuré pendant la même exécution : {ratio}.',
                              '相对同一次运行中实测的拷贝上限，t_real / t_min = {ratio}。'),
+    # ----- ranking mechanics and new evidence (helper "meas", issue 19; wording open to text45) -----
+    'evidence.occupancy.achieved': ('achieved occupancy {achieved_pct}, against {theoretical_pct} in theory: warps '
+                                    'lost at run time, not to a resource (blocks of unequal work, a partial last '
+                                    'wave): balance the work, plan whole waves',
+                                    'occupancy atteinte {achieved_pct}, pour {theoretical_pct} en théorie : des warps '
+                                    "perdus à l'exécution, pas à une ressource (blocs de travail inégal, dernière "
+                                    'vague partielle) : équilibrer le travail, prévoir des vagues entières',
+                                    '实际占用率 {achieved_pct}，理论值 {theoretical_pct}：warp 是在运行时损失的，'
+                                    '不是被某种资源限制（各 block 工作量不均、最后一个波次不满）：平衡工作量，按整数个波次规划'),
+    'diag.gain_capped': ('expected gain {gain_pct} at most ({estimate}; {unit} is at {roof_pct} of its peak and this '
+                         'lever removes no work)',
+                         'gain attendu {gain_pct} au plus ({estimate} ; {unit} est à {roof_pct} de son pic et ce '
+                         'levier ne supprime aucun travail)',
+                         '预期收益至多 {gain_pct}（{estimate}；{unit} 已达峰值的 {roof_pct}，而这条对策不减少任何工作）'),
+    'diag.gain_discounted': ('expected gain {gain_pct} ({estimate}, less the {waste_pct} of it that is the waste '
+                             '"{title}" removes)',
+                             'gain attendu {gain_pct} ({estimate}, moins les {waste_pct} qui sont le gaspillage '
+                             'que « {title} » supprime)',
+                             '预期收益 {gain_pct}（{estimate}，扣除其中属于“{title}”会消除的浪费的 {waste_pct}）'),
+    'diag.ranked_first_short': ('ranked first whatever the estimates: launching this kernel costs about as long as '
+                                'running it',
+                                'classé en tête quelles que soient les estimations : lancer ce noyau coûte à peu '
+                                "près autant que l'exécuter",
+                                '无论估算如何，排在首位：启动这个 kernel 的开销与运行它相当'),
+    'diag.verdict.unlisted': ('No checklist item covers what limits this kernel: {unit} at {roof_pct} of its peak. '
+                              '{hint}',
+                              "Aucun élément de la checklist ne couvre ce qui limite ce noyau : {unit} à {roof_pct} "
+                              'de son pic. {hint}',
+                              '没有哪条清单条目覆盖限制这个 kernel 的因素：{unit} 达到峰值的 {roof_pct}。{hint}'),
+    'diag.unlisted.pipe_xu': ('The XU pipe runs the special functions (sin, cos, exp, log, rsqrt through MUFU) and '
+                              'conversions on far fewer units than the FMAs (the CUDA C++ Programming Guide\'s '
+                              'throughput table): compute fewer of them, or replace some with FMA arithmetic.',
+                              'Le pipe XU exécute les fonctions spéciales (sin, cos, exp, log, rsqrt par MUFU) et les '
+                              "conversions sur bien moins d'unités que les FMA (table de débit du CUDA C++ "
+                              "Programming Guide) : calculez-en moins, ou remplacez-en une partie par de "
+                              "l'arithmétique FMA.",
+                              'XU 管线执行特殊函数（经 MUFU 的 sin、cos、exp、log、rsqrt）和类型转换，其单元远少于 FMA'
+                              '（见 CUDA C++ Programming Guide 的吞吐量表）：少算一些，或把其中一部分换成 FMA 运算。'),
+    'diag.top_summary': ('The {shown} kernels that take the most GPU time, of {kernels} kernels in {launches} '
+                         'launches ({total_ms} of GPU time in all); each is diagnosed on its longest launch.',
+                         "Les {shown} noyaux qui prennent le plus de temps GPU, sur {kernels} noyaux en {launches} "
+                         'lancements ({total_ms} de temps GPU en tout) ; chacun est diagnostiqué sur son lancement '
+                         'le plus long.',
+                         '占用 GPU 时间最多的 {shown} 个 kernel（共 {kernels} 个 kernel、{launches} 次启动，GPU 时间'
+                         '合计 {total_ms}）；每个 kernel 按其耗时最长的一次启动来诊断。'),
+    'diag.top_group': ('launches: {launches} · {total_ms} in all ({share_pct} of the report\'s GPU time) · the '
+                       'longest, diagnosed here: {duration_us}',
+                       'lancements : {launches} · {total_ms} en tout ({share_pct} du temps GPU du rapport) · le plus '
+                       'long, diagnostiqué ici : {duration_us}',
+                       '启动次数：{launches} · 合计 {total_ms}（占报告 GPU 时间的 {share_pct}）· 此处诊断的是最长的一次：'
+                       '{duration_us}'),
+    'diag.roof.issue': ('instruction issue', "l'émission d'instructions", '指令发射'),
+    'diag.roof.l2': ('L2', 'le L2', 'L2'),
+    'diag.roof.l2_atomics': ("the busiest L2 slice's atomic unit", "l'unité atomique de la tranche de L2 la plus "
+                             'chargée', '最忙的 L2 slice 的原子操作单元'),
+    'evidence.occupancy.achieved_grid': ('achieved occupancy {achieved_pct}, against {theoretical_pct} in theory: the '
+                                         'grid is {waves} of a wave at this occupancy, so every SM keeps warp slots '
+                                         'empty: more threads (split each one\'s work)',
+                                         'occupancy atteinte {achieved_pct}, pour {theoretical_pct} en théorie : la '
+                                         'grille fait {waves} vague à cette occupancy, chaque SM garde des places de '
+                                         'warps vides : plus de threads (partager le travail de chacun)',
+                                         '实际占用率 {achieved_pct}，理论值 {theoretical_pct}：在该占用率下 grid 只有 '
+                                         '{waves} 个波次，每个 SM 都有空着的 warp 槽位：增加线程（拆分每个线程的工作）'),
+    'diag.verdict.atomics': ('No checklist item covers what limits this kernel: atomics serialise in one L2 slice, '
+                             'its atomic unit at {hot_pct} of its peak while the average slice is at {average_pct}. '
+                             '{hint}',
+                             "Aucun élément de la checklist ne couvre ce qui limite ce noyau : les atomiques se "
+                             'sérialisent dans une tranche de L2, dont l\'unité atomique est à {hot_pct} de son pic '
+                             'quand la tranche moyenne est à {average_pct}. {hint}',
+                             '没有哪条清单条目覆盖限制这个 kernel 的因素：原子操作在一个 L2 slice 中串行执行，'
+                             '它的原子单元达到峰值的 {hot_pct}，而平均每个 slice 只有 {average_pct}。{hint}'),
+    'diag.unlisted.l2_atomics': ('Many threads update the same few addresses: count in shared memory per block '
+                                 '(one global atomic per block and address), or reduce in the warp first and '
+                                 'let one lane add.',
+                                 'Beaucoup de threads mettent à jour les mêmes quelques adresses : comptez en mémoire '
+                                 'partagée par bloc (un atomique global par bloc et par adresse), ou réduisez '
+                                 "d'abord dans le warp et laissez une lane ajouter.",
+                                 '大量线程更新同样几个地址：先在每个 block 的 shared memory 中计数（每个 block、每个地址'
+                                 '只做一次全局原子操作），或者先在 warp 内归约，再由一个 lane 累加。'),
 }

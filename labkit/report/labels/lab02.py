@@ -86,6 +86,7 @@ WORDS = {
                                   '硬件计数多出，存储（占预测的百分比）'),
     'column.gbps_moved': ('GB/s (read + written)', 'Go/s (lus + écrits)', 'GB/s（读 + 写）'),
     'column.vs_copy': ('of the copy', 'de la copie', '占拷贝'),
+    'column.of_ceiling': ("of the course's copy ceiling", 'du plafond de copie du cours', '占课程拷贝上限'),
     'value.sweep': ('1 · global sweep', '1 · balayage global', '1 · 全局扫描'),
     'value.particles': ('2 · particles', '2 · particules', '2 · 粒子'),
     'value.shared': ('3 · shared sweep', '3 · balayage partagé', '3 · 共享内存扫描'),

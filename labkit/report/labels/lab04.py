@@ -2,8 +2,6 @@
 
 WORDS = {
     'column.rank': ('rank (ties within noise)', 'rang (ex aequo dans le bruit)', '名次（噪声以内算并列）'),
-    'column.alone_min': ('repaired alone: min (ms)', 'réparé seul : min (ms)', '只修复它：最小（毫秒）'),
-    'column.alone_max': ('max (ms)', 'max (ms)', '最大（毫秒）'),
     'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
     'column.grid_blocks': ('blocks in the grid', 'blocs dans la grille', 'grid 中的 block 数'),
     'column.busiest': ('busiest unit', 'unité la plus occupée', '最忙的单元'),
@@ -44,9 +42,12 @@ WORDS = {
         '每个缺陷的代价：只修复它一个所节省的时间',
     ),
     'table.lab04.timeline': (
-        "Step 2, timeline: is the GPU busy? (each phase's span on the GPU clock, against its GPU work measured alone in step 1)",
-        "Étape 2, chronologie : le GPU travaille-t-il ? (durée de chaque phase sur l'horloge du GPU, face à son travail GPU mesuré seul à l'étape 1)",
-        '第 2 步，时间线：GPU 在忙吗？（每个阶段在 GPU 时钟上的跨度，对比第 1 步单独测得的 GPU 工作时间）',
+        "Step 2, timeline: is the GPU busy? (each phase's span per iteration on the GPU clock and its share of the "
+        "iteration, idle time included; beside it, the phase timed alone in step 1)",
+        "Étape 2, chronologie : le GPU travaille-t-il ? (durée de chaque phase par itération sur l'horloge du GPU et "
+        "sa part de l'itération, inactivité comprise ; à côté, la phase chronométrée seule à l'étape 1)",
+        '第 2 步，时间线：GPU 在忙吗？（每个阶段每次迭代在 GPU 时钟上的跨度及其占整次迭代的比例，含空闲时间；'
+        '旁边是第 1 步单独计时的该阶段）',
     ),
     'table.lab04.nsys': (
         'Step 2, nsys stats --report cuda_gpu_kern_sum: the kernels that dominate',
@@ -76,7 +77,6 @@ WORDS = {
     'column.fault': ('fault', 'défaut', '缺陷'),
     'column.saved_ms': ('saved (ms / iteration)', 'gagné (ms / itération)', '节省（毫秒 / 迭代）'),
     'column.saved_share': ('share of the faulty time', 'part du temps fautif', '占缺陷版本总耗时的比例'),
-    'column.work_over_span': ('work alone ÷ span', 'travail seul ÷ durée', '单独工作 ÷ 跨度'),
     'column.time_pct': ('Time (%)', 'Temps (%)', '时间（%）'),
     'column.instances': ('instances', 'instances', '调用次数'),
     'column.avg_us': ('average (µs)', 'moyenne (µs)', '平均（微秒）'),
@@ -150,4 +150,10 @@ WORDS = {
         'la même, cupyx.profiler.benchmark (chaque appel isolé)',
         '同上，cupyx.profiler.benchmark（每次调用单独同步）',
     ),
+    # ----- ablation and timeline columns, every one comparable with its neighbours (issue 19) -----
+    'column.saved_least': ('saved: low (ms)', 'gagné : bas (ms)', '节省：低（毫秒）'),
+    'column.saved_most': ('saved: high (ms)', 'gagné : haut (ms)', '节省：高（毫秒）'),
+    'column.span_share': ('share of the iteration', "part de l'itération", '占一次迭代的比例'),
+    'column.alone_ms': ('timed alone, step 1 (ms, host waits included)', "chronométrée seule, étape 1 (ms, attentes de l'hôte comprises)",
+                        '第 1 步单独计时（毫秒，含主机等待）'),
 }
