@@ -69,7 +69,18 @@ def select_backend() -> str:
         _chosen = _choose()
         if _chosen == "simulator":
             os.environ[SIMULATOR_ENV] = "1"
+            _numba_rereads_the_variable()
     return _chosen
+
+
+def _numba_rereads_the_variable() -> None:
+    """numba reads NUMBA_ENABLE_CUDASIM when ``numba`` itself is imported (numba.core.config,
+    which numba-cuda's config is): a module that imported ``numba`` before this choice (``from
+    numba import float32`` above ``from labkit.gpu import cuda``) would otherwise leave numba.cuda,
+    imported after it, on the real driver. Re-read it while numba.cuda is not imported yet."""
+    config = sys.modules.get("numba.core.config")
+    if config is not None and "numba.cuda" not in sys.modules:
+        config.reload_config()
 
 
 def is_simulator() -> bool:

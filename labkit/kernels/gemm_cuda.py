@@ -633,7 +633,7 @@ hgemm_wgmma_128x256(const unsigned short* A, const unsigned short* Bt, unsigned 
 @dataclass(frozen=True)
 class Kernel:
     """One CUDA C kernel of this module: its source module, C tile per block, slice of K, threads,
-    dynamic shared memory, and precision (the inputs' and the output's type)."""
+    dynamic shared memory, precision (the inputs' and the output's type), and static shared memory."""
 
     name: str
     module: str
@@ -643,6 +643,12 @@ class Kernel:
     threads: int
     dynamic_shared_bytes: int
     precision: str  # "fp32", "fp16" or "bf16"
+    static_shared_bytes: int = 0
+
+    @property
+    def shared_bytes(self) -> int:
+        """Shared memory a block of it holds: static + dynamic (what a block must be allowed to opt in to)."""
+        return self.static_shared_bytes + self.dynamic_shared_bytes
 
     def grid(self, m: int, n: int, k: int) -> tuple[int]:
         """One block per tile of C, as a 1-D grid (the kernel orders the tiles itself); the sizes
@@ -651,6 +657,11 @@ class Kernel:
             raise ValueError(f"{self.name} needs M a multiple of {self.tile_m}, N of {self.tile_n} and K of "
                              f"{self.k_step}; got {m} x {n} x {k}")
         return ((m // self.tile_m) * (n // self.tile_n),)
+
+
+def simt_shared_bytes(stages: int) -> int:
+    """The SIMT kernels' static tiles: stages x BK x ((BM + A padding) + BN) floats."""
+    return stages * SIMT_BK * (SIMT_TILE + SIMT_A_PAD + SIMT_TILE) * 4
 
 
 def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
@@ -664,8 +675,8 @@ def _mma(name: str, bm: int, bn: int, bk: int, warps_m: int, warps_n: int, stage
 
 #: Every kernel, by name; the mma variants as MMA_VARIANT declares them in MMA_SOURCE.
 KERNELS = {k.name: k for k in (
-    Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32"),
-    Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32"),
+    Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(1)),
+    Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(2)),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),

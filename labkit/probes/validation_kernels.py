@@ -472,7 +472,7 @@ def _exercise(exercise_id: str, solved: bool):
 
 
 EXERCISE_IDS = ("01-fuse", "01-reduce", "02-transpose", "02-aos", "03-ilp", "03-tail", "04-transpose", "04-chain",
-                "05-mystery-a", "05-mystery-h")
+                "05-mystery-a", "05-mystery-h", "06-padding", "06-regtile")
 
 
 def cases() -> list[Case]:

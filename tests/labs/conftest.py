@@ -16,7 +16,8 @@ from labkit.lab import labs
 from tests.labs.stand_in import simulated_facts, stand_in_bench
 
 #: The part each lab's shared measurement runs on (a lab not named here: the course's H200).
-SIMULATED_ON = {"lab-01": "t4", "lab-02": "rtx-3060-laptop", "lab-03": "h200", "lab-04": "b200", "lab-05": "rtx-5090"}
+SIMULATED_ON = {"lab-01": "t4", "lab-02": "rtx-3060-laptop", "lab-03": "h200", "lab-04": "b200", "lab-05": "rtx-5090",
+               "lab-06": "v100"}
 
 
 def simulated_on(lab_id: str) -> str:

@@ -5,7 +5,9 @@ L4, RTX 4090, H100 PCIe, H200, B200, RTX 5090), none of which is needed here.
   ``gpu_sizes`` exactly; on every part the sizes validate, the buffers fit (a quarter of its memory,
   at most half with lab 04's fixed 1 GiB timer copy), every launch is one the part can run, lab 01's
   FMA ceilings fill one wave and its FP64 calls stay short on 1:64 parts, lab 03's sweep points and
-  profiled launches hold the residency they claim, lab 05's walkers fill the GPU once.
+  profiled launches hold the residency they claim, lab 05's walkers fill the GPU once, lab 06's
+  steps run where their instructions exist (tensor-core steps from 8.0, wgmma on 9.0 only), each
+  at a size its tiles divide, with its shared memory and registers, and its slowest calls short.
 - Each lab's checks, measurement code (stand-in timer, 2 SMs of the part: tests/labs/stand_in.py)
   and tables in the simulator: lab 03, whose code depends most on the architecture, on every part;
   the others on the part tests/labs/conftest.py gives them (every lab on every part with
@@ -122,8 +124,47 @@ def lab05_launches(lab, sizes, facts):
     assert occupancy.waves(sizes.walk_blocks, facts.sm_count, resident_blocks) == pytest.approx(1.0, abs=0.01)
 
 
+#: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.probes.gemm_probe):
+#: the same sources compile to about as many on other parts.
+LAB06_PROBE = "tests/fixtures/h200-gemm/timings.json"
+
+
+def lab06_launches(lab, sizes, facts):
+    import json
+
+    from labkit.labs.lab06 import plan
+    from labkit.labs.lab06.results import SLOW_STEPS, STEP_KEYS, step
+    from labkit.labs.lab06.sizing import (CALL_SECONDS, NAIVE_SHARE_OF_FP32_PEAK, REGTILE_SHARE_OF_FP32_PEAK,
+                                          SMALLEST_SIDE, call_seconds)
+
+    cc = tuple(facts.compute_capability)
+    skipped = plan.not_on(facts)
+    assert ("wgmma" in skipped) == (cc != (9, 0))
+    assert all((item in skipped) == (cc < (8, 0)) for item in ("wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16"))
+    arch = occupancy.architecture(cc)
+    registers = json.loads((REPO_ROOT / LAB06_PROBE).read_text())["registers"]
+    sides = [(sizes.side, sizes.depth)] + ([(sizes.large_side, sizes.large_side)] if sizes.large_side else [])
+    for key in STEP_KEYS:
+        if key in skipped:
+            continue
+        for side, depth in sides[:1] if key in SLOW_STEPS else sides:
+            assert plan.fitted_side(key, side) == side, (key, side)    # no step runs at another size on a GPU
+            launch = plan.launch(key, side, depth)
+            kernel = occupancy.KernelLaunch(launch.threads, registers[step(key).kernel], launch.static_shared_bytes,
+                                            launch.dynamic_shared_bytes)
+            occupancy.check(kernel, arch)
+            assert occupancy.calculate(kernel, arch).blocks_per_sm >= 1, key
+            assert launch.grid[0] < 2 ** 31 and launch.grid[1] < 2 ** 16
+    # the slowest calls are short on this part, at the estimated shares of its FP32 peak
+    assert sizes.side == SMALLEST_SIDE or call_seconds(sizes.side, sizes.depth, NAIVE_SHARE_OF_FP32_PEAK,
+                                                       facts) <= CALL_SECONDS
+    if sizes.large_side:
+        assert sizes.large_side > sizes.side
+        assert call_seconds(sizes.large_side, sizes.large_side, REGTILE_SHARE_OF_FP32_PEAK, facts) <= CALL_SECONDS
+
+
 LAUNCHES = {"lab-01": lab01_launches, "lab-02": lab02_launches, "lab-03": lab03_launches,
-            "lab-04": lab04_launches, "lab-05": lab05_launches}
+            "lab-04": lab04_launches, "lab-05": lab05_launches, "lab-06": lab06_launches}
 
 
 def simulated_cases():

@@ -119,6 +119,14 @@ def test_numba_cuda_already_imported_decides():
     assert _select_in_subprocess(code, "1") == "simulator"
 
 
+def test_numba_imported_before_the_choice_still_gets_the_simulator():
+    """numba reads the variable when numba itself is imported: `from numba import float32` before
+    labkit.gpu (labkit.kernels.gemm_simt's order) must not leave numba.cuda on the real driver."""
+    code = ("from numba import float32\nb.cuda_device_count = lambda: 0\nb.select_backend()\n"
+            "from numba import cuda\nprint(cuda.to_device.__module__.startswith('numba.cuda.simulator'))")
+    assert _select_in_subprocess(code, None) == "True"
+
+
 class _FakeDriver:
     def __init__(self, init_result: int, count: int):
         self.init_result, self.count = init_result, count

@@ -213,6 +213,7 @@ def test_each_lab_says_what_it_does_on_a_6_gb_laptop_without_counters():
     for lab in ("lab-02", "lab-03", "lab-04", "lab-05"):
         assert f"{lab}: without ncu counters:" in text
     assert "lab-01: without" not in text and "without nsys" not in text
+    assert "lab-06: skips step wgmma: wgmma exists only on Hopper" in text and "lab-06: skips step mma" not in text
 
 
 def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
@@ -220,8 +221,8 @@ def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
 
     rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy")})
     assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "
-                                            f"{size} of 150.8 GB" for size in ("4.5 GB", "7.5 GB", "2.1 GB", "3.4 GB",
-                                                                               "0.9 GB")]
+                                            f"{size} of 150.8 GB" for size in ("4.5 GB", "5.4 GB", "2.1 GB", "3.4 GB",
+                                                                               "0.9 GB", "2.3 GB")]
 
 
 def test_doctor_as_a_profile_without_a_gpu(capsys):
@@ -230,3 +231,10 @@ def test_doctor_as_a_profile_without_a_gpu(capsys):
     assert main(["doctor", "--as", "t4"]) == 0
     out = capsys.readouterr().out
     assert "labs as on: Tesla T4" in out and "lab-03:" in out and "an SM holds 32 warps here" in out
+    # lab 06 on a Turing part: smaller matrices, and the tensor-core steps it has no instructions for
+    lab06 = [line.removeprefix("lab-06:").strip() for line in out.splitlines() if line.startswith("lab-06:")]
+    assert lab06[0].startswith("sizes planned for this GPU (differ from the H200's in side, depth, large_side)")
+    skipped = [line.split(":")[0] for line in lab06 if line.startswith("skips ")]
+    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "cuBLAS TF32",
+                                                    "cuBLAS BF16")]
+    assert all(line.endswith("this GPU is 7.5") for line in lab06 if line.startswith("skips "))

@@ -5,14 +5,24 @@ is checked against NumPy, timed at 4096^3 (the fast ones at 8192^3 too) beside c
 precision and the same run, and profiled by Nsight Compute in one ncu process, so that the chapter
 can show, for each step, its rate against cuBLAS, its place under its roof, and what ``labkit
 diagnose`` puts first.
+
+On another GPU: sizes from its memory and its FP32 rate (sizing.py), and the steps its architecture
+has (plan.py: the tensor-core steps from compute capability 8.0, wgmma on Hopper only).
 """
 
 from __future__ import annotations
 
-from labkit.lab import Case, Gain, Lab, Program
+from labkit.lab import Case, Gain, Lab, Need, Program
 from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, Sizes
 from labkit.profiling import checklist
 from labkit.report.tables import Column, Table
+
+
+def _item_name(item: str) -> str:
+    """'step wgmma', 'cuBLAS TF32': how the doctor names what a GPU skips."""
+    if item.startswith("cublas_"):
+        return f"cuBLAS {item.removeprefix('cublas_').upper()}"
+    return f"step {item}"
 
 
 class Lab06(Lab[Sizes, Lab06Results]):
@@ -20,8 +30,31 @@ class Lab06(Lab[Sizes, Lab06Results]):
     folder = "06-matmul"
     chapter = "performance/06-matmul.md"
     results_type = Lab06Results
+    needs = (Need("cupy", "the CUDA C steps (3c to 5d, compiled by NVRTC through CuPy's RawModule) and cuBLAS, "
+                          "every step's reference",
+                  "only the Numba steps run, with no cuBLAS to compare them with"),
+             Need("nvcc", "step 5a (WMMA): its header mma.h, from a CUDA toolkit's include folder (CuPy's NVRTC "
+                          "headers lack crt/mma.h)", "step 5a is skipped, the other CUDA C steps run"),
+             Need("ncu", "the profile of every step, diagnosed (chapter 6's diagnosis blocks)",
+                  "the steps are timed and checked, not diagnosed"))
     gpu_sizes = Sizes(side=4096, depth=4096, large_side=8192, check_side=512, check_depth=512, repeats=20)
-    simulator_sizes = Sizes(side=64, depth=32, large_side=None, check_side=64, check_depth=32, repeats=1)
+    simulator_sizes = Sizes(side=32, depth=32, large_side=None, check_side=32, check_depth=32, repeats=1)
+
+    def sizes_for(self, facts) -> Sizes:
+        from labkit.labs.lab06.sizing import sizes_for
+
+        return sizes_for(facts, self.gpu_sizes)
+
+    def footprint_bytes(self, sizes: Sizes) -> int:
+        from labkit.labs.lab06.sizing import footprint_bytes
+
+        return footprint_bytes(sizes)
+
+    def device_notes(self, facts) -> list[str]:
+        """Each step or cuBLAS precision this GPU cannot run, and why (plan.py)."""
+        from labkit.labs.lab06.plan import not_on
+
+        return [f"skips {_item_name(item)}: {why}" for item, why in not_on(facts).items()]
 
     def program(self) -> Program[Sizes, Lab06Results]:
         from labkit.labs.lab06.program import Lab06Program
@@ -39,19 +72,21 @@ class Lab06(Lab[Sizes, Lab06Results]):
                          results.versus_cublas(s.key), results.of_peak(s.key),
                          big.tflops if big else None, results.versus_cublas(s.key, large=True),
                          regs[s.key].registers if s.key in regs else None,
-                         regs[s.key].local_bytes if s.key in regs else None))
+                         regs[s.key].local_bytes if s.key in regs else None, results.unavailable.get(s.key)))
         out = [Table("lab06.steps", (
             Column("step", "label"), Column("language", "label"), Column("precision", "label"),
             Column("t_ms", "ms"), Column("tflops", "decimal2"), Column("vs_cublas", "share"), Column("units_peak", "share"),
             Column("tflops_large", "decimal2"), Column("vs_cublas_large", "share"),
-            Column("registers", "count"), Column("local_bytes", "count")), tuple(rows))]
+            Column("registers", "count"), Column("local_bytes", "count"), Column("unavailable")), tuple(rows))]
         cublas_rows = []
         for p in CUBLAS:
             run, big = results.cublas(p), results.cublas(p, large=True)
             cublas_rows.append((f"precision.lab06.{p}", run.tflops if run else None,
-                                big.tflops if big else None, results.cublas_of_peak(p)))
+                                big.tflops if big else None, results.cublas_of_peak(p),
+                                results.unavailable.get(f"cublas_{p}")))
         out.append(Table("lab06.cublas", (Column("precision", "label"), Column("tflops", "decimal2"),
-                                          Column("tflops_large", "decimal2"), Column("units_peak", "share")),
+                                          Column("tflops_large", "decimal2"), Column("units_peak", "share"),
+                                          Column("unavailable")),
                          tuple(cublas_rows)))
         if any(results.profile(s.key) for s in STEPS):
             ncu_rows = []

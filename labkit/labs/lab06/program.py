@@ -2,8 +2,11 @@
 cuBLAS of their precision, and profiled by Nsight Compute in one ncu process.
 
 The Numba steps run on the GPU or in the simulator. The CUDA C steps and cuBLAS need CuPy and a
-GPU; where they cannot run (the simulator, no CuPy, a side their tiles do not divide), the record
-says why for each (``unavailable``) instead of a time.
+GPU. What cannot run here is recorded with its reason, for each step (``unavailable``): a step
+its GPU lacks the instructions or the shared memory for (labkit.labs.lab06.plan), the simulator,
+no CuPy, no CUDA toolkit header, or a step that failed on this machine (a compiler or launch
+error stops that step only). A kernel that runs but disagrees with NumPy stops the record: every
+step is held to its check.
 """
 
 from __future__ import annotations
@@ -15,22 +18,30 @@ from pathlib import Path
 
 import numpy as np
 
+from labkit.device import DeviceFacts
 from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
 from labkit.kernels import gemm_accuracy, gemm_simt
 from labkit.kernels.gemm_cublas import bf16_bits, from_bf16_bits
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
-from labkit.labs.lab06.results import CUBLAS, SLOW_STEPS, STEPS, Lab06Results, Resources, Run, Sizes, Step
+from labkit.labs.lab06 import plan
+from labkit.labs.lab06.plan import fitted_side
+from labkit.labs.lab06.results import (ITEMS, SLOW_STEPS, STEPS, Device, Lab06Results, Resources, Run, Sizes,
+                                       step)
 
 # The simulator's tiny grids: numba-cuda's under-utilisation warning says nothing here.
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
 
 #: ncu's kernel filter: the steps' kernels and cuBLAS's (whose names hold one of these words).
 NCU_REGEX = "gemm|nvjet|xmma|cutlass"
+#: What ncu profiles besides the steps: cuBLAS's SGEMM and FP16 GEMM (chapter 6 describes their kernels).
+PROFILED_CUBLAS = ("cublas_fp32", "cublas_fp16")
 NUMBA_SIGNATURE = "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"
 #: Long calls (the first steps at 4096^3 take tens of ms): fewer repeats, still a median of several.
 LONG_CALL_SECONDS = 0.02
 LONG_CALL_REPEATS = 5
+#: The longest reason kept for a step that failed here (the first line of its error).
+REASON_CHARACTERS = 300
 
 
 def cupy_or_none():
@@ -53,46 +64,51 @@ def cuda_c_unavailable() -> str | None:
     return None
 
 
-def why_unavailable(item: str, side: int) -> str | None:
-    """Why a step (by key) or ``cublas_<precision>`` cannot run at ``side`` here; None if it can."""
-    if not item.startswith("cublas_") and _step(item).language == "numba":
-        return None
+def why_unavailable(item: str, side: int, facts: DeviceFacts | None) -> str | None:
+    """Why a step (by key) or ``cublas_<precision>`` cannot run at ``side`` here; None if it can:
+    this GPU's architecture first (plan.why_not_on, when its facts are known), then this machine."""
+    why = plan.why_not_on(item, facts) if facts is not None else None
+    if why is not None or (not item.startswith("cublas_") and step(item).language == "numba"):
+        return why
     why = cuda_c_unavailable()
     if why is None and not item.startswith("cublas_"):
         from labkit.kernels import gemm_cuda
 
-        if gemm_cuda.KERNELS[_step(item).kernel].module == "wgmma" and _compute_capability() != (9, 0):
-            return "wgmma needs a Hopper GPU (compute capability 9.0, the sm_90a target)"
+        spec = gemm_cuda.KERNELS[step(item).kernel]
+        if spec.module == "wmma" and gemm_cuda.toolkit_include() is None:
+            return ("its mma.h comes from a CUDA toolkit's include folder (CUDA_PATH, CUDA_HOME, nvcc's, "
+                    "/usr/local/cuda), and none was found: CuPy's NVRTC headers lack crt/mma.h")
         try:
-            gemm_cuda.KERNELS[_step(item).kernel].grid(side, side, side)
+            spec.grid(side, side, side)
         except ValueError as exc:
             return str(exc)
     return why
 
 
-def fitted_side(item: str, side: int) -> int:
-    """The side a kernel runs at for a requested ``side``: the smallest multiple of its tile of C
-    that is at least ``side`` (the requested one on a GPU, where the lab's sizes are multiples of
-    every tile; in the simulator the register-tiled step needs 128 where the others run at 64)."""
-    if item.startswith("cublas_"):
-        return side
-    s = _step(item)
-    if s.language == "numba":
-        tile = gemm_simt.TILE_OF[s.kernel]
-    else:
-        from labkit.kernels import gemm_cuda
-
-        spec = gemm_cuda.KERNELS[s.kernel]
-        tile = max(spec.tile_m, spec.tile_n)
-    return -(-side // tile) * tile
+def failure(exc: BaseException) -> str:
+    """One line for a step that failed here: the error's type and its first line."""
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "no message")
+    return f"failed here: {type(exc).__name__}: {first}"[:REASON_CHARACTERS]
 
 
-def _compute_capability() -> tuple[int, int]:
-    return tuple(cuda.get_current_device().compute_capability)
+def release_device_memory() -> None:
+    """Give freed operands back to the driver (Numba's pending deallocations, CuPy's pool), so that
+    each phase holds only its own (sizing.footprint_bytes) and the profiled child finds them free."""
+    if SIMULATED:
+        return
+    cuda.current_context().deallocations.clear()
+    cupy = cupy_or_none()
+    if cupy is not None:
+        cupy.get_default_memory_pool().free_all_blocks()
 
 
-def _step(key: str) -> Step:
-    return next(s for s in STEPS if s.key == key)
+def _facts_here() -> DeviceFacts | None:
+    """This GPU's facts (None in the simulator, where only the Numba steps run)."""
+    if SIMULATED:
+        return None
+    from labkit.device import read_device_facts
+
+    return read_device_facts()
 
 
 class Operands:
@@ -156,7 +172,7 @@ class Operands:
             a, b = self.device["fp32" if precision == "tf32" else precision]
             c = self.out["fp32" if precision == "tf32" else precision]
             return lambda: gemm_cublas.gemm(a, b, c, precision)
-        s = _step(item)
+        s = step(item)
         if s.language == "numba":
             a, b = self.numba
             return lambda: gemm_simt.launch(s.kernel, a, b, self.c32)
@@ -167,87 +183,111 @@ class Operands:
         return lambda: gemm_cuda.launch(s.kernel, a, b, c)
 
 
-def _items() -> list[str]:
-    return [s.key for s in STEPS] + [f"cublas_{p}" for p in CUBLAS]
-
-
 def _precision(item: str) -> str:
-    return item.removeprefix("cublas_") if item.startswith("cublas_") else _step(item).precision
+    return item.removeprefix("cublas_") if item.startswith("cublas_") else step(item).precision
 
 
 # ----- checks against NumPy -----------------------------------------------------------------------
-def check_against_numpy(sizes: Sizes) -> list[Check]:
+def check_against_numpy(sizes: Sizes, facts: DeviceFacts | None, failed: dict[str, str] | None = None) -> list[Check]:
     """Every step and cuBLAS precision that can run here, once, on fresh inputs and a poisoned output,
-    against NumPy in float64 within :mod:`labkit.kernels.gemm_accuracy`'s tolerance."""
+    against NumPy in float64 within :mod:`labkit.kernels.gemm_accuracy`'s tolerance. A step that
+    raises (a compiler or launch error) is left out of the checks, its reason put in ``failed``."""
     depth = sizes.check_depth
     operands: dict[int, Operands] = {}
     checks = []
-    for item in _items():
+    ops = None
+    for item in ITEMS:
         side = fitted_side(item, sizes.check_side)
-        if why_unavailable(item, side) is not None:
+        if why_unavailable(item, side, facts) is not None or (failed is not None and item in failed):
             continue
-        if side not in operands:
-            operands[side] = Operands(side, side, depth, seed=None)
-        ops = operands[side]
         precision = _precision(item)
         data = "fp32" if precision == "tf32" else precision
-        ops.poison(precision)
-        ops.launcher(item)()
-        cuda.synchronize()
-        verdict = gemm_accuracy.agreement(ops.result(precision), ops.exact(data), ops.abs_product(data), depth,
-                                          precision)
+        try:
+            if side not in operands:
+                operands[side] = Operands(side, side, depth, seed=None)
+            ops = operands[side]
+            ops.poison(precision)
+            ops.launcher(item)()
+            cuda.synchronize()
+            result = ops.result(precision)
+        except Exception as exc:  # one step's compiler or launch error: that step only
+            if failed is None:
+                raise
+            failed[item] = failure(exc)
+            continue
+        verdict = gemm_accuracy.agreement(result, ops.exact(data), ops.abs_product(data), depth, precision)
         checks.append(Check(name=item, passed=verdict.passed))
+    ops = None          # the last reference to the operands, before their memory is released
+    operands.clear()
+    release_device_memory()
     return checks
 
 
 # ----- compiled resources -------------------------------------------------------------------------
-def compiled_resources() -> list[Resources]:
-    """Registers and local memory per thread of each step's kernel, as the driver reports them."""
+def compiled_resources(skipped: dict[str, str]) -> list[Resources]:
+    """Registers and local memory per thread of each step's kernel that runs here, as the driver reports them."""
     from labkit.kernels.compiled import resources
 
     out = []
     for s in STEPS:
-        if s.language == "numba":
-            r = resources(gemm_simt.STEPS[s.kernel][0], NUMBA_SIGNATURE)
-            out.append(Resources(kernel=s.key, registers=r.registers_per_thread, local_bytes=r.local_bytes_per_thread))
-        elif cuda_c_unavailable() is None:
-            from labkit.kernels import gemm_cuda
+        if s.key in skipped:
+            continue
+        try:
+            if s.language == "numba":
+                r = resources(gemm_simt.STEPS[s.kernel][0], NUMBA_SIGNATURE)
+                out.append(Resources(kernel=s.key, registers=r.registers_per_thread,
+                                     local_bytes=r.local_bytes_per_thread))
+            elif cuda_c_unavailable() is None:
+                from labkit.kernels import gemm_cuda
 
-            f = gemm_cuda.function(s.kernel)
-            out.append(Resources(kernel=s.key, registers=int(f.num_regs), local_bytes=int(f.local_size_bytes)))
+                f = gemm_cuda.function(s.kernel)
+                out.append(Resources(kernel=s.key, registers=int(f.num_regs), local_bytes=int(f.local_size_bytes)))
+        except Exception as exc:  # see check_against_numpy
+            skipped[s.key] = failure(exc)
     return out
 
 
 # ----- timings ----------------------------------------------------------------------------------
-def time_runs(time_gpu, sizes: Sizes) -> tuple[list[Run], dict[str, str]]:
-    """Each step and cuBLAS at ``side``; the fast ones and cuBLAS again at ``large_side``."""
-    runs, unavailable = [], {}
+def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[str, str]
+              ) -> tuple[list[Run], dict[str, str], dict[str, str]]:
+    """Each step and cuBLAS at ``side``; the fast ones and cuBLAS again at ``large_side``. Returns
+    the runs, and why each item that did not run at the side (those of ``skipped`` included) or at
+    the large side did not."""
+    runs: list[Run] = []
+    unavailable = dict(skipped)
+    unavailable_large: dict[str, str] = {}
     for large, requested, depth in ((False, sizes.side, sizes.depth), (True, sizes.large_side, sizes.large_side)):
         if requested is None:
             continue
         operands: dict[int, Operands] = {}
-        for item in _items():
-            if large and item in SLOW_STEPS:
+        fn = None
+        for item in ITEMS:
+            if large and (item in SLOW_STEPS or item in unavailable):
                 continue
             side = fitted_side(item, requested)
-            why = why_unavailable(item, side)
+            why = unavailable.get(item) or why_unavailable(item, side, facts)
             if why is not None:
-                if not large:
-                    unavailable[item] = why
+                (unavailable_large if large else unavailable)[item] = why
                 continue
-            if side not in operands:
-                operands[side] = Operands(side, side, depth, seed=1)
-            fn = operands[side].launcher(item)
-            warmup, repeats = 3, sizes.repeats
-            if not SIMULATED:
-                fn()
-                cuda.synchronize()
-                if _seconds_once(fn) > LONG_CALL_SECONDS:
-                    warmup, repeats = 1, LONG_CALL_REPEATS
-            runs.append(Run(kernel=item, large=large, side=side, depth=depth,
-                            timing=time_gpu(fn, warmup=warmup, repeats=repeats)))
-        del operands
-    return runs, unavailable
+            try:
+                if side not in operands:
+                    operands[side] = Operands(side, side, depth, seed=1)
+                fn = operands[side].launcher(item)
+                warmup, repeats = 3, sizes.repeats
+                if not SIMULATED:
+                    fn()
+                    cuda.synchronize()
+                    if _seconds_once(fn) > LONG_CALL_SECONDS:
+                        warmup, repeats = 1, LONG_CALL_REPEATS
+                timing = time_gpu(fn, warmup=warmup, repeats=repeats)
+            except Exception as exc:  # see check_against_numpy
+                (unavailable_large if large else unavailable)[item] = failure(exc)
+                continue
+            runs.append(Run(kernel=item, large=large, side=side, depth=depth, timing=timing))
+        fn = None       # the last launcher holds its operands: dropped before their memory is released
+        operands.clear()
+        release_device_memory()
+    return runs, unavailable, unavailable_large
 
 
 def _seconds_once(fn) -> float:
@@ -260,33 +300,33 @@ def _seconds_once(fn) -> float:
 
 
 # ----- Nsight Compute ---------------------------------------------------------------------------
-def profile_target(sizes: Sizes) -> None:
-    """What ncu profiles: each step that runs here once at ``side``, then cuBLAS's FP32 and FP16."""
-    ops = Operands(sizes.side, sizes.side, sizes.depth, seed=3)
-    for item in [s.key for s in STEPS] + ["cublas_fp32", "cublas_fp16"]:
-        if fitted_side(item, sizes.side) == sizes.side and why_unavailable(item, sizes.side) is None:
+def profile_target(side: int, depth: int) -> None:
+    """What ncu profiles: each step that runs here once at side x side x depth, then cuBLAS's FP32
+    and FP16; a step that fails is passed over (its profile is then missing, and the table says so)."""
+    facts = _facts_here()
+    ops = Operands(side, side, depth, seed=3)
+    for item in [s.key for s in STEPS] + list(PROFILED_CUBLAS):
+        if fitted_side(item, side) != side or why_unavailable(item, side, facts) is not None:
+            continue
+        try:
             ops.launcher(item)()
             cuda.synchronize()
+        except Exception as exc:  # the other steps are still profiled
+            print(f"lab-06 profile target: {item} {failure(exc)}", file=sys.stderr)
 
 
-def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
-    """Profile the target under ncu (--set full, clocks left alone) and keep what the diagnosis reads."""
-    from labkit.profiling import diagnosis, ncu
+def nsight_compute(sizes: Sizes, work_dir: Path) -> NcuProfiles | Unavailable:
+    """Profile the target under ncu (the one protocol, labkit.profiling.lab_profile: --set full,
+    clocks left alone) and keep what the diagnosis reads of each kernel, steps and cuBLAS's."""
+    from labkit.profiling import diagnosis
+    from labkit.profiling.lab_profile import profile_lab
 
-    if ncu.find_ncu() is None:
-        return Unavailable(status="unavailable", reason="ncu not found (install Nsight Compute)")
-    report = work_dir / "lab06"
-    try:
-        ncu.profile_command([sys.executable, "-m", "labkit.labs.lab06.program", "profile-target"], NCU_REGEX,
-                            report, timeout_seconds=600)
-        raw = ncu.export_csv(report.with_suffix(".ncu-rep"), "raw")
-        details = ncu.export_csv(report.with_suffix(".ncu-rep"), "details")
-    except ncu.NcuError as exc:
-        return Unavailable(status="unavailable", reason=str(exc))
-    (work_dir / "ncu_raw.csv").write_text(raw)
-    (work_dir / "ncu_details.csv").write_text(details)
-    profiles = ncu.merge_profiles(ncu.parse_raw_csv(raw), ncu.parse_details_csv(details))
-    return NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(p) for p in profiles])
+    return profile_lab("labkit.labs.lab06.program", NCU_REGEX, work_dir,
+                       lambda run: NcuProfiles(status="ok", kernels=[diagnosis.StoredProfile.of(p)
+                                                                     for p in run.profiles]),
+                       lambda reason: Unavailable(status="unavailable", reason=reason),
+                       pages=("raw", "details"), args=(str(sizes.side), str(sizes.depth)), report="lab06",
+                       timeout_seconds=600)
 
 
 # ----- the whole lab ------------------------------------------------------------------------------
@@ -294,44 +334,40 @@ class Lab06Program(Program[Sizes, Lab06Results]):
     steps = 4
 
     def check(self, sizes: Sizes) -> list[Check]:
-        return check_against_numpy(sizes)
+        return check_against_numpy(sizes, _facts_here())
 
     def measure(self, bench: Bench, sizes: Sizes) -> Lab06Results:
         """Checks, compiled resources, every step and cuBLAS timed, then Nsight Compute (skipped in
-        the simulator)."""
-        from labkit.device import fp32_peak_gflops
-        from labkit.tensor_cores import tensor_peak_gflops
+        the simulator). A step that fails on this machine is recorded as unavailable, with why."""
+        from labkit.device import fp32_lanes_per_sm
 
         facts = bench.facts
+        skipped: dict[str, str] = {}
         bench.progress("checks against NumPy")
-        checks = check_against_numpy(sizes)
+        checks = check_against_numpy(sizes, facts, skipped)
         bench.progress("registers and spills of each kernel")
-        resources = compiled_resources()
+        resources = compiled_resources(skipped)
         bench.progress(f"each step and cuBLAS at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
                                                                    else ""))
-        runs, unavailable = time_runs(bench.time_gpu, sizes)
+        runs, unavailable, unavailable_large = time_runs(bench.time_gpu, sizes, facts, skipped)
         bench.progress("Nsight Compute on every step and on cuBLAS, one ncu process")
         if bench.simulated:
             profiles = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
         else:
-            profiles = nsight_compute(bench.work_dir)
-        peaks = {p: tensor_peak_gflops(facts.sm_count, facts.compute_capability, p, facts.max_sm_clock_mhz)
-                 for p in ("fp16", "bf16", "tf32", "fp8")}
-        return Lab06Results(sizes=sizes, checks=checks, max_sm_clock_mhz=facts.max_sm_clock_mhz,
-                            fp32_peak_gflops=fp32_peak_gflops(facts.sm_count, facts.compute_capability,
-                                                              facts.max_sm_clock_mhz),
-                            tensor_peak_gflops={p: v for p, v in peaks.items() if v is not None},
-                            runs=runs, unavailable=unavailable, resources=resources, ncu=profiles)
+            profiles = nsight_compute(sizes, bench.work_dir)
+        device = Device(name=facts.name, compute_capability=tuple(facts.compute_capability), sm_count=facts.sm_count,
+                        max_sm_clock_mhz=facts.max_sm_clock_mhz,
+                        fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability))
+        return Lab06Results(sizes=sizes, checks=checks, device=device, runs=runs, unavailable=unavailable,
+                            unavailable_large=unavailable_large, resources=resources, ncu=profiles)
 
 
 def main(argv: list[str]) -> int:
-    """Entry point for the profiler's child process."""
-    from labkit.labs.lab06 import LAB
-
-    if argv == ["profile-target"]:
-        profile_target(LAB.gpu_sizes)
+    """Entry point for the profiler's child process: ``profile-target SIDE DEPTH``."""
+    if len(argv) == 3 and argv[0] == "profile-target" and argv[1].isdigit() and argv[2].isdigit():
+        profile_target(int(argv[1]), int(argv[2]))
     else:
-        raise SystemExit("usage: python -m labkit.labs.lab06.program profile-target")
+        raise SystemExit("usage: python -m labkit.labs.lab06.program profile-target SIDE DEPTH")
     return 0
 
 

@@ -3,8 +3,12 @@ its precision in the same run, the registers each kernel was compiled to, and Ns
 profile of each step (diagnosed on reading).
 
 A file that validates holds every step at the lab's side and cuBLAS in each precision at that side
-(or the reason one could not run there: the simulator runs the Numba steps only), checks that passed, and no rate above the recorded GPU's peak for
-its precision (FP32 FMA lanes for the SIMT steps, the tensor cores' dense rate for the others).
+(or the reason one could not run there: a step its GPU lacks the instructions for, the simulator,
+which runs the Numba steps only, a failure), every timed kernel checked against NumPy and right,
+runs at the sizes it records, and no rate above the peak of the units its precision runs on at the
+SM clock read while it ran (FP32 FMA lanes for the SIMT steps, the tensor cores' dense rate for the
+others), computed from the recorded GPU's SMs, lanes and clock, which labkit.known_gpus holds to
+its datasheet.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from labkit.device import fma_peak_gflops
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.records import Positive, PositiveInt, Record
+from labkit.tensor_cores import tensor_peak_gflops
 from labkit.timing import Timing
 
 
@@ -47,12 +53,17 @@ STEPS: tuple[Step, ...] = (
 STEP_KEYS: tuple[str, ...] = tuple(s.key for s in STEPS)
 #: cuBLAS's precisions measured beside the steps (TF32: FP32 data on the tensor cores).
 CUBLAS: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16")
+#: The items the lab runs: each step's key, then cuBLAS in each precision.
+ITEMS: tuple[str, ...] = STEP_KEYS + tuple(f"cublas_{p}" for p in CUBLAS)
 #: Steps slow enough that they are timed at the lab's side only, never at the large one.
 SLOW_STEPS = frozenset({"naive", "shared", "padded"})
 #: The issue's bars: the best FP32 SIMT step against cuBLAS SGEMM, the best tensor-core FP16 step
 #: against cuBLAS FP16 (FP32 accumulation), at the same size in the same run.
 SIMT_BAR = 0.80
 TENSOR_BAR = 0.50
+#: The most registers a thread may have on any GPU the course runs on (Programming Guide,
+#: technical specifications: 255 per thread from compute capability 7.0 on).
+MAX_REGISTERS_PER_THREAD = 255
 
 
 #: What ``labkit diagnose`` puts first on a step's profile, where chapter 6 says it: the checklist
@@ -125,18 +136,37 @@ class Resources(Record):
     """Registers per thread and local (spill) bytes per thread of a compiled step kernel."""
 
     kernel: str
-    registers: PositiveInt | None
-    local_bytes: int | None
+    registers: Annotated[int, Field(ge=1, le=MAX_REGISTERS_PER_THREAD)] | None
+    local_bytes: Annotated[int, Field(ge=0)] | None
+
+
+class Device(Record):
+    """The recorded GPU's figures its peaks are computed from (labkit.known_gpus holds them to its
+    datasheet, or to what its compute capability allows)."""
+
+    name: str
+    compute_capability: tuple[int, int]
+    sm_count: PositiveInt
+    max_sm_clock_mhz: Positive
+    fp32_lanes_per_sm: PositiveInt
+
+    def peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
+        """The peak of the units a precision runs on at ``sm_clock_mhz`` (the maximum clock when
+        None): SMs x FP32 lanes x 2 x clock for FP32, the tensor cores' dense rate
+        (labkit.tensor_cores) for the others; None where labkit knows no rate for this GPU."""
+        clock = sm_clock_mhz or self.max_sm_clock_mhz
+        if precision == "fp32":
+            return fma_peak_gflops(self.sm_count, self.fp32_lanes_per_sm, clock)
+        return tensor_peak_gflops(self.sm_count, self.compute_capability, precision, clock)
 
 
 class Lab06Results(Record):
     sizes: Sizes
     checks: list[Check]
-    max_sm_clock_mhz: Positive                  # the GPU's maximum SM clock (the peaks below are at it)
-    fp32_peak_gflops: Positive                  # FP32 FMA lanes at the maximum SM clock
-    tensor_peak_gflops: dict[str, Positive]     # dense tensor-core peaks at the maximum SM clock
+    device: Device
     runs: list[Run]
-    unavailable: dict[str, str] = {}            # what could not run here (a step's key or cublas_<p>), and why
+    unavailable: dict[str, str] = {}            # what could not run at the side (a step's key or cublas_<p>), and why
+    unavailable_large: dict[str, str] = {}      # what could not run at the large side, and why
     resources: list[Resources]
     ncu: Annotated[NcuProfiles | Unavailable, Field(discriminator="status")]
 
@@ -159,18 +189,10 @@ class Lab06Results(Record):
         timed = [s.key for s in STEPS if s.precision == precision and self.run(s.key, large)]
         return max(timed, key=lambda k: self.run(k, large).tflops, default=None)
 
-    def peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
-        """The peak of the units a precision runs on (FP32 FMA lanes, or the tensor cores) at
-        ``sm_clock_mhz`` (the maximum clock when None)."""
-        peak = self.fp32_peak_gflops if precision == "fp32" else self.tensor_peak_gflops.get(precision)
-        if peak is None:
-            return None
-        return peak * (sm_clock_mhz or self.max_sm_clock_mhz) / self.max_sm_clock_mhz
-
     def _of_peak(self, run: Run | None) -> float | None:
         if run is None:
             return None
-        peak = self.peak_gflops(run.precision, run.timing.sm_clock_mhz)
+        peak = self.device.peak_gflops(run.precision, run.timing.sm_clock_mhz)
         return None if peak is None else run.tflops * 1e3 / peak
 
     def of_peak(self, key: str, large: bool = False) -> float | None:
@@ -193,22 +215,46 @@ class Lab06Results(Record):
         failed = [check.name for check in self.checks if not check.passed]
         if failed:
             raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
-        missing = [k for k in (*STEP_KEYS, *(f"cublas_{p}" for p in CUBLAS))
-                   if self.run(k) is None and k not in self.unavailable]
-        if missing:
-            raise ValueError(f"runs: nothing at the main size for {', '.join(missing)}, and no reason given")
-        known = set(STEP_KEYS) | {f"cublas_{p}" for p in CUBLAS}
-        unknown = sorted(({r.kernel for r in self.runs} | set(self.unavailable)) - known)
+        known = set(ITEMS)
+        unknown = sorted(({r.kernel for r in self.runs} | set(self.unavailable) | set(self.unavailable_large)
+                          | {c.name for c in self.checks}) - known)
         if unknown:
             raise ValueError(f"runs: unknown kernels {', '.join(unknown)}")
+        missing = [k for k in ITEMS if self.run(k) is None and k not in self.unavailable]
+        if missing:
+            raise ValueError(f"runs: nothing at the main size for {', '.join(missing)}, and no reason given")
+        both = sorted(k for k in self.unavailable if self.run(k) is not None)
+        if both:
+            raise ValueError(f"unavailable: {', '.join(both)} also timed at the main size")
+        checked = {c.name for c in self.checks}
+        unchecked = sorted({r.kernel for r in self.runs} - checked)
+        if unchecked:
+            raise ValueError(f"runs: {', '.join(unchecked)} timed but never checked against NumPy")
+        return self
+
+    @model_validator(mode="after")
+    def _at_the_recorded_sizes(self) -> Lab06Results:
+        """Each run at its size: K the recorded depth (the large side's), C at least as large as
+        asked (a step whose tile does not divide the side runs at the next multiple of its tile)."""
+        sizes = self.sizes
+        for r in self.runs:
+            side, depth = (sizes.large_side, sizes.large_side) if r.large else (sizes.side, sizes.depth)
+            if side is None:
+                raise ValueError(f"runs/{r.kernel}: timed at the large side, but the sizes have none")
+            if r.depth != depth or r.side < side:
+                raise ValueError(f"runs/{r.kernel}: {r.side} x {r.side} x {r.depth}, but the sizes ask for "
+                                 f"{side} x {side} x {depth}")
         return self
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab06Results:
-        """No run above the peak of the units it runs on (at the maximum SM clock)."""
+        """No run above the peak of the units it runs on at the SM clock read while it ran (at the
+        maximum clock where none was read; labkit.known_gpus holds the clocks read to the part)."""
         for r in self.runs:
-            peak = self.peak_gflops(r.precision)
+            clock = r.timing.sm_clock_mhz
+            peak = self.device.peak_gflops(r.precision, clock)
             if peak is not None and r.tflops * 1e3 > peak:
+                at = f"the {clock:g} MHz read" if clock else "its maximum clock"
                 raise ValueError(f"runs/{r.kernel} at {r.side}: {r.tflops:.1f} TFLOP/s is above the GPU's {r.precision} "
-                                 f"peak {peak / 1e3:.1f} TFLOP/s")
+                                 f"peak at {at}, {peak / 1e3:.1f} TFLOP/s")
         return self
