@@ -40,6 +40,7 @@ from labkit.site.exercise_block import ExerciseExtension
 from labkit.site.lab_block import LabExtension
 from labkit.site.quiz_block import QuizExtension
 from labkit.site.translations import digest
+from labkit.site.typography import typeset
 
 OWN_ASSETS = Path(__file__).parent / "assets"
 #: Templates that take precedence over Material's: a 404 page in both languages.
@@ -192,4 +193,4 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             href = self.base_url + root if self.base_url else relative_href(here, root)
             return match.group(1) + href + match.group(3)
 
-        return HREFLANG_LINK.sub(rewrite, output)
+        return typeset(HREFLANG_LINK.sub(rewrite, output), self.config.lang)
