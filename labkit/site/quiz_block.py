@@ -128,6 +128,9 @@ class QuizBlock(PageBlock):
         block.set("data-quiz-kind", "numeric")
         block.set("data-answer", repr(key.expected))
         block.set("data-tolerance", repr(key.rel_tolerance))
+        block.set("data-unit", unit)
+        block.set("data-lang", lang)
+        block.set("data-label-number", label(lang, "quiz.type_a_number"))
         form = etree.Element("form", {"class": "quiz-numeric"})
         field = etree.SubElement(form, "input", {
             "type": "text", "inputmode": "decimal", "name": quiz_id, "aria-label": unit, "autocomplete": "off",
