@@ -60,6 +60,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/katex/katex.min.js",
     "assets/vendor/katex/auto-render.min.js",
     "assets/vendor/mermaid/mermaid.min.js",
+    "assets/labkit/course.js",
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
