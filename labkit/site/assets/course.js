@@ -56,7 +56,8 @@
 
   function watch(root) {
     root.querySelectorAll(SCROLLERS).forEach((box) => {
-      if (box.dataset.scrollWatched) return;
+      // Material wraps every table again, inside the wrapper the build wrote: the outer one scrolls
+      if (box.dataset.scrollWatched || box.parentElement.closest(".md-typeset__scrollwrap")) return;
       box.dataset.scrollWatched = "1";
       box.addEventListener("scroll", () => markOverflow(box), { passive: true });
       markOverflow(box);
