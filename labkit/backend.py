@@ -16,13 +16,12 @@ import os
 import sys
 
 from labkit.errors import LabkitError
+from labkit.report.labels import label
 
 SIMULATOR_ENV = "NUMBA_ENABLE_CUDASIM"
 
-NO_GPU_NOTICE = (
-    "No CUDA GPU found: the labs run in the Numba CUDA simulator "
-    "(correctness and access patterns only, no timing)."
-)
+#: In the terminal; a notebook says it in its own language (the same label).
+NO_GPU_NOTICE = label("en", "notebook.no_gpu")
 
 _DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 _CUDA_SUCCESS = 0

@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.backend import select_backend
 from labkit.lab import Bench, lab
 from labkit.labs.runner import show_recorded
 from labkit.project import find_project
+from labkit.report.labels import label
 from labkit.report.terminal import show_tables
+
+#: Set by the site's build (labkit.site.notebook_page) while it runs a notebook for its page: no
+#: GPU is touched, the simulator's checks are not run (they take minutes), the records are shown.
+PREVIEW_VARIABLE = "LABKIT_NOTEBOOK_PREVIEW"
 
 
 class LabSession:
-    """One lab on this machine: a GPU, or Numba's CUDA simulator."""
+    """One lab on this machine: a GPU, or Numba's CUDA simulator. ``lang`` is the language of
+    what it prints (each language's notebook passes its own; English by default)."""
 
-    def __init__(self, lab_id: str, width: int = 110):
-        self.backend = select_backend()
+    def __init__(self, lab_id: str, width: int = 110, lang: str = "en"):
+        self.lang = lang
+        self.preview = os.environ.get(PREVIEW_VARIABLE) == "1"
+        self.backend = "simulator" if self.preview else select_backend()
         self.lab = lab(lab_id)
         self.program = self.lab.program()
         self.project = find_project()
         self.console = Console(width=width)
-        print(self.backend if self.backend == "cuda" else NO_GPU_NOTICE)
+        if self.backend == "cuda":
+            print(self.backend)
+        else:
+            self.console.print(label(lang, "notebook.no_gpu"), markup=False)
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""
+        if self.preview:
+            self.console.print(label(self.lang, "notebook.checks_not_run"), markup=False)
+            return
         for check in self.program.check(self.lab.simulator_sizes):
             print("ok  " if check.passed else "FAIL", check.name)
 
@@ -34,7 +49,7 @@ class LabSession:
         """On a GPU, the lab's measurements (not recorded: `make lab-NN` records); in the
         simulator, where no timing means anything, the results recorded on a GPU."""
         if self.backend != "cuda":
-            show_recorded(self.lab, self.project, self.console)
+            show_recorded(self.lab, self.project, self.console, self.lang)
             return
         from labkit.device import read_device_facts
         from labkit.timing import time_gpu
@@ -42,4 +57,4 @@ class LabSession:
         with tempfile.TemporaryDirectory() as work_dir:
             bench = Bench(read_device_facts(), time_gpu, Path(work_dir), lambda step: print(step))
             results = self.program.measure(bench, self.lab.gpu_sizes)
-        show_tables(self.lab.tables(results), self.console)
+        show_tables(self.lab.tables(results), self.console, self.lang)

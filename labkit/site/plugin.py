@@ -2,8 +2,8 @@
 
 - registers the quiz, lab, case, checklist and exercise Markdown blocks for the page's language;
 - replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
-- adds the site's own assets, the lab notebooks (rendered by mkdocs-jupyter, which comes after this
-  plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
+- adds the site's own assets, the lab notebooks (a page and an .ipynb in the site's language,
+  labkit.site.notebook_page) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
 - points the language switcher of every page at the same page in the other language;
 - on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
   a page that does not say what it translates fails the build, a stale one gets a banner;
@@ -20,7 +20,6 @@ import posixpath
 import re
 from pathlib import Path
 
-import jupytext
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
@@ -38,6 +37,8 @@ from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension
 from labkit.site.exercise_block import ExerciseExtension
 from labkit.site.lab_block import LabExtension
+from labkit.site.notebook_page import (NotebookError, as_ipynb, ipynb_name, language_notebook, page_markdown,
+                                       run_for_the_site)
 from labkit.site.quiz_block import QuizExtension
 from labkit.site.translations import digest
 from labkit.site.typography import typeset
@@ -88,15 +89,18 @@ def ipynb_path(notebook: str) -> str:
     return str(Path(notebook).with_suffix(".ipynb").as_posix())
 
 
-def notebook_without_outputs(source: Path) -> str:
-    """The jupytext percent script as an .ipynb (it holds no outputs: the tests keep it so)."""
-    return jupytext.writes(jupytext.read(source), fmt="ipynb")
+def notebooks() -> list[tuple[str, str]]:
+    """Every lab's notebook (a jupytext percent script) relative to the project, with its lab's id:
+    each appears at the same path in both languages' sites."""
+    return [(lab.notebook, lab.id) for lab in labs().values()]
 
 
-def notebooks() -> list[str]:
-    """Every lab's notebook (a jupytext percent script), relative to the project: each appears at
-    the same path in both languages' sites."""
-    return [lab.notebook for lab in labs().values()]
+class NotebookPage(File):
+    """A notebook's page: Markdown made by labkit.site.notebook_page, at the notebook's own path
+    (the navigation names the .py) and URL (labs/01-roofline/lab01/)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
 
 
 class LabkitPlugin(BasePlugin[LabkitConfig]):
@@ -138,10 +142,15 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             )
         for package_path, site_path in VENDOR_FILES.items():
             files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
-        for notebook in notebooks():
-            files.append(File(notebook, str(self.project.root), config.site_dir, config.use_directory_urls))
-            files.append(File.generated(config, ipynb_path(notebook),
-                                        content=notebook_without_outputs(self.project.root / notebook)))
+        for notebook, lab_id in notebooks():
+            in_language = language_notebook(self.project.root / notebook, self.config.lang)
+            try:
+                printed = run_for_the_site(in_language, notebook)
+            except NotebookError as exc:
+                raise PluginError(str(exc)) from None
+            files.append(NotebookPage.generated(config, notebook, content=page_markdown(
+                in_language, printed, self.config.lang, ipynb_name(notebook), lab_id)))
+            files.append(File.generated(config, ipynb_path(notebook), content=as_ipynb(in_language)))
         for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
@@ -193,5 +202,18 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
                 return match.group(1) + relative_href(here, root + page.url) + match.group(3) + ' target="_self"'
             href = self.base_url + root if self.base_url else relative_href(here, root)
             return match.group(1) + href + match.group(3)
+
+        return typeset(HREFLANG_LINK.sub(rewrite, output), self.config.lang)
+
+    def on_post_template(self, output: str, template_name: str, config) -> str:
+        """The 404 page is served at any depth of the site: its language links are absolute (the
+        site's address, or the server's root when none is set), each to its language's home."""
+        if template_name != "404.html":
+            return output
+        base = self.base_url or "/"
+
+        def rewrite(match: re.Match) -> str:
+            target = base + LANGUAGES[match.group(4)]["root"]
+            return match.group(1) + target + match.group(3) + (' target="_self"' if match.group(2) == "a" else "")
 
         return typeset(HREFLANG_LINK.sub(rewrite, output), self.config.lang)

@@ -37,10 +37,10 @@ WORDS = {
                                  'épinglée et second flux pour recouvrir les copies',
                                  '数据留在 GPU 上，去掉与主机的同步，用锁页内存和第二个 stream 让拷贝与计算重叠'),
     'checklist.launch.title': ('Launch overhead and grids too small', 'Coût de lancement et grilles trop petites',
-                               '启动开销与过小的网格'),
+                               '启动开销与过小的 grid'),
     'checklist.launch.symptom': ('fewer blocks than SMs, or a kernel shorter than {launch_us}',
                                  'moins de blocs que de SM, ou un noyau de moins de {launch_us}',
-                                 '线程块少于 SM，或 kernel 时长不到 {launch_us}'),
+                                 'block 少于 SM，或 kernel 时长不到 {launch_us}'),
     'checklist.launch.lever': ('more work per launch: fuse kernels, batch calls, CUDA Graphs for chains of small '
                                'kernels',
                                'plus de travail par lancement : fusionner les noyaux, regrouper les appels, CUDA '
@@ -112,7 +112,7 @@ WORDS = {
                                   'shared memory per block, another block size',
                                   'lever la limite : plafonner les registres (__launch_bounds__, max_registers), '
                                   'moins de mémoire partagée par bloc, une autre taille de bloc',
-                                  '解除限制：限定寄存器数（__launch_bounds__、max_registers），减少每个块的 '
+                                  '解除限制：限定寄存器数（__launch_bounds__、max_registers），减少每个 block 的 '
                                   'shared memory，换一种块大小'),
     'checklist.latency.title': ('Memory latency not hidden: more loads in flight',
                                 'Latence mémoire non cachée : plus de chargements en vol',
@@ -175,7 +175,7 @@ WORDS = {
                                      'torch.backends.cuda.matmul.allow_tf32）'),
     # ----- what the report shows, per item ------------------------------------------------------
     'evidence.launch.grid': ('{blocks} blocks for {sms} SMs', '{blocks} blocs pour {sms} SM',
-                             '{blocks} 个线程块，{sms} 个 SM'),
+                             '{blocks} 个 block，{sms} 个 SM'),
     'evidence.launch.short': ('{duration_us} per launch, under {limit_us}', '{duration_us} par lancement, moins de '
                               '{limit_us}', '每次启动 {duration_us}，不到 {limit_us}'),
     'evidence.coalescing': ('{excess_pct} of the global sectors carry no requested byte',
@@ -208,7 +208,7 @@ WORDS = {
                                   'small)',
                                   'occupancy théorique {theoretical_pct}, limitée par le nombre de blocs par SM '
                                   '(blocs trop petits)',
-                                  '理论占用率 {theoretical_pct}，受每个 SM 的块数限制（块太小）'),
+                                  '理论占用率 {theoretical_pct}，受每个 SM 的 block 数限制（block 太小）'),
     'evidence.latency': ('{stall_pct} of the stall cycles wait on memory (Long Scoreboard); busiest side at '
                          '{busiest_pct}',
                          '{stall_pct} des cycles de blocage attendent la mémoire (Long Scoreboard) ; côté le plus '
@@ -257,13 +257,13 @@ WORDS = {
     'diag.launch': ('Launch', 'Lancement', '启动'),
     'diag.launch_line': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · {duration_us}',
                          '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · {duration_us}',
-                         '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
+                         '{blocks} 个 block × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· {duration_us}'),
     # with ncu's Waves Per SM: waves counted at the kernel's theoretical occupancy
     'diag.launch_line_waves': ('{blocks} blocks of {threads} threads for {sms} SMs ({per_sm} per SM) · Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}',
                                '{blocks} blocs de {threads} threads pour {sms} SM ({per_sm} par SM) · Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}',
-                               '{blocks} 个块 × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· Waves\u00a0Per\u00a0SM '
+                               '{blocks} 个 block × {threads} 线程，{sms} 个 SM（每 SM {per_sm} 个）· Waves\u00a0Per\u00a0SM '
                                '{waves} · {duration_us}'),
     'diag.sol': ('Speed of Light', 'Speed of Light', 'Speed of Light'),
     'diag.sol_line': ('Compute (SM) {compute_pct} · Memory {memory_pct} (DRAM {dram_pct}, L2 {l2_pct}, L1 {l1_pct})',
@@ -283,8 +283,8 @@ WORDS = {
                                '理论 {theoretical_pct}（受{limiter}限制），实际 {achieved_pct}，每线程 {registers} 个寄存器'),
     'diag.limiter.registers': ('registers', 'les registres', '寄存器'),
     'diag.limiter.shared_mem': ('shared memory', 'la mémoire partagée', 'shared memory'),
-    'diag.limiter.warps': ('warps per block', 'les warps par bloc', '每块 warp 数'),
-    'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM 块数'),
+    'diag.limiter.warps': ('warps per block', 'les warps par bloc', '每 block warp 数'),
+    'diag.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM block 数'),
     'diag.stalls': ('Top stalls', 'Blocages', '主要 stall'),
     'diag.sectors': ('Bytes / sector', 'Octets / secteur', '字节 / sector'),
     'diag.sectors_line': ('global loads use {load_bytes} of 32 bytes per sector, stores {store_bytes}',

@@ -31,7 +31,7 @@ WORDS = {
     'value.grid-too-small': (
         'grid smaller than the GPU: more work per launch, fuse; CUDA Graphs for chains of small kernels',
         'grille plus petite que le GPU : plus de travail par lancement, fusionner ; CUDA Graphs pour les chaînes de petits noyaux',
-        '网格小于 GPU：每次启动做更多工作、融合；小 kernel 链用 CUDA Graphs',
+        'grid 小于 GPU：每次启动做更多工作、融合；小 kernel 链用 CUDA Graphs',
     ),
     'value.launch-bound': (
         'launch-bound (a few µs): fuse, batch work, CUDA Graphs',
@@ -62,7 +62,7 @@ WORDS = {
     'value.hide-memory-latency': (
         'memory latency exposed: more loads in flight (ILP, occupancy), coalesce, fewer accesses',
         "latence mémoire exposée : plus de chargements en vol (ILP, occupancy), coalescer, moins d'accès",
-        '访存延迟暴露：让更多加载同时在途（ILP、occupancy）、合并访存、减少访问',
+        '访存延迟暴露：让更多加载同时在途（ILP、占用率）、合并访存、减少访问',
     ),
     'value.mio-results': (
         'waiting on shared memory or special functions: bank conflicts, fewer transcendentals',

@@ -20,14 +20,14 @@ WORDS = {
         'atomic operations per element', 'opérations atomiques par élément', '每个元素的原子操作数',
     ),
     'exercise.metric.load_sectors_per_request': (
-        'sectors per request, global loads', 'secteurs par requête, lectures globales', '全局读取：每次请求的扇区数',
+        'sectors per request, global loads', 'secteurs par requête, lectures globales', '全局读取：每次请求的 sector 数',
     ),
     'exercise.metric.store_sectors_per_request': (
-        'sectors per request, global stores', 'secteurs par requête, écritures globales', '全局写入：每次请求的扇区数',
+        'sectors per request, global stores', 'secteurs par requête, écritures globales', '全局写入：每次请求的 sector 数',
     ),
     'exercise.metric.shared_conflicts_per_request': (
         'bank conflicts per shared-memory access', 'conflits de banc par accès en mémoire partagée',
-        '每次共享内存访问的 bank 冲突数',
+        '每次 shared memory 访问的 bank 冲突数',
     ),
     'exercise.metric.time_ratio': (
         'your time / ours (median of 3 rounds)', 'votre temps / le nôtre (médiane de 3 tours)',

@@ -37,7 +37,7 @@ WORDS = {
         '(chaque chargement reste coalescé) dans des registres, puis écrivez-les.',
         '读取之后紧跟着使用它的写入，每个 warp 在途的就只有一次 128 字节的读取：每 128 字节，warp 都要等完'
         '整个 HBM 延迟。按 Little 定律，H200 上每个 SM 16 个 warp 的拷贝，要求每个 warp 在途的字节数达到目标值：'
-        '先把相隔一个 grid 宽度的多个元素读进寄存器（每次读取仍然是合并访问），再把它们写出去。',
+        '先把相隔一个 grid 宽度的多个元素读进寄存器（每次读取仍然是合并访存），再把它们写出去。',
     ),
     'exercise.03-ilp.hint.local': (
         'Your kernel uses local memory: an array the compiler could not keep in registers (a loop over it whose trip '

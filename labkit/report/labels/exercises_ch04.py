@@ -22,9 +22,9 @@ WORDS = {
         'encore un secteur par thread, 4 octets utiles sur 32. Des threads voisins doivent écrire des adresses '
         'voisines de target : lisez une tuile le long des lignes de source en mémoire partagée, puis écrivez-la le '
         'long des lignes de target.',
-        '这正是剖析结果中 UncoalescedGlobalAccess 规则背后的计数器：warp 的写操作仍然每个线程占一个扇区，'
+        '这正是剖析结果中 UncoalescedGlobalAccess 规则背后的计数器：warp 的写操作仍然每个线程占一个 sector，'
         '32 字节里只有 4 字节有用。相邻线程必须写 target 中相邻的地址：先沿 source 的行把一个 tile 读进'
-        '共享内存，再沿 target 的行把它写出去。',
+        'shared memory，再沿 target 的行把它写出去。',
     ),
     'exercise.04-transpose.hint.loads': (
         'The stores may be coalesced now, but the loads are not: swapping the indices moves the stride from the '
@@ -34,7 +34,7 @@ WORDS = {
         'écritures vers les lectures, et ncu signale la même règle, sur la ligne du chargement. Les deux côtés '
         'doivent être coalescés : c’est à cela que sert la tuile en mémoire partagée.',
         '写操作也许已经合并了，读操作却没有：交换下标只是把步长从写搬到了读，ncu 会在读取那一行报告同一条'
-        '规则。读写两边都必须合并：共享内存里的 tile 正是为此而设。',
+        '规则。读写两边都必须合并：shared memory 里的 tile 正是为此而设。',
     ),
     'exercise.04-transpose.hint.conflicts': (
         'The repair brought a new fault, which a second profile shows (UncoalescedSharedAccess: more '
@@ -44,7 +44,7 @@ WORDS = {
         'wavefronts en mémoire partagée que l’idéal) : lire une colonne d’une tuile de 32 × 32 place les 32 '
         'threads d’un warp dans le même banc. Ajoutez à chaque ligne de la tuile un flottant de rembourrage '
         '([32][33]).',
-        '这次修正带来了新的缺陷，再剖析一次就能看到（UncoalescedSharedAccess：共享内存的 wavefront 多于'
+        '这次修正带来了新的缺陷，再剖析一次就能看到（UncoalescedSharedAccess：shared memory 的 wavefront 多于'
         '理想值）：按列读取 32 × 32 的 tile 时，一个 warp 的 32 个线程落在同一个 bank。给 tile 的每行多填充'
         '一个 float（[32][33]）。',
     ),
@@ -54,7 +54,7 @@ WORDS = {
         'Juste et coalescé, et pourtant plus lent que le nôtre : profilez les deux versions, la nôtre comme '
         'référence, et comparez leurs lancements (blocs, threads, éléments par thread) et leur Speed of Light.',
         '结果正确、访存也合并了，却仍比我们的慢：把两个版本都剖析一遍，以我们的作为基准，比较它们的启动配置'
-        '（线程块数、线程数、每线程元素数）和 Speed of Light。',
+        '（block 数、线程数、每线程元素数）和 Speed of Light。',
     ),
     'exercise.04-chain.title': (
         'A chain of tiny launches, made one', 'Une chaîne de petits lancements, réduite à un seul',
@@ -76,7 +76,7 @@ WORDS = {
         'le lancement coûte plus que le travail. Appliquez tous les pas dans un seul noyau : chaque thread lit son '
         'élément une fois, fait toute la chaîne dans un registre (le tableau coefficients est déjà sur le GPU) et '
         'l’écrit une fois.',
-        'scale_add 每次启动只持续几微秒，网格远小于 GPU：启动的开销比计算本身还大。把所有步骤放进一个 '
+        'scale_add 每次启动只持续几微秒，grid 远小于 GPU：启动的开销比计算本身还大。把所有步骤放进一个 '
         'kernel：每个线程读一次自己的元素，在寄存器里走完整条链（coefficients 数组已经在 GPU 上），'
         '再写一次。',
     ),
@@ -95,6 +95,6 @@ WORDS = {
         '先数一数启动次数：每次启动要花几微秒，比计算本身还多。如果只启动了一次却仍比我们的慢，'
         '看看 normalise() 除了启动之外还做了什么。一次与主机之间的拷贝、'
         '一次内存分配或一次同步，都会让 GPU 重新等待 CPU，正如 lab 的时间线所示。而线程数少于元素数的'
-        '网格，会让每个线程依次把整条链走好几遍，我们的解法则让每个元素都有自己的线程。',
+        'grid，会让每个线程依次把整条链走好几遍，我们的解法则让每个元素都有自己的线程。',
     ),
 }

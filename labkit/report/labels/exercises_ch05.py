@@ -32,7 +32,7 @@ WORDS = {
         'consécutifs doivent prendre des colonnes consécutives d’une même ligne, pas des lignes consécutives d’une '
         'même colonne. Avec une grille 2D, x (l’indice qui varie le plus vite dans un warp) doit être la colonne.',
         '合并访存，诊断中的第一条：在按行存储的矩阵里，连续的线程应当取同一行中连续的列，而不是同一列中'
-        '连续的行。如果用二维网格，x（warp 内变化最快的下标）必须对应列。',
+        '连续的行。如果用二维 grid，x（warp 内变化最快的下标）必须对应列。',
     ),
     'exercise.05-mystery-a.hint.time': (
         'Coalesced and right, yet slower than ours: estimate t_min from the 8 bytes each element moves, then look '
@@ -41,7 +41,7 @@ WORDS = {
         'Coalescé et juste, et pourtant plus lent que le nôtre : estimez t_min à partir des 8 octets que déplace '
         'chaque élément, puis regardez votre lancement (assez de blocs pour occuper tous les SM ?) et ce que '
         'chaque thread calcule en plus de son chargement et de son écriture.',
-        '访存合并、结果正确，却仍比我们的慢：按每个元素搬运 8 字节估算 t_min，再看看你的启动配置（线程块'
+        '合并访存、结果正确，却仍比我们的慢：按每个元素搬运 8 字节估算 t_min，再看看你的启动配置（block'
         '够不够占满所有 SM？），以及每个线程除了一次读取和一次写入之外还算了什么。',
     ),
     'exercise.05-mystery-h.title': (

@@ -29,7 +29,7 @@ WORDS = {
     'value.item.roofline': ('paper estimate', 'estimation sur papier', '纸上估算'),
     'value.item.idle-gpu': ('GPU idle (timeline)', 'GPU inactif (chronologie)', 'GPU 空闲（时间线）'),
     'value.item.launch': ('launch overhead, grid too small', 'coût de lancement, grille trop petite',
-                          '启动开销、网格过小'),
+                          '启动开销、grid 过小'),
     'value.item.coalescing': ('uncoalesced access', 'accès non coalescés', '非合并访存'),
     'value.item.local-memory': ('local memory', 'mémoire locale', 'local memory'),
     'value.item.fewer-bytes': ('fewer bytes', "moins d'octets", '更少的字节'),
