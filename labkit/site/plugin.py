@@ -40,6 +40,7 @@ from labkit.site.lab_block import LabExtension
 from labkit.site.notebook_page import (NotebookError, as_ipynb, ipynb_name, language_notebook, page_markdown,
                                        run_for_the_site)
 from labkit.site.quiz_block import QuizExtension
+from labkit.site.search_terms import search_terms
 from labkit.site.translations import digest
 from labkit.site.typography import typeset
 
@@ -53,7 +54,11 @@ VENDOR_FILES = {
     "katex/dist/katex.min.css": "assets/vendor/katex/katex.min.css",
     "katex/dist/contrib/auto-render.min.js": "assets/vendor/katex/auto-render.min.js",
     "mermaid/dist/mermaid.min.js": "assets/vendor/mermaid/mermaid.min.js",
+    "iframe-worker/shim/index.js": "assets/vendor/iframe-worker/shim.js",
 }
+#: Opened from the disk (file://), browsers refuse to start the search's web worker: this shim
+#: (Material's own, from npm) runs it in a hidden iframe instead. Only the archive loads it.
+WORKER_SHIM = "assets/vendor/iframe-worker/shim.js"
 KATEX_FONTS = "katex/dist/fonts"
 
 EXTRA_CSS = ["assets/vendor/katex/katex.min.css", "assets/labkit/course.css"]
@@ -69,6 +74,10 @@ EXTRA_JAVASCRIPT = [
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
+#: The head's language alternates: for search engines, which need absolute addresses. Without a
+#: site_url they are left out (Material would fetch each one's sitemap.xml, which a page opened
+#: from the disk may not read: one console error each).
+HEAD_ALTERNATE = re.compile(r'\s*<link\b[^>]*\brel="alternate"[^>]*\bhreflang="[a-z]+"[^>]*>')
 
 
 class LabkitConfig(Config):
@@ -126,6 +135,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]
         config.theme.dirs.insert(0, str(OVERRIDES))
+        if not config.use_directory_urls:   # `make dist`: pages opened from the disk
+            config.extra["polyfills"] = [*config.extra.get("polyfills", []), WORKER_SHIM]
         config.extra_css.extend(EXTRA_CSS)
         config.extra_javascript.extend(EXTRA_JAVASCRIPT)
         return config
@@ -168,6 +179,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             raise PluginError(f"{where}, {problems[0]}")
         if lang != REFERENCE_LANG:
             markdown = self._translation_banner(markdown, page, config) + markdown
+        if terms := search_terms(page.file.src_uri, lang):
+            page.meta["tags"] = terms
         return FIGURE_PATTERN.sub(lambda match: render_figure(match.group(1), lang), markdown)
 
     def _translation_banner(self, markdown: str, page, config) -> str:
@@ -188,8 +201,9 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_post_page(self, output: str, page, config) -> str:
         """Language links: the switcher leads to this page's twin (relative, so that a copy of the
-        site works anywhere); the head's alternates name each language's root, absolute when the
-        site has a site_url (Material reads each root's sitemap.xml through them).
+        site works anywhere); the head's alternates name each language's root, absolutely, when the
+        site has a site_url, and are left out when it has none (HEAD_ALTERNATE). Then the page's
+        typography (labkit.site.typography).
 
         The switcher's links get target="_self": Material's own handler, which guesses the twin
         from sitemaps, leaves such links alone.
@@ -200,10 +214,20 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             root = LANGUAGES[match.group(4)]["root"]
             if match.group(2) == "a":
                 return match.group(1) + relative_href(here, root + page.url) + match.group(3) + ' target="_self"'
-            href = self.base_url + root if self.base_url else relative_href(here, root)
-            return match.group(1) + href + match.group(3)
+            return match.group(1) + self.base_url + root + match.group(3)
 
+        if not self.base_url:
+            output = HEAD_ALTERNATE.sub("", output)
         return typeset(HREFLANG_LINK.sub(rewrite, output), self.config.lang)
+
+    def on_post_build(self, config) -> None:
+        """Pages opened from the disk cannot fetch the search index: Material then reads it from
+        search/search_index.js (``var __index = ...``), written here for the archive."""
+        if config.use_directory_urls:
+            return
+        index = Path(config.site_dir, "search", "search_index.json")
+        if index.exists():
+            index.with_suffix(".js").write_text("var __index = " + index.read_text(encoding="utf-8"), encoding="utf-8")
 
     def on_post_template(self, output: str, template_name: str, config) -> str:
         """The 404 page is served at any depth of the site: its language links are absolute (the
