@@ -58,10 +58,11 @@ def test_search_works_from_the_disk(page, unpacked, start, query, chapter):
 
 
 def test_pages_open_from_the_disk_without_a_console_error(page, unpacked):
+    """(404.html is for a web server, which serves it at any depth with absolute links: not here.)"""
     problems = []
     for rel in ("index.html", "performance/02-coalescing.html", "performance/03-occupancy.html",
                 "performance/04-profiling.html", "labs/03-occupancy/lab03.html", "zh/index.html",
-                "zh/performance/03-occupancy.html", "zh/labs/05-checklist/lab05.html", "404.html"):
+                "zh/performance/03-occupancy.html", "zh/labs/05-checklist/lab05.html"):
         page.watch.errors.clear()
         page.goto((unpacked / rel).as_uri(), wait_until="load")
         page.wait_for_timeout(500)
