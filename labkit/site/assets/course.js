@@ -52,7 +52,8 @@
     if (more || box.previousElementSibling?.classList.contains("scroll-hint")) hintFor(box).hidden = !more;
   }
 
-  const SCROLLERS = ".md-typeset__scrollwrap, .access-explorer__drawing, div.mermaid";
+  const SCROLLERS = ".md-typeset__scrollwrap, .access-explorer__drawing, div.mermaid, figure.lab-figure, " +
+    ".exercise pre > code";
 
   function watch(root) {
     root.querySelectorAll(SCROLLERS).forEach((box) => {
@@ -82,6 +83,10 @@
     refresh();
   }
 
+  // A fold opened shows what it holds (a solution's code): measure it then.
+  document.addEventListener("toggle", () => requestAnimationFrame(() => {
+    document.querySelectorAll(SCROLLERS).forEach((box) => box.dataset.scrollWatched && markOverflow(box));
+  }), true);
   window.addEventListener("resize", () => {
     document.querySelectorAll(SCROLLERS).forEach((box) => box.dataset.scrollWatched && markOverflow(box));
     document.querySelectorAll("div.mermaid").forEach(fitDiagram);
