@@ -75,6 +75,12 @@ def french(text: str) -> str:
     return _french_text(re.sub(r"(?<=«)[ \t]*\n[ \t]*", " ", text))
 
 
+def typeset_text(text: str, lang: str) -> str:
+    """One run of prose that the page's scripts show (an attribute's text): French typography in
+    French, as it is otherwise."""
+    return french(text) if lang == "fr" else text
+
+
 def _classes(attributes: str) -> set[str]:
     match = CLASS.search(attributes)
     return set((match.group(1) or match.group(2) or "").split()) if match else set()

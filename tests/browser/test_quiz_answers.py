@@ -11,6 +11,7 @@ from labkit.figures import FIGURES
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.report.numbers import format_number
+from labkit.site.typography import typeset_text
 from tests.unit.test_quiz_answers import CASES
 
 pytestmark = pytest.mark.browser
@@ -54,7 +55,7 @@ def test_an_answer_typed_as_the_page_prints_it_is_right(page, site_url, lang):
     field.fill("")
     field.press_sequentially("abc")
     field.press("Enter")
-    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "quiz.type_a_number")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "quiz.type_a_number"), lang)
     assert "quiz--wrong" not in quiz.get_attribute("class")
     field.fill("")
     field.press_sequentially("1024")

@@ -125,3 +125,37 @@ def test_a_wide_table_says_there_is_more_and_keeps_its_first_column(reader, site
         box.evaluate("b => { b.scrollLeft = b.scrollWidth; b.dispatchEvent(new Event('scroll')); }")
         page.wait_for_timeout(50)
         assert "scrolls--more-right" not in box.get_attribute("class")
+
+
+@pytest.mark.parametrize("path", ["performance/02-coalescing/", "performance/03-occupancy/", "performance/04-profiling/"])
+def test_the_widgets_french_follows_french_typography(page, site_url, path):
+    """What the scripts write (widgets, their messages, a quiz's feedback) is not typeset by the
+    build: it must be right as written."""
+    from tests.docs.test_typography import FRENCH_MISTAKES
+
+    page.goto(site_url + path, wait_until="networkidle")
+    shown = []
+    explorer, calculator = page.locator("div.access-explorer"), page.locator("div.occupancy-calculator")
+    if explorer.count():
+        explorer.locator("input >> nth=0").fill("2.5")
+        shown.append(explorer.inner_text())
+        explorer.locator("input >> nth=0").fill("8")
+        explorer.locator("select >> nth=1").select_option("shared")
+        shown.append(explorer.inner_text())
+    if calculator.count():
+        shown.append(calculator.inner_text())
+        for typed in ("2000", "1e3"):
+            calculator.locator('input[name="threads_per_block"]').fill(typed)
+            shown.append(calculator.inner_text())
+        calculator.locator('input[name="threads_per_block"]').fill("1024")
+        calculator.locator('input[name="registers_per_thread"]').fill("255")
+        shown.append(calculator.inner_text())
+    for quiz in page.locator(".quiz").all()[:3]:
+        option = quiz.locator("button.quiz-option")
+        if option.count():
+            option.first.click()
+            shown.append(quiz.locator(".quiz-feedback").inner_text())
+    assert shown
+    problems = [f"{what}: {m.group(0)!r} in {text[max(0, m.start() - 30):m.end() + 10]!r}"
+                for text in shown for what, pattern in FRENCH_MISTAKES.items() for m in pattern.finditer(text)]
+    assert not problems, "\n".join(problems[:10])

@@ -5,6 +5,7 @@ import pytest
 from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
+from labkit.site.typography import typeset_text
 
 pytestmark = pytest.mark.browser
 
@@ -115,11 +116,11 @@ def test_choice_quiz_says_wrong_then_right(page, site_url, lang):
     assert not quiz.locator("details.quiz-answer").evaluate("d => d.open")
     quiz.locator(f'button.quiz-option[value="{wrong}"]').click()
     assert "quiz--wrong" in quiz.get_attribute("class")
-    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "wrong")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "wrong"), lang)
     assert quiz.locator("details.quiz-answer").evaluate("d => d.open")
     quiz.locator(f'button.quiz-option[value="{right}"]').click()
     assert "quiz--right" in quiz.get_attribute("class")
-    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "right")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "right"), lang)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

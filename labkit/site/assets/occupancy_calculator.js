@@ -421,7 +421,7 @@
     svg.appendChild(svgElement("path", { class: "occ-line", d: d }));
     const [cx, cy] = data.current;
     const marker = svgElement("circle", { class: "occ-current", cx: px(cx), cy: py(cy), r: 5 });
-    marker.appendChild(svgElement("title", {}, `${words.current}: ${scale(cx)} → ${percent(cy, lang)}`));
+    marker.appendChild(svgElement("title", {}, `${words.current}${lang === "fr" ? "\u00a0: " : "："}${scale(cx)} → ${percent(cy, lang)}`));
     svg.appendChild(marker);
     const figure = element("figure", { class: "occ-chart" });
     figure.append(element("figcaption", {}, title), svg);
