@@ -19,6 +19,9 @@ from labkit.errors import LabkitError
 from labkit.report.labels import label
 
 SIMULATOR_ENV = "NUMBA_ENABLE_CUDASIM"
+#: Set by the site's build while it runs a lab notebook for its page (labkit/site/notebook_page.py):
+#: LabSession touches no GPU, skips the simulator's checks (minutes) and shows the records.
+NOTEBOOK_PREVIEW_ENV = "LABKIT_NOTEBOOK_PREVIEW"
 
 #: In the terminal; a notebook says it in its own language (the same label).
 NO_GPU_NOTICE = label("en", "notebook.no_gpu")

@@ -8,16 +8,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from labkit.backend import select_backend
+from labkit.backend import NOTEBOOK_PREVIEW_ENV, select_backend
 from labkit.lab import Bench, lab
 from labkit.labs.runner import show_recorded
 from labkit.project import find_project
 from labkit.report.labels import label
 from labkit.report.terminal import show_tables
-
-#: Set by the site's build (labkit.site.notebook_page) while it runs a notebook for its page: no
-#: GPU is touched, the simulator's checks are not run (they take minutes), the records are shown.
-PREVIEW_VARIABLE = "LABKIT_NOTEBOOK_PREVIEW"
 
 
 class LabSession:
@@ -26,7 +22,7 @@ class LabSession:
 
     def __init__(self, lab_id: str, width: int = 110, lang: str = "en"):
         self.lang = lang
-        self.preview = os.environ.get(PREVIEW_VARIABLE) == "1"
+        self.preview = os.environ.get(NOTEBOOK_PREVIEW_ENV) == "1"   # the site's build runs the notebook
         self.backend = "simulator" if self.preview else select_backend()
         self.lab = lab(lab_id)
         self.program = self.lab.program()

@@ -7,7 +7,7 @@ to both. Each language's site gets:
 - the page (at the notebook's place in the navigation): a line to download the notebook and run
   it, then its Markdown cells, its code, and under each code cell what it prints. That output is
   produced at build time by running the cells here in LabSession's preview mode
-  (labkit.labs.notebook.PREVIEW_VARIABLE): no GPU is touched, the simulator's checks are not run
+  (labkit.backend.NOTEBOOK_PREVIEW_ENV): no GPU is touched, the simulator's checks are not run
   (the cell says so), the records of the lab are shown, in the page's language; the page says so;
 - the download, ``labNN.ipynb`` beside the page: the same language's cells, without outputs.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from labkit.labs.notebook import PREVIEW_VARIABLE
+from labkit.backend import NOTEBOOK_PREVIEW_ENV
 from labkit.report.labels import label
 
 LANG_KEY = "lang"
@@ -51,8 +51,8 @@ def run_for_the_site(notebook: nbformat.NotebookNode, where: str) -> list[str]:
     """What each code cell prints, in order, run in one namespace in LabSession's preview mode."""
     namespace: dict = {"__name__": "__main__"}
     printed = []
-    previous = os.environ.get(PREVIEW_VARIABLE)
-    os.environ[PREVIEW_VARIABLE] = "1"
+    previous = os.environ.get(NOTEBOOK_PREVIEW_ENV)
+    os.environ[NOTEBOOK_PREVIEW_ENV] = "1"
     try:
         for index, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
             out = io.StringIO()
@@ -66,9 +66,9 @@ def run_for_the_site(notebook: nbformat.NotebookNode, where: str) -> list[str]:
             printed.append(out.getvalue())
     finally:
         if previous is None:
-            os.environ.pop(PREVIEW_VARIABLE, None)
+            os.environ.pop(NOTEBOOK_PREVIEW_ENV, None)
         else:
-            os.environ[PREVIEW_VARIABLE] = previous
+            os.environ[NOTEBOOK_PREVIEW_ENV] = previous
     return printed
 
 

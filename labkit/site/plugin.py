@@ -153,20 +153,30 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             )
         for package_path, site_path in VENDOR_FILES.items():
             files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
+        #: Each notebook page's notebook, run when MkDocs reads the page (on_page_read_source): after the
+        #: chapters, so that a broken record is named by the chapter's lab block first.
+        self.notebook_pages: dict[str, tuple] = {}
         for notebook, lab_id in notebooks():
             in_language = language_notebook(self.project.root / notebook, self.config.lang)
-            try:
-                printed = run_for_the_site(in_language, notebook)
-            except NotebookError as exc:
-                raise PluginError(str(exc)) from None
-            files.append(NotebookPage.generated(config, notebook, content=page_markdown(
-                in_language, printed, self.config.lang, ipynb_name(notebook), lab_id)))
+            self.notebook_pages[notebook] = (in_language, lab_id)
+            files.append(NotebookPage.generated(config, notebook, content=""))
             files.append(File.generated(config, ipynb_path(notebook), content=as_ipynb(in_language)))
         for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
             )
         return files
+
+    def on_page_read_source(self, page, config) -> str | None:
+        """A notebook's page: its language's cells and what they print (labkit.site.notebook_page)."""
+        if page.file.src_uri not in self.notebook_pages:
+            return None
+        notebook, lab_id = self.notebook_pages[page.file.src_uri]
+        try:
+            printed = run_for_the_site(notebook, page.file.src_uri)
+        except NotebookError as exc:
+            raise PluginError(str(exc)) from None
+        return page_markdown(notebook, printed, self.config.lang, ipynb_name(page.file.src_uri), lab_id)
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
