@@ -16,13 +16,15 @@ import os
 import sys
 
 from labkit.errors import LabkitError
+from labkit.report.labels import label
 
 SIMULATOR_ENV = "NUMBA_ENABLE_CUDASIM"
+#: Set by the site's build while it runs a lab notebook for its page (labkit/site/notebook_page.py):
+#: LabSession touches no GPU, skips the simulator's checks (minutes) and shows the records.
+NOTEBOOK_PREVIEW_ENV = "LABKIT_NOTEBOOK_PREVIEW"
 
-NO_GPU_NOTICE = (
-    "No CUDA GPU found: the labs run in the Numba CUDA simulator "
-    "(correctness and access patterns only, no timing)."
-)
+#: In the terminal; a notebook says it in its own language (the same label).
+NO_GPU_NOTICE = label("en", "notebook.no_gpu")
 
 _DRIVER_LIBRARY = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
 _CUDA_SUCCESS = 0

@@ -86,15 +86,20 @@ def install_cell(repo_url: str, notebook: str) -> str:
 def service_notebook(project_root: Path, notebook: str, repo_url: str | None) -> str:
     """The lab's notebook as .ipynb text (no outputs): the percent script, with the install cell first
     when a repository is configured."""
-    document = jupytext.read(Path(project_root) / notebook)
+    return service_ipynb(jupytext.read(Path(project_root) / notebook), notebook, repo_url)
+
+
+def service_ipynb(document, notebook: str, repo_url: str | None) -> str:
+    """``document`` (a notebook read by jupytext, both languages or one) as .ipynb text, with the
+    install cell of ``notebook`` first when a repository is configured, and stable cell ids."""
     if repo_url:
         cell = jupytext.reads(f"# %%\n{install_cell(repo_url, notebook)}", fmt="py:percent").cells[0]
         document.cells.insert(0, cell)
     text = jupytext.writes(document, fmt="ipynb")
-    notebook = json.loads(text)
-    for index, cell in enumerate(notebook["cells"]):   # stable ids (nbformat draws random ones)
+    notebook_json = json.loads(text)
+    for index, cell in enumerate(notebook_json["cells"]):   # stable ids (nbformat draws random ones)
         cell["id"] = f"cell-{index}"
-    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(notebook_json, indent=1, ensure_ascii=False) + "\n"
 
 
 def stale_notebooks(project_root: Path, notebooks: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ which option is right, or which number is expected, is written here once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from labkit.errors import LabkitError
@@ -32,6 +33,53 @@ class Numeric:
     @property
     def expected(self) -> float:
         return figure_value(self.figure)
+
+    def accepts(self, typed: str, lang: str, unit: str) -> bool:
+        """Whether the reader's answer is right: one of its readings (see ``readings``) within
+        the tolerance. labkit/site/assets/quiz.js applies the same rule in the page."""
+        return any(abs(value - self.expected) <= self.rel_tolerance * abs(self.expected)
+                   for value in readings(typed, lang, unit))
+
+
+#: The spaces a number may be grouped with: ordinary, no-break (U+00A0), narrow no-break (U+202F),
+#: thin (U+2009), as the site prints French numbers (2 048) and readers type them.
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
+_SPACE_GROUPED = re.compile(r"\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
+_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_PLAIN = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def unit_spellings(unit: str) -> list[str]:
+    """The ways a reader may write the quiz's unit after the number: as printed, without the
+    Chinese classifier (个 sector -> sector), in the singular (octets -> octet)."""
+    spelled = {unit.strip()}
+    spelled |= {u.removeprefix("个").strip() for u in list(spelled)}
+    spelled |= {u[:-1] for u in list(spelled) if u.endswith("s") and len(u) > 2}
+    return sorted((u for u in spelled if u), key=len, reverse=True)
+
+
+def readings(typed: str, lang: str, unit: str = "") -> tuple[float, ...]:
+    """The numbers a typed answer can mean, in the ways the site prints numbers in that
+    language: 2048, 2 048 (any space, U+202F and U+00A0 included), 2,048 and 1,234.5 (thousands
+    commas, as Chinese pages print them), 130,5 and 130.5; optionally followed by the quiz's unit.
+    French "2,048" is ambiguous (a decimal comma, or thousands): both readings count. Nothing
+    else is a number: () for "abc", "1e3", "12 + 3" or a unit the question did not ask for."""
+    text = _SPACES.sub(" ", typed).strip()
+    for spelled in unit_spellings(unit):
+        if text.lower().endswith(spelled.lower()):
+            text = text[: len(text) - len(spelled)].strip()
+            break
+    sign = 1.0
+    if text[:1] in ("-", "\u2212"):
+        sign, text = -1.0, text[1:].strip()
+    found: list[float] = []
+    if _SPACE_GROUPED.fullmatch(text):
+        found.append(float(text.replace(" ", "").replace(",", ".")))
+    if _COMMA_GROUPED.fullmatch(text):
+        found.append(float(text.replace(",", "")))
+    if _PLAIN.fullmatch(text) and (lang == "fr" or "," not in text or not _COMMA_GROUPED.fullmatch(text)):
+        found.append(float(text.replace(",", ".")))
+    return tuple(sign * value for value in dict.fromkeys(found))
 
 
 ANSWER_KEY: dict[str, Choice | Numeric] = {

@@ -2,31 +2,42 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
+from labkit.backend import NOTEBOOK_PREVIEW_ENV, select_backend
 from labkit.lab import Bench, lab
 from labkit.labs.runner import show_recorded
 from labkit.project import find_project
+from labkit.report.labels import label
 from labkit.report.terminal import show_tables
 
 
 class LabSession:
-    """One lab on this machine: a GPU, or Numba's CUDA simulator."""
+    """One lab on this machine: a GPU, or Numba's CUDA simulator. ``lang`` is the language of
+    what it prints (each language's notebook passes its own; English by default)."""
 
-    def __init__(self, lab_id: str, width: int = 110):
-        self.backend = select_backend()
+    def __init__(self, lab_id: str, width: int = 110, lang: str = "en"):
+        self.lang = lang
+        self.preview = os.environ.get(NOTEBOOK_PREVIEW_ENV) == "1"   # the site's build runs the notebook
+        self.backend = "simulator" if self.preview else select_backend()
         self.lab = lab(lab_id)
         self.program = self.lab.program()
         self.project = find_project()
         self.console = Console(width=width)
-        print(self.backend if self.backend == "cuda" else NO_GPU_NOTICE)
+        if self.backend == "cuda":
+            print(self.backend)
+        else:
+            self.console.print(label(lang, "notebook.no_gpu"), markup=False)
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""
+        if self.preview:
+            self.console.print(label(self.lang, "notebook.checks_not_run"), markup=False)
+            return
         from labkit.gpu import expected_warnings_hidden
 
         with expected_warnings_hidden():
@@ -38,7 +49,7 @@ class LabSession:
         """On a GPU, the lab's measurements (not recorded: `make lab-NN` records); in the
         simulator, where no timing means anything, the results recorded on a GPU."""
         if self.backend != "cuda":
-            show_recorded(self.lab, self.project, self.console)
+            show_recorded(self.lab, self.project, self.console, self.lang)
             return
         from labkit.device import read_device_facts
         from labkit.timing import time_gpu
@@ -49,4 +60,4 @@ class LabSession:
         with tempfile.TemporaryDirectory() as work_dir, expected_warnings_hidden():
             bench = Bench(facts, time_gpu, Path(work_dir), lambda step: print(step))
             results = self.program.measure(bench, self.lab.sizes_for(facts))
-        show_tables(self.lab.tables(results), self.console)
+        show_tables(self.lab.tables(results), self.console, self.lang)

@@ -21,6 +21,7 @@ from labkit.backend import NO_GPU_NOTICE, select_backend
 from labkit.lab import Bench, Lab
 from labkit.project import Project
 from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record
+from labkit.report.labels import label
 from labkit.report.terminal import show_tables
 from labkit.results import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance,
                             read_results, recorded_paths)
@@ -48,20 +49,22 @@ class RunReport:
                 "recorded": [document.model_dump(mode="json", by_alias=True) for document in self.recorded]}
 
 
-def show_recorded(lab: Lab, project: Project, console: Console) -> list:
-    """Every GPU's record of the lab: its provenance line, then its tables; returns the records."""
+def show_recorded(lab: Lab, project: Project, console: Console, lang: str = "en") -> list:
+    """Every GPU's record of the lab: its provenance line, then its tables (in ``lang``: English
+    in the terminal, a notebook's language in a notebook); returns the records."""
     paths = recorded_paths(lab.lab_dir(project), project.relative)
     if not paths:
-        console.print(f"No results recorded yet for {lab.id}: run `make {lab.id}` on a GPU.")
+        console.print(label(lang, "notebook.no_record").format(lab=lab.id))
         return []
     documents = []
     for path in paths:
         document = read_results(path, lab.results_type, lab.id, source=project.relative(path))
         documents.append(document)
         prov = document.provenance
-        console.rule(f"RECORDED on {prov.gpu} (CC {prov.compute_capability}, driver {prov.driver}, "
-                     f"SM {prov.clocks_mhz.sm} MHz) at {prov.utc_time.isoformat()}, commit {prov.git_commit[:12]}")
-        show_tables(lab.tables(document.results), console)
+        console.rule(label(lang, "notebook.recorded_rule").format(
+            gpu=prov.gpu, cc=prov.compute_capability, driver=prov.driver, sm=prov.clocks_mhz.sm,
+            time=prov.utc_time.isoformat(), commit=prov.git_commit[:12]))
+        show_tables(lab.tables(document.results), console, lang)
     return documents
 
 

@@ -6,6 +6,11 @@ axis that relabels the first in another unit, a legend and axis titles. Pure: nu
 Colours are not in the SVG: a series names one of the site's series colours (``SERIES``), and the
 stylesheet (labkit/site/assets/course.css) colours it for the light and the dark palette; text
 takes the page's own colour.
+
+Readable as drawn: text at FONT (14 units: 13.4 px in the site's 688 px column, and the stylesheet
+keeps a figure at least 660 px wide on a phone, scrolling beside the page); the legend sits above
+the plot, where no data line can cross it; labels inside the plot (guides) get a halo of the
+page's background (course.css) so that a line passing under them does not strike them through.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ import xml.etree.ElementTree as etree
 from dataclasses import dataclass
 from typing import Callable
 
-WIDTH, HEIGHT = 720, 420
-LEFT, RIGHT, TOP, BOTTOM = 72, 72, 20, 50
+WIDTH, PLOT_HEIGHT = 720, 330
+LEFT, RIGHT, TOP, BOTTOM = 84, 84, 14, 58
+FONT, TITLE_FONT = 14, 15
 #: The series colours (Okabe-Ito, colour-blind friendly; each palette's shades are in course.css),
 #: and the grey of reference curves and guides.
 SERIES = tuple(f"series-{index}" for index in range(6))
 REFERENCE = "reference"
-LEGEND_ROW = 16
+LEGEND_ROW = 22
+LEGEND_SWATCH = 28
 
 
 @dataclass(frozen=True)
@@ -96,53 +103,75 @@ def nice_ticks(low: float, high: float, log: bool, base: int = 10) -> list[float
 
 
 def _text(parent, x, y, text, **attributes) -> etree.Element:
-    element = etree.SubElement(parent, "text", {"x": f"{x:.1f}", "y": f"{y:.1f}", "font-size": "11",
+    element = etree.SubElement(parent, "text", {"x": f"{x:.1f}", "y": f"{y:.1f}", "font-size": str(FONT),
                                                 "fill": "currentColor", **attributes})
     element.text = text
     return element
 
 
+def text_width(text: str, font: float = FONT) -> float:
+    """About how wide ``text`` is drawn: 0.6 em for a Latin character, 1 em for a CJK one."""
+    return sum(font if ord(ch) >= 0x2e80 else 0.6 * font for ch in text)
+
+
+def legend_layout(labels: list[str], left: float, right: float) -> list[tuple[float, int]]:
+    """Where each legend entry goes: (x, row), entries side by side, wrapping at ``right``."""
+    places, x, row = [], left, 0
+    for label in labels:
+        width = LEGEND_SWATCH + 6 + text_width(label) + 22
+        if x > left and x + width > right:
+            x, row = left, row + 1
+        places.append((x, row))
+        x += width
+    return places
+
+
 def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple[Guide, ...] = (),
-               second: SecondAxis | None = None, legend_low: bool = False) -> etree.Element:
+               second: SecondAxis | None = None) -> etree.Element:
     """The chart; ``title`` names it for screen readers. Points outside an axis's range are clipped
-    to the plot. The legend sits at the top left, or at the bottom right when ``legend_low``."""
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    to the plot. The legend sits above the plot, in as many rows as it needs."""
+    shown = [one for one in series if one.legend]
+    places = legend_layout([one.label for one in shown], LEFT, WIDTH - RIGHT)
+    legend_rows = max((row for _, row in places), default=-1) + 1
+    top = TOP + legend_rows * LEGEND_ROW + (8 if legend_rows else 0)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, PLOT_HEIGHT
+    height = top + plot_h + BOTTOM
 
     def px(value):
         return LEFT + plot_w * min(1.0, max(0.0, x.position(value)))
 
     def py(value):
-        return TOP + plot_h * (1 - min(1.0, max(0.0, y.position(value))))
+        return top + plot_h * (1 - min(1.0, max(0.0, y.position(value))))
 
-    svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {HEIGHT}",
+    svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {height}",
                                 "class": "lab-chart", "role": "img", "aria-label": title})
-    etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(TOP), "width": str(plot_w), "height": str(plot_h),
+    etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(top), "width": str(plot_w), "height": str(plot_h),
                                    "fill": "none", "class": "frame"})
     for value in x.tick_values():
-        etree.SubElement(svg, "line", {"x1": f"{px(value):.1f}", "x2": f"{px(value):.1f}", "y1": str(TOP),
-                                       "y2": str(TOP + plot_h), "class": "grid"})
-        _text(svg, px(value), TOP + plot_h + 16, x.format_tick(value), **{"text-anchor": "middle"})
+        etree.SubElement(svg, "line", {"x1": f"{px(value):.1f}", "x2": f"{px(value):.1f}", "y1": str(top),
+                                       "y2": str(top + plot_h), "class": "grid"})
+        _text(svg, px(value), top + plot_h + 19, x.format_tick(value), **{"text-anchor": "middle"})
     for value in y.tick_values():
         etree.SubElement(svg, "line", {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(value):.1f}",
                                        "y2": f"{py(value):.1f}", "class": "grid"})
-        _text(svg, LEFT - 6, py(value) + 4, y.format_tick(value), **{"text-anchor": "end"})
+        _text(svg, LEFT - 6, py(value) + 5, y.format_tick(value), **{"text-anchor": "end"})
     if second is not None:
         for value in nice_ticks(y.low * second.factor, y.high * second.factor, y.log):
-            _text(svg, LEFT + plot_w + 6, py(value / second.factor) + 4, second.format_tick(value))
-        middle = TOP + plot_h / 2
-        _text(svg, WIDTH - 12, middle, second.title, **{"font-size": "12", "text-anchor": "middle",
-                                                        "transform": f"rotate(90 {WIDTH - 12} {middle})"})
+            _text(svg, LEFT + plot_w + 6, py(value / second.factor) + 5, second.format_tick(value))
+        middle = top + plot_h / 2
+        _text(svg, WIDTH - 14, middle, second.title, **{"font-size": str(TITLE_FONT), "text-anchor": "middle",
+                                                        "transform": f"rotate(90 {WIDTH - 14} {middle})"})
     for guide in guides:
         if guide.vertical:
-            line = {"x1": f"{px(guide.value):.1f}", "x2": f"{px(guide.value):.1f}", "y1": str(TOP),
-                    "y2": str(TOP + plot_h)}
-            label_at = (px(guide.value) + 4, TOP + 12)
+            line = {"x1": f"{px(guide.value):.1f}", "x2": f"{px(guide.value):.1f}", "y1": str(top),
+                    "y2": str(top + plot_h)}
+            label_at = (px(guide.value) + 4, top + 16)
         else:
             line = {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(guide.value):.1f}",
                     "y2": f"{py(guide.value):.1f}"}
             label_at = (LEFT + plot_w - 4, py(guide.value) - 4)
         etree.SubElement(svg, "line", {**line, "class": f"{REFERENCE} line", "stroke-dasharray": "2 3"})
-        _text(svg, *label_at, guide.label, **({} if guide.vertical else {"text-anchor": "end"}))
+        _text(svg, *label_at, guide.label, **{"class": "in-plot", **({} if guide.vertical else {"text-anchor": "end"})})
     for one in series:
         if not one.points:
             continue
@@ -167,17 +196,26 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
             else:
                 etree.SubElement(svg, "circle", {"cx": f"{cx:.1f}", "cy": f"{cy:.1f}", "r": "3.5",
                                                  "class": f"{one.colour} mark"})
-    shown = [one for one in series if one.legend]
-    for index, one in enumerate(shown):
-        lx = LEFT + plot_w - 230 if legend_low else LEFT + 10
-        ly = TOP + plot_h - 10 - (len(shown) - 1 - index) * LEGEND_ROW if legend_low else TOP + 14 + index * LEGEND_ROW
-        etree.SubElement(svg, "line", {"x1": str(lx), "x2": str(lx + 22), "y1": str(ly - 4), "y2": str(ly - 4),
-                                       "class": f"{one.colour} line", "stroke-width": "2",
-                                       **({"stroke-dasharray": "6 4"} if one.dashed else {})})
-        _text(svg, lx + 28, ly, one.label)
-    _text(svg, LEFT + plot_w / 2, HEIGHT - 8, x.title, **{"font-size": "12", "text-anchor": "middle"})
-    middle = TOP + plot_h / 2
-    _text(svg, 14, middle, y.title, **{"font-size": "12", "text-anchor": "middle", "transform": f"rotate(-90 14 {middle})"})
+    legend = etree.SubElement(svg, "g", {"class": "legend"}) if shown else None
+    for one, (lx, row) in zip(shown, places):
+        ly = TOP + FONT + row * LEGEND_ROW
+        if one.line or one.marker == "none":
+            etree.SubElement(legend, "line", {"x1": f"{lx:.1f}", "x2": f"{lx + LEGEND_SWATCH:.1f}", "y1": str(ly - 5),
+                                              "y2": str(ly - 5), "class": f"{one.colour} line", "stroke-width": "2",
+                                              **({"stroke-dasharray": "6 4"} if one.dashed else {})})
+        if one.marker == "cross":
+            cx = lx + LEGEND_SWATCH / 2
+            etree.SubElement(legend, "path", {"d": f"M{cx - 4:.1f},{ly - 9:.1f}L{cx + 4:.1f},{ly - 1:.1f}"
+                                                   f"M{cx - 4:.1f},{ly - 1:.1f}L{cx + 4:.1f},{ly - 9:.1f}",
+                                              "class": f"{one.colour} line", "stroke-width": "2"})
+        elif one.marker == "circle":
+            etree.SubElement(legend, "circle", {"cx": f"{lx + LEGEND_SWATCH / 2:.1f}", "cy": str(ly - 5), "r": "3.5",
+                                                "class": f"{one.colour} mark"})
+        _text(legend, lx + LEGEND_SWATCH + 6, ly, one.label)
+    _text(svg, LEFT + plot_w / 2, height - 10, x.title, **{"font-size": str(TITLE_FONT), "text-anchor": "middle"})
+    middle = top + plot_h / 2
+    _text(svg, 16, middle, y.title, **{"font-size": str(TITLE_FONT), "text-anchor": "middle",
+                                       "transform": f"rotate(-90 16 {middle})"})
     return svg
 
 

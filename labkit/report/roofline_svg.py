@@ -3,7 +3,9 @@ sweep as dots, placed kernels as labelled diamonds. Pure: numbers in, an <svg> e
 
 Colours are not in the SVG: each element has a class (``theoretical``, ``measured``, ``sweep``,
 ``kernel``, ``grid``, ``frame``) that the site's stylesheet colours for the light and the dark
-palette alike (labkit/site/assets/course.css); text takes the page's own colour.
+palette alike (labkit/site/assets/course.css); text takes the page's own colour, at the charts'
+sizes (labkit.report.chart_svg); the legend sits above the plot, and the kernels' names carry the
+halo of in-plot labels, so that no line is drawn over text.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as etree
 
-WIDTH, HEIGHT = 720, 420
-LEFT, RIGHT, TOP, BOTTOM = 70, 20, 20, 50
+from labkit.report.chart_svg import FONT, TITLE_FONT, legend_layout
+
+WIDTH, HEIGHT = 720, 440
+LEFT, RIGHT, TOP, BOTTOM = 76, 20, 40, 56
+LEGEND_Y = 20
 X_RANGE = (1 / 16, 512.0)          # FLOP/byte
 TEXT = {"fill": "currentColor"}
 
@@ -51,14 +56,14 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         if X_RANGE[0] <= intensity <= X_RANGE[1]:
             etree.SubElement(svg, "line", {"x1": f"{x(intensity):.1f}", "x2": f"{x(intensity):.1f}", "y1": str(TOP),
                                            "y2": str(TOP + plot_h), "class": "grid"})
-            tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(TOP + plot_h + 16),
-                                                  "font-size": "11", "text-anchor": "middle", **TEXT})
+            tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(TOP + plot_h + 19),
+                                                  "font-size": str(FONT), "text-anchor": "middle", **TEXT})
             tick.text = f"{intensity:g}" if intensity >= 1 else f"1/{int(round(1 / intensity))}"
     decade = y_low
     while decade <= y_high:
         etree.SubElement(svg, "line", {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{y(decade):.1f}",
                                        "y2": f"{y(decade):.1f}", "class": "grid"})
-        tick = etree.SubElement(svg, "text", {"x": str(LEFT - 6), "y": f"{y(decade) + 4:.1f}", "font-size": "11",
+        tick = etree.SubElement(svg, "text", {"x": str(LEFT - 6), "y": f"{y(decade) + 4:.1f}", "font-size": str(FONT),
                                               "text-anchor": "end", **TEXT})
         tick.text = f"{decade:g}"
         decade *= 10
@@ -86,18 +91,20 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         cx, cy = x(intensity), y(gflops)
         etree.SubElement(svg, "polygon", {"points": f"{cx:.1f},{cy - 6:.1f} {cx + 6:.1f},{cy:.1f} {cx:.1f},{cy + 6:.1f} "
                                                     f"{cx - 6:.1f},{cy:.1f}", "class": "kernel"})
-        text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 4:.1f}", "font-size": "11", **TEXT})
+        text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 5:.1f}", "font-size": str(FONT),
+                                              "class": "in-plot", **TEXT})
         text.text = name
-    legend_y = TOP + 14
-    for index, kind in enumerate(("theoretical", "measured", "sweep")):
-        lx = LEFT + 10 + index * 180
-        etree.SubElement(svg, "rect", {"x": str(lx), "y": str(legend_y - 9), "width": "12", "height": "10",
-                                       "class": f"{kind} swatch"})
-        etree.SubElement(svg, "text", {"x": str(lx + 16), "y": str(legend_y), "font-size": "11", **TEXT}).text = words[kind]
-    etree.SubElement(svg, "text", {"x": str(LEFT + plot_w / 2), "y": str(HEIGHT - 8), "font-size": "12",
+    kinds = ("theoretical", "measured", "sweep")
+    legend = etree.SubElement(svg, "g", {"class": "legend"})
+    for kind, (lx, _) in zip(kinds, legend_layout([words[k] for k in kinds], LEFT, WIDTH - RIGHT)):
+        etree.SubElement(legend, "rect", {"x": f"{lx:.1f}", "y": str(LEGEND_Y - 10), "width": "14", "height": "11",
+                                          "class": f"{kind} swatch"})
+        etree.SubElement(legend, "text", {"x": f"{lx + 20:.1f}", "y": str(LEGEND_Y), "font-size": str(FONT),
+                                          **TEXT}).text = words[kind]
+    etree.SubElement(svg, "text", {"x": str(LEFT + plot_w / 2), "y": str(HEIGHT - 8), "font-size": str(TITLE_FONT),
                                    "text-anchor": "middle", **TEXT}).text = words["x"]
-    title = etree.SubElement(svg, "text", {"x": "14", "y": str(TOP + plot_h / 2), "font-size": "12",
-                                           "text-anchor": "middle", "transform": f"rotate(-90 14 {TOP + plot_h / 2})",
+    title = etree.SubElement(svg, "text", {"x": "16", "y": str(TOP + plot_h / 2), "font-size": str(TITLE_FONT),
+                                           "text-anchor": "middle", "transform": f"rotate(-90 16 {TOP + plot_h / 2})",
                                            **TEXT})
     title.text = words["y"]
     return svg

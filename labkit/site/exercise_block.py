@@ -8,6 +8,9 @@ hint per criterion, and our solution, folded, highlighted from its source file.
 
 from __future__ import annotations
 
+import ast
+import textwrap
+import unicodedata
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
@@ -23,12 +26,66 @@ from labkit.exercises.spec import CORRECT, Exercise
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+from labkit.site.typography import CJK_SPACE
 
 SOLUTIONS = Path(labkit.exercises.__file__).parent / "solutions"
 
 
+#: Where each language's part of a solution's docstring begins (its first line is "French title ·
+#: Chinese title").
+DOCSTRING_PARTS = {"fr": "FR.", "zh": "中文。"}
+#: Lines of the docstring shown on the page: about as wide as the code box shows without scrolling.
+SHOWN_COLUMNS = 80
+
+
 def solution_source(item: Exercise) -> str:
     return (SOLUTIONS / f"{item.solution}.py").read_text(encoding="utf-8")
+
+
+def _columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wrap(text: str, lang: str) -> list[str]:
+    """``text`` in lines of SHOWN_COLUMNS at most: at spaces in French; anywhere in Chinese (a CJK
+    character is two columns), never before a closing punctuation mark."""
+    if lang != "zh":
+        return textwrap.wrap(text, SHOWN_COLUMNS, break_on_hyphens=False)
+    lines, line = [], ""
+    for ch in text:
+        if line and _columns(line + ch) > SHOWN_COLUMNS and ch not in "，。、；：）」』”！？":
+            lines.append(line.rstrip())
+            line = ""
+        line += ch
+    return lines + ([line.rstrip()] if line.strip() else [])
+
+
+def solution_for_page(source: str, lang: str) -> str:
+    """The solution as its page shows it: its docstring in the page's language only (the file holds
+    both: a title "French · Chinese", then a paragraph per language, "FR." and "中文。"), wrapped to
+    the code box; the code as it is."""
+    module = ast.parse(source)
+    first = module.body[0] if module.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)):
+        return source
+    doc = first.value.value
+    titles = doc.split("\n", 1)[0].split(" · ")
+    parts = {}
+    for name, marker in DOCSTRING_PARTS.items():
+        start = doc.find("\n" + marker)
+        if start < 0:
+            return source
+        parts[name] = start + 1 + len(marker)
+    order = sorted(parts, key=parts.get)
+    following = {name: (parts[order[i + 1]] - len(DOCSTRING_PARTS[order[i + 1]]) - 1 if i + 1 < len(order) else len(doc))
+                 for i, name in enumerate(order)}
+    text = " ".join(doc[parts[lang]:following[lang]].split())
+    if lang == "zh":   # a line break between two Chinese characters is no space
+        text = CJK_SPACE.sub("", text)
+    title = titles[0 if lang == "fr" else -1].strip()
+    lines = source.split("\n")
+    shown = ['"""' + title, "", *_wrap(text, lang), '"""']
+    return "\n".join(lines[:first.lineno - 1] + shown + lines[first.end_lineno:])
 
 
 def render_exercise(block: etree.Element, item: Exercise, lang: str) -> None:
@@ -71,7 +128,7 @@ def render_exercise(block: etree.Element, item: Exercise, lang: str) -> None:
 
     solution = etree.SubElement(block, "details", {"class": "success", "data-solution": item.id})
     etree.SubElement(solution, "summary").text = words("exercise.block.solution")
-    code = highlight(solution_source(item), PythonLexer(), HtmlFormatter(cssclass="highlight"))
+    code = highlight(solution_for_page(solution_source(item), lang), PythonLexer(), HtmlFormatter(cssclass="highlight"))
     solution.append(etree.fromstring(code))
 
 

@@ -1,7 +1,9 @@
 """The ``/// lab | lab-NN`` block: a lab's recorded results, rendered into the chapter.
 
 The Markdown inside the block introduces the lab; below it come, for each GPU the lab was
-recorded on, the provenance line, the lab's tables and its figures, in the page's language.
+recorded on: one line saying which GPU measured it and when (the date as the page's language
+writes it), the lab's tables and its figures, in the page's language, then the whole provenance
+(driver, clocks, library versions, commit, UTC time) folded under them.
 A results file that cannot be trusted fails the build in one line naming the file, the field
 and the fix.
 """
@@ -9,6 +11,7 @@ and the fix.
 from __future__ import annotations
 
 import xml.etree.ElementTree as etree
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from labkit.course_records import MissingRecordError, missing_message, missing_records
@@ -17,6 +20,7 @@ from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
 from labkit.project import Project, find_project
 from labkit.report.labels import label
+from labkit.report.numbers import format_number
 from labkit.report.tables import Table, format_cell
 from labkit.results import Provenance, read_results, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
@@ -41,15 +45,37 @@ def render_table(parent: etree.Element, table: Table, lang: str) -> None:
             cell.text = format_cell(value, column.kind, lang, words)
 
 
-def provenance_line(parent: etree.Element, prov: Provenance, lang: str) -> None:
-    line = etree.SubElement(parent, "p", {"class": "lab-provenance"})
-    etree.SubElement(line, "strong").text = label(lang, "lab.recorded_on") + " "
+FRENCH_MONTHS = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
+                 "novembre", "décembre")
+
+
+def local_date(moment: datetime, lang: str) -> str:
+    """The day of a UTC time as the language writes it: 30 novembre 2026, 2026 年 11 月 30 日."""
+    if lang == "fr":
+        return f"{'1er' if moment.day == 1 else moment.day} {FRENCH_MONTHS[moment.month - 1]} {moment.year}"
+    if lang == "zh":
+        return f"{moment.year} 年 {moment.month} 月 {moment.day} 日"
+    return moment.strftime("%d %B %Y").lstrip("0")
+
+
+def measured_line(parent: etree.Element, prov: Provenance, lang: str) -> None:
+    """The record's first line: which GPU, when, at what clock."""
+    line = etree.SubElement(parent, "p", {"class": "lab-measured"})
+    line.text = label(lang, "lab.measured_on").format(
+        gpu=prov.gpu, date=local_date(prov.utc_time, lang), cc=prov.compute_capability,
+        sm=format_number(prov.clocks_mhz.sm, 0, lang))
+
+
+def provenance_details(parent: etree.Element, prov: Provenance, lang: str) -> None:
+    """Everything the record says about where it comes from, folded."""
+    details = etree.SubElement(parent, "details", {"class": "lab-provenance"})
+    etree.SubElement(details, "summary").text = label(lang, "lab.provenance")
     clocks = prov.clocks_mhz
     text = (f"{prov.gpu} · CC {prov.compute_capability} · driver {prov.driver} · "
-            f"SM {clocks.sm} MHz · mem {clocks.memory} MHz · "
+            f"SM {format_number(clocks.sm, 0, lang)} MHz · mem {format_number(clocks.memory, 0, lang)} MHz · "
             + " · ".join(f"{k} {v}" for k, v in sorted(prov.versions.items()))
             + f" · labkit {prov.labkit_version} · commit {prov.git_commit[:12]} · {prov.utc_time.isoformat()}")
-    etree.SubElement(line, "code").text = text
+    etree.SubElement(etree.SubElement(details, "p"), "code").text = text
 
 
 def notebook_link(parent: etree.Element, the_lab: Lab, lang: str) -> None:
@@ -90,11 +116,12 @@ def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) 
     for path in paths:
         document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
         recorded = etree.SubElement(block, "div", {"class": "lab-recorded", "data-results": path.name})
-        provenance_line(recorded, document.provenance, lang)
+        measured_line(recorded, document.provenance, lang)
         for table in the_lab.tables(document.results):
             render_table(recorded, table, lang)
         for figure in the_lab.figures(document.results, lang):
             recorded.append(figure)
+        provenance_details(recorded, document.provenance, lang)
 
 
 class LabBlock(PageBlock):

@@ -2,8 +2,8 @@
 
 - registers the quiz, lab, case, checklist and exercise Markdown blocks for the page's language;
 - replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
-- adds the site's own assets, the lab notebooks (rendered by mkdocs-jupyter, which comes after this
-  plugin) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
+- adds the site's own assets, the lab notebooks (a page and an .ipynb in the site's language,
+  labkit.site.notebook_page) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
 - points the language switcher of every page at the same page in the other language;
 - on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
   a page that does not say what it translates fails the build, a stale one gets a banner;
@@ -19,6 +19,7 @@ if there was any. The course's folder is the one holding the MkDocs configuratio
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import posixpath
@@ -46,8 +47,12 @@ from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension
 from labkit.site.exercise_block import ExerciseExtension
 from labkit.site.lab_block import LabExtension
+from labkit.site.notebook_page import (NotebookError, ipynb_name, language_notebook, page_markdown,
+                                       run_for_the_site)
 from labkit.site.quiz_block import QuizExtension
+from labkit.site.search_terms import search_terms
 from labkit.site.translations import digest
+from labkit.site.typography import typeset
 
 OWN_ASSETS = Path(__file__).parent / "assets"
 #: Templates that take precedence over Material's: a 404 page in both languages.
@@ -59,7 +64,11 @@ VENDOR_FILES = {
     "katex/dist/katex.min.css": "assets/vendor/katex/katex.min.css",
     "katex/dist/contrib/auto-render.min.js": "assets/vendor/katex/auto-render.min.js",
     "mermaid/dist/mermaid.min.js": "assets/vendor/mermaid/mermaid.min.js",
+    "iframe-worker/shim/index.js": "assets/vendor/iframe-worker/shim.js",
 }
+#: Opened from the disk (file://), browsers refuse to start the search's web worker: this shim
+#: (Material's own, from npm) runs it in a hidden iframe instead. Only the archive loads it.
+WORKER_SHIM = "assets/vendor/iframe-worker/shim.js"
 KATEX_FONTS = "katex/dist/fonts"
 
 EXTRA_CSS = ["assets/vendor/katex/katex.min.css", "assets/labkit/course.css"]
@@ -67,6 +76,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/katex/katex.min.js",
     "assets/vendor/katex/auto-render.min.js",
     "assets/vendor/mermaid/mermaid.min.js",
+    "assets/labkit/course.js",
     "assets/labkit/math.js",
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
@@ -75,6 +85,10 @@ EXTRA_JAVASCRIPT = [
 ]
 
 HREFLANG_LINK = re.compile(r'(<(a|link)\b[^>]*?\bhref=")[^"]*("[^>]*?\bhreflang="([a-z]+)")')
+#: The head's language alternates: for search engines, which need absolute addresses. Without a
+#: site_url they are left out (Material would fetch each one's sitemap.xml, which a page opened
+#: from the disk may not read: one console error each).
+HEAD_ALTERNATE = re.compile(r'\s*<link\b[^>]*\brel="alternate"[^>]*\bhreflang="[a-z]+"[^>]*>')
 
 log = logging.getLogger("mkdocs.plugins.labkit")
 
@@ -104,12 +118,23 @@ def occupancy_data_script() -> str:
     return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data())};\n"
 
 
+def notebooks() -> list[tuple[str, str]]:
+    """Every lab's notebook (a jupytext percent script) relative to the project, with its lab's id:
+    each appears at the same path in both languages' sites."""
+    return [(lab.notebook, lab.id) for lab in labs().values()]
 
 
-def notebooks() -> list[str]:
-    """Every lab's notebook (a jupytext percent script), relative to the project: each appears at
-    the same path in both languages' sites."""
-    return [lab.notebook for lab in labs().values()]
+def notebook_paths() -> list[str]:
+    """Every lab's notebook, relative to the project (notebooks() without the lab ids)."""
+    return [notebook for notebook, _ in notebooks()]
+
+
+class NotebookPage(File):
+    """A notebook's page: Markdown made by labkit.site.notebook_page, at the notebook's own path
+    (the navigation names the .py) and URL (labs/01-roofline/lab01/)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
 
 
 class LabkitPlugin(BasePlugin[LabkitConfig]):
@@ -135,6 +160,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             {"name": spec["name"], "lang": code, "link": "./"} for code, spec in LANGUAGES.items()
         ]
         config.theme.dirs.insert(0, str(OVERRIDES))
+        if not config.use_directory_urls:   # `make dist`: pages opened from the disk
+            config.extra["polyfills"] = [*config.extra.get("polyfills", []), WORKER_SHIM]
         config.extra_css.extend(EXTRA_CSS)
         config.extra_javascript.extend(EXTRA_JAVASCRIPT)
         return config
@@ -152,10 +179,17 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             )
         for package_path, site_path in VENDOR_FILES.items():
             files.append(File.generated(config, site_path, abs_src_path=str(node_modules / package_path)))
-        for notebook in notebooks():
-            files.append(File(notebook, str(self.project.root), config.site_dir, config.use_directory_urls))
-            files.append(File.generated(config, ipynb_path(notebook), content=notebook_service.service_notebook(
-                self.project.root, notebook, notebook_service.repository_url(self.project.root))))
+        #: Each notebook page's notebook, run when MkDocs reads the page (on_page_read_source): after the
+        #: chapters, so that a broken record is named by the chapter's lab block first.
+        self.notebook_pages: dict[str, tuple] = {}
+        repo_url = notebook_service.repository_url(self.project.root)
+        for notebook, lab_id in notebooks():
+            in_language = language_notebook(self.project.root / notebook, self.config.lang)
+            self.notebook_pages[notebook] = (in_language, lab_id)
+            files.append(NotebookPage.generated(config, notebook, content=""))
+            files.append(File.generated(config, ipynb_path(notebook),
+                                        content=notebook_service.service_ipynb(copy.deepcopy(in_language), notebook,
+                                                                               repo_url)))
         for font in sorted((node_modules / KATEX_FONTS).iterdir()):
             files.append(
                 File.generated(config, f"assets/vendor/katex/fonts/{font.name}", abs_src_path=str(font))
@@ -169,6 +203,17 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         """One authoring problem: said now, and failing the build at its end."""
         log.error(message)
         self.context["problems"].append(message)
+
+    def on_page_read_source(self, page, config) -> str | None:
+        """A notebook's page: its language's cells and what they print (labkit.site.notebook_page)."""
+        if page.file.src_uri not in self.notebook_pages:
+            return None
+        notebook, lab_id = self.notebook_pages[page.file.src_uri]
+        try:
+            printed = run_for_the_site(notebook, page.file.src_uri)
+        except NotebookError as exc:
+            raise PluginError(str(exc)) from None
+        return page_markdown(notebook, printed, self.config.lang, ipynb_name(page.file.src_uri), lab_id)
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         lang = self.config.lang
@@ -184,6 +229,8 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         try:
             if lang != REFERENCE_LANG and not front_matter:
                 markdown = self._translation_banner(markdown, page, config) + markdown
+            if terms := search_terms(page.file.src_uri, lang):
+                page.meta["tags"] = terms
             return FIGURE_PATTERN.sub(lambda match: render_figure(match.group(1), lang)
                                       if match.group(1) in FIGURES else match.group(0), markdown)
         except LabkitError as exc:
@@ -207,16 +254,11 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         text = label(self.config.lang, "translation.stale")
         return f'!!! warning "{label(self.config.lang, "translation.stale_title")}"\n    {text}\n\n'
 
-    def on_post_build(self, config) -> None:
-        problems = self.context["problems"]
-        if problems:
-            raise Abort(f"Aborted with {len(problems)} authoring problem(s) in the {self.config.lang} pages, "
-                        "each named above.")
-
     def on_post_page(self, output: str, page, config) -> str:
         """Language links: the switcher leads to this page's twin (relative, so that a copy of the
-        site works anywhere); the head's alternates name each language's root, absolute when the
-        site has a site_url (Material reads each root's sitemap.xml through them).
+        site works anywhere); the head's alternates name each language's root, absolutely, when the
+        site has a site_url, and are left out when it has none (HEAD_ALTERNATE). Then the page's
+        typography (labkit.site.typography).
 
         The switcher's links get target="_self": Material's own handler, which guesses the twin
         from sitemaps, leaves such links alone.
@@ -227,10 +269,40 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             root = LANGUAGES[match.group(4)]["root"]
             if match.group(2) == "a":
                 return match.group(1) + relative_href(here, root + page.url) + match.group(3) + ' target="_self"'
-            href = self.base_url + root if self.base_url else relative_href(here, root)
-            return match.group(1) + href + match.group(3)
+            return match.group(1) + self.base_url + root + match.group(3)
 
-        return colab_link_on_notebook_page(HREFLANG_LINK.sub(rewrite, output), page, self.project, self.config.lang)
+        if not self.base_url:
+            output = HEAD_ALTERNATE.sub("", output)
+        output = colab_link_on_notebook_page(HREFLANG_LINK.sub(rewrite, output), page, self.project,
+                                             self.config.lang)
+        return typeset(output, self.config.lang)
+
+    def on_post_build(self, config) -> None:
+        """The build fails if any page had an authoring problem (each was said as it was found).
+        Then, for the archive: pages opened from the disk cannot fetch the search index, so Material
+        reads it from search/search_index.js (``var __index = ...``), written here."""
+        problems = self.context["problems"]
+        if problems:
+            raise Abort(f"Aborted with {len(problems)} authoring problem(s) in the {self.config.lang} pages, "
+                        "each named above.")
+        if config.use_directory_urls:
+            return
+        index = Path(config.site_dir, "search", "search_index.json")
+        if index.exists():
+            index.with_suffix(".js").write_text("var __index = " + index.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def on_post_template(self, output: str, template_name: str, config) -> str:
+        """The 404 page is served at any depth of the site: its language links are absolute (the
+        site's address, or the server's root when none is set), each to its language's home."""
+        if template_name != "404.html":
+            return output
+        base = self.base_url or "/"
+
+        def rewrite(match: re.Match) -> str:
+            target = base + LANGUAGES[match.group(4)]["root"]
+            return match.group(1) + target + match.group(3) + (' target="_self"' if match.group(2) == "a" else "")
+
+        return typeset(HREFLANG_LINK.sub(rewrite, output), self.config.lang)
 
 
 def front_matter_problem(source: str) -> str | None:
@@ -255,7 +327,7 @@ def front_matter_problem(source: str) -> str | None:
 
 def colab_link_on_notebook_page(output: str, page, project: Project, lang: str) -> str:
     """A lab notebook's page opens with its "Open in Colab" link, when the repository is configured."""
-    if page.file.src_uri not in notebooks():
+    if page.file.src_uri not in notebook_paths():
         return output
     url = notebook_service.colab_url(notebook_service.repository_url(project.root), page.file.src_uri)
     marker = '<article class="md-content__inner md-typeset">'

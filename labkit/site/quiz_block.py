@@ -32,6 +32,7 @@ from labkit.quizzes import CASE_QUIZZES, Choice, Numeric, answer_for, case_answe
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import BlockError, LanguageBlockExtension, PageBlock
+from labkit.site.typography import typeset_text
 
 OPTION_PREFIX = re.compile(r"^\s*\(([a-z])\)\s+")
 
@@ -77,8 +78,9 @@ class QuizBlock(PageBlock):
         key = answer_for(quiz_id)
         block.set("id", f"quiz-{quiz_id}")
         block.set("data-quiz-id", quiz_id)
-        block.set("data-label-right", label(lang, "right"))
-        block.set("data-label-wrong", label(lang, "wrong"))
+        # shown by quiz.js, after the build's typography: set here
+        block.set("data-label-right", typeset_text(label(lang, "right"), lang))
+        block.set("data-label-wrong", typeset_text(label(lang, "wrong"), lang))
         if quiz_id in CASE_QUIZZES:
             root = self.config["project"]
             computed = case_answer(quiz_id, Project(Path(root)) if root else find_project())
@@ -138,6 +140,9 @@ class QuizBlock(PageBlock):
         block.set("data-quiz-kind", "numeric")
         block.set("data-answer", repr(key.expected))
         block.set("data-tolerance", repr(key.rel_tolerance))
+        block.set("data-unit", unit)
+        block.set("data-lang", lang)
+        block.set("data-label-number", typeset_text(label(lang, "quiz.type_a_number"), lang))
         form = etree.Element("form", {"class": "quiz-numeric"})
         field = etree.SubElement(form, "input", {
             "type": "text", "inputmode": "decimal", "name": quiz_id, "aria-label": unit, "autocomplete": "off",

@@ -96,12 +96,12 @@ def figures(page, index):
 def test_widget_shows_figures_and_a_drawing_in_both_languages(explorer):
     french, chinese = figures(explorer, 0), figures(explorer, 1)
     # Default: stride 1, 4 bytes, global load: 1 request, 4 sectors, all bytes useful.
-    assert french["Requêtes"] == "1" and french["Secteurs de 32 octets"] == "4"
+    assert french["Requêtes"] == "1" and french["Secteurs de 32\u202foctets"] == "4"
     assert french["Secteurs par requête"] == "4,0" and french["Efficacité"] == "100\u202f%"
-    assert chinese["请求数"] == "1" and chinese["每请求扇区数"] == "4.0" and chinese["效率"] == "100%"
+    assert chinese["请求数"] == "1" and chinese["每请求 sector 数"] == "4.0" and chinese["效率"] == "100%"
     for index in (0, 1):
         svg = explorer.locator(f"div.access-explorer >> nth={index} >> svg")
-        assert svg.count() == 1 and svg.locator("rect").count() >= 32 + 4
+        assert svg.count() == 2 and svg.locator("rect").count() >= 32 + 4
     assert explorer.watch.remote_requests == [] and explorer.watch.errors == []
 
 
@@ -119,7 +119,63 @@ def test_widget_follows_its_inputs(explorer):
     root.locator("input >> nth=0").fill("1")
     assert figures(explorer, 0)["Wavefronts"] == "4"  # four quarter-warps
     root.locator("select >> nth=1").select_option("global")
-    root.locator("input >> nth=1").fill("20")  # rounded down to the 16-byte width
-    assert root.locator("input >> nth=1").input_value() == "16"
-    assert figures(explorer, 0)["Secteurs de 32 octets"] == "17"
+    root.locator("input >> nth=1").fill("16")
+    assert figures(explorer, 0)["Secteurs de 32\u202foctets"] == "17"
     assert explorer.watch.remote_requests == [] and explorer.watch.errors == []
+
+
+def retype(field, text):
+    """Empty the field and type ``text`` key by key, as a reader does."""
+    field.click()
+    field.press("Control+a")
+    field.press("Backspace")
+    if text:
+        field.press_sequentially(text, delay=10)
+
+
+#: (field, width, typed, message or None, figures expected for that value or None).
+TYPED = [
+    ("offset", "4", "64", None, {"Secteurs de 32\u202foctets": "4"}),
+    ("offset", "8", "100", "Un multiple de 8 est attendu (la largeur d’un accès).", None),
+    ("offset", "16", "128", None, {"Secteurs de 32\u202foctets": "16"}),
+    ("offset", "4", "-8", "Entre 0 et 4\u202f096.", None),
+    ("offset", "4", "99999", "Entre 0 et 4\u202f096.", None),
+    ("stride", "4", "2.5", "Un nombre entier est attendu, écrit en chiffres.", None),
+    ("stride", "4", "1e1", "Un nombre entier est attendu, écrit en chiffres.", None),
+    ("stride", "4", "", "Entrez un nombre.", None),
+    ("stride", "4", "100", "Entre 0 et 64.", None),
+    ("stride", "4", "12", None, {"Secteurs de 32\u202foctets": "32"}),
+]
+
+
+@pytest.mark.parametrize("name, width, typed, message, expected", TYPED)
+def test_typed_values_stay_as_typed_and_get_one_message_in_the_pages_language(explorer, name, width, typed, message,
+                                                                             expected):
+    root = explorer.locator("div.access-explorer >> nth=0")
+    root.locator("select >> nth=0").select_option(width)
+    field = root.locator("input >> nth=0" if name == "stride" else "input >> nth=1")
+    retype(field, typed)
+    assert field.input_value() == typed, "the widget rewrote what was typed"
+    messages = [m for m in root.locator(".access-explorer__message").all_inner_texts() if m]
+    own = field.locator("xpath=..").locator(".access-explorer__message").inner_text()
+    if message is None:
+        assert messages == [] and field.get_attribute("aria-invalid") is None
+        shown = figures(explorer, 0)
+        assert {key: shown[key] for key in expected} == expected
+        # and they are the analyzer's for exactly what the fields show
+        stride, offset = (int(f.input_value()) for f in root.locator("input").all())
+        python = analyze(WarpAccess(strided(stride, int(width), offset), int(width), "load", "global"))
+        assert shown["Secteurs de 32\u202foctets"] == str(python.sectors)
+    else:
+        assert messages == [message] and own == message, "one message, next to its field"
+        assert field.get_attribute("aria-invalid") == "true"
+        assert figures(explorer, 0) == {}, "figures shown for a value the field does not hold"
+        assert root.locator("svg").count() == 0
+
+
+def test_a_chinese_message(explorer):
+    root = explorer.locator("div.access-explorer >> nth=1")
+    retype(root.locator("input >> nth=0"), "2.5")
+    assert [m for m in root.locator(".access-explorer__message").all_inner_texts() if m] == ["请输入整数，只用数字。"]
+    retype(root.locator("input >> nth=0"), "3")
+    assert figures(explorer, 1)["32 字节 sector 数"] == "12"

@@ -33,3 +33,39 @@ def test_pages_open_and_link_from_the_disk(page, unpacked, start, link, title):
     assert page.url.endswith(link) and title in page.title()
     assert page.locator("article h1").count() == 1
     assert page.watch.remote_requests == []
+
+
+def search(page, query):
+    page.click("input.md-search__input")
+    page.keyboard.insert_text(query)
+    page.keyboard.press("ArrowRight")  # Material searches on keyboard events
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=15_000)
+    return results.evaluate_all("links => links.map(a => a.href)")
+
+
+@pytest.mark.parametrize("start, query, chapter", [
+    ("index.html", "occupation", "/performance/03-occupancy.html"),
+    ("zh/index.html", "占用率", "/zh/performance/03-occupancy.html"),
+])
+def test_search_works_from_the_disk(page, unpacked, start, query, chapter):
+    """Opened from the disk, the search reads its index from search/search_index.js and runs its
+    worker through the shim; the chapter that teaches the notion comes first."""
+    page.goto((unpacked / start).as_uri(), wait_until="load")
+    hrefs = search(page, query)
+    assert hrefs[0].startswith(unpacked.as_uri() + chapter), hrefs[:3]
+    assert page.watch.errors == [] and page.watch.remote_requests == []
+
+
+def test_pages_open_from_the_disk_without_a_console_error(page, unpacked):
+    """(404.html is for a web server, which serves it at any depth with absolute links: not here.)"""
+    problems = []
+    for rel in ("index.html", "performance/02-coalescing.html", "performance/03-occupancy.html",
+                "performance/04-profiling.html", "labs/03-occupancy/lab03.html", "zh/index.html",
+                "zh/performance/03-occupancy.html", "zh/labs/05-checklist/lab05.html"):
+        page.watch.errors.clear()
+        page.goto((unpacked / rel).as_uri(), wait_until="load")
+        page.wait_for_timeout(500)
+        problems += [f"{rel}: {error}" for error in page.watch.errors]
+    assert not problems, "\n".join(problems)
+    assert page.watch.remote_requests == []

@@ -194,10 +194,9 @@ def test_the_widget_follows_its_inputs_and_names_an_impossible_launch(page):
     assert numbers(page, "fr")["active_warps_per_sm"].endswith("/ 48")
     widget.locator('input[name="threads_per_block"]').fill("2000")
     alert = widget.locator(".occ-error")
-    assert "threads per block: 2000 requested, compute capability 8.6 allows at most 1024" in alert.text_content()
+    assert alert.text_content() == ("Lancement impossible\u00a0: threads par bloc\u00a0: 2\u202f000 demandés, "
+                                    "la capacité de calcul 8.6 en permet au plus 1\u202f024")
     assert widget.locator("svg").count() == 0
-    widget.locator('input[name="threads_per_block"]').fill("12.5")
-    assert "nombre entier" in alert.text_content()
     assert page.watch.errors == [] and page.watch.remote_requests == []
 
 
@@ -226,3 +225,64 @@ def test_an_unknown_compute_capability_is_named_as_labkit_names_it(blank):
     with pytest.raises(ValueError) as python:
         occupancy.architecture((6, 1))
     assert js == {"error": str(python.value)}
+
+
+def retype(field, text):
+    field.click()
+    field.press("Control+a")
+    field.press("Backspace")
+    if text:
+        field.press_sequentially(text, delay=10)
+
+
+@pytest.mark.parametrize("typed, lang, message", [
+    ("1e3", "fr", "Un nombre entier positif ou nul est attendu, écrit en chiffres."),
+    ("12abc", "fr", "Un nombre entier positif ou nul est attendu, écrit en chiffres."),
+    ("12.5", "zh", "请输入非负整数，只用数字。"),
+    ("-5", "zh", "请输入非负整数，只用数字。"),
+    ("", "fr", "Entrez un nombre."),
+])
+def test_a_typed_value_that_is_not_a_whole_number_is_named_next_to_its_field(page, typed, lang, message):
+    page.set_content(WIDGETS)
+    load_calculator(page)
+    widget = page.locator(f'div.occupancy-calculator[data-lang="{lang}"]')
+    field = widget.locator('input[name="threads_per_block"]')
+    retype(field, typed)
+    assert field.input_value() == typed
+    assert [m for m in widget.locator(".occ-message").all_inner_texts() if m] == [message]
+    assert widget.locator(f"#{field.get_attribute('aria-describedby')}").inner_text() == message
+    assert field.get_attribute("aria-invalid") == "true"
+    assert widget.locator("tr[data-key]").count() == 0 and widget.locator("svg").count() == 0
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("fr", "Lancement impossible\u00a0: un bloc de 1\u202f024\u202fthreads à 255\u202fregistres en demande 262\u202f144 "
+           "(8\u202f192 par warp, arrondis à l’unité d’allocation), un bloc peut en avoir au plus 65\u202f536\u00a0: "
+           "aucun bloc ne tient sur un SM"),
+    ("zh", "无法启动：一个 1,024 线程、每线程 255 个寄存器的 block 需要 262,144 个寄存器（按分配单位取整后每个 warp 8,192 个），"
+           "而一个 block 最多只能有 65,536 个：一个 SM 连一个 block 也放不下"),
+])
+def test_a_launch_no_sm_can_hold_is_called_impossible(page, lang, expected):
+    assert occupancy.calculate(KernelLaunch(1024, 255)).blocks_per_sm == 0
+    page.set_content(WIDGETS)
+    load_calculator(page)
+    widget = page.locator(f'div.occupancy-calculator[data-lang="{lang}"]')
+    retype(widget.locator('input[name="threads_per_block"]'), "1024")
+    retype(widget.locator('input[name="registers_per_thread"]'), "255")
+    assert widget.locator(".occ-error").text_content() == expected
+    assert widget.locator("tr[data-key]").count() == 0
+
+
+def test_every_refusal_is_said_in_both_languages_and_none_in_english(blank):
+    """Each refusal labkit.occupancy can give (threads, registers, shared memory, attribute,
+    carve-out) has its sentence in each language; the widget never shows Python's English."""
+    keys = blank.evaluate("""() => { const out = {};
+      for (const [lang, table] of Object.entries(window.labkitOccupancy.REFUSALS)) out[lang] = Object.keys(table).sort();
+      return out; }""")
+    assert keys["fr"] == keys["zh"]
+    thrown = blank.evaluate("""cases => cases.map(c => { try { window.labkitOccupancy.calculate(c); return null; }
+      catch (e) { return e.key; } })""", [case(c, t, r, s, d, m, v) for c, t, r, s, d, m, v in [
+        ("9.0", 0, 32, 0, 0, None, None), ("9.0", 2000, 32, 0, 0, None, None), ("9.0", 256, 300, 0, 0, None, None),
+        ("9.0", 256, 32, -1, 0, None, None), ("9.0", 256, 32, 50000, 0, None, None),
+        ("9.0", 256, 32, 0, 300000, None, None), ("9.0", 256, 32, 0, 0, 10**6, None), ("9.0", 256, 32, 0, 0, None, 101)]])
+    assert None not in thrown and set(thrown) <= set(keys["fr"])

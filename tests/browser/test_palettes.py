@@ -1,6 +1,10 @@
-"""Light and dark: the lab figures' text and marks, and the lab tables, keep enough contrast on
-each palette's background (WCAG: 4.5:1 for text, 3:1 for graphical marks), and every page loads in
-the dark palette too, offline and without a console error."""
+"""Light and dark: every text and line of the lab figures, lab tables, widgets (access explorer,
+occupancy calculator, quizzes) and Mermaid diagrams keeps enough contrast on what it is drawn on
+(WCAG 2.1: 4.5:1 for text, 3:1 for lines, marks and form-field borders, 1.4.3 and 1.4.11), and
+every page loads in the dark palette too, offline and without a console error.
+
+A chart's grid lines and the timeline's track are left out: they are decoration under the data
+(WCAG 1.4.11 asks 3:1 of what is needed to read the graphic), drawn faint on purpose."""
 
 import re
 
@@ -18,11 +22,11 @@ pytestmark = pytest.mark.browser
 
 SCHEMES = {"light": "default", "dark": "slate"}
 MARKS = ".lab-figure .theoretical, .lab-figure .measured, .lab-figure .sweep, .lab-figure .kernel, " \
-        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark"
+        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark, .lab-figure .frame, .lab-figure .axis"
 #: For each element: its colour (fill for text and filled marks, stroke for lines) and the page's background.
 COLOURS_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
   const style = getComputedStyle(el);
-  const line = ['polyline', 'line', 'path'].includes(el.tagName);
+  const line = ['polyline', 'line', 'path'].includes(el.tagName) || el.getAttribute('class') === 'frame';
   return {tag: el.tagName, cls: el.getAttribute('class') || '',
           colour: el.tagName === 'TD' ? style.color : (line ? style.stroke : style.fill)};
 })"""
@@ -103,3 +107,86 @@ def test_every_page_loads_in_the_dark_palette_offline(browser, site_url, built_s
     context.close()
     assert not problems, "\n".join(problems)
     assert watch.remote_requests == []
+
+
+#: Every text and line of the widgets and diagrams, each with what it is drawn on: (what, kind,
+#: colour, backdrop). Text on a coloured cell is measured against the cell.
+WIDGET_COLOURS_JS = """() => {
+  const page = getComputedStyle(document.body).backgroundColor;
+  const out = [];
+  const add = (el, kind, colour, backdrop) => out.push({
+    what: el.tagName + '.' + (el.getAttribute('class') || '') + ' ' + (el.textContent || '').trim().slice(0, 20),
+    kind, colour, backdrop: backdrop || page});
+  const style = (el) => getComputedStyle(el);
+  const all = (root, selector) => [...root.querySelectorAll(selector)];
+  for (const el of all(document, '.access-explorer svg text')) {
+    const cell = el.classList.contains('explorer-on-cell') ? el.previousElementSibling : null;
+    add(el, 'text', style(el).fill, cell ? style(cell).fill : page);
+  }
+  for (const el of all(document, '.access-explorer .explorer-cell')) add(el, 'line', style(el).stroke);
+  for (const el of all(document, '.access-explorer .explorer-shared-mark')) add(el, 'line', style(el).fill, style(el.previousElementSibling.previousElementSibling).fill);
+  for (const el of all(document, '.access-explorer label, .access-explorer dt, .access-explorer dd, ' +
+      '.access-explorer figcaption, .access-explorer__message, .occupancy-calculator p, .occupancy-calculator label, ' +
+      '.occupancy-calculator th, .occupancy-calculator td, .occupancy-calculator figcaption, .occ-message, ' +
+      '.quiz-feedback, .scroll-hint')) {
+    if (el.textContent.trim()) add(el, 'text', style(el).color);
+  }
+  for (const el of all(document, '.occupancy-calculator svg text')) add(el, 'text', style(el).fill);
+  for (const el of all(document, '.occupancy-calculator .occ-line, .occupancy-calculator .occ-axis')) add(el, 'line', style(el).stroke);
+  for (const el of all(document, '.occupancy-calculator .occ-current')) add(el, 'line', style(el).fill);
+  for (const el of all(document, '.access-explorer input, .access-explorer select, .occupancy-calculator input, ' +
+      '.occupancy-calculator select, .quiz-numeric input')) {
+    add(el, 'line', style(el).borderTopColor);
+    add(el, 'text', style(el).color, style(el).backgroundColor);
+  }
+  for (const host of all(document, 'div.mermaid')) {
+    const root = host.shadowRoot;
+    for (const el of all(root, '.nodeLabel, .edgeLabel p, .edgeLabel span')) if (el.textContent.trim()) add(el, 'text', style(el).color);
+    for (const el of all(root, '.node rect, .node polygon, .node path, .flowchart-link')) add(el, 'line', style(el).stroke);
+  }
+  return out;
+}"""
+
+
+def widget_pages():
+    return [(lang, path) for lang in LANGUAGES for path in
+            ("performance/", "performance/02-coalescing/", "performance/03-occupancy/", "performance/04-profiling/",
+             "performance/05-checklist/")]
+
+
+@pytest.mark.parametrize("lang, path", widget_pages())
+def test_widgets_and_diagrams_are_readable_in_both_palettes(scheme, site_url, lang, path):
+    """Also in their error states: the explorer's message, the calculator's refusal and its
+    field messages, a quiz's feedback."""
+    from tests.browser.test_site import OPEN_SHADOW_ROOTS
+
+    name, page = scheme
+    page.add_init_script(OPEN_SHADOW_ROOTS)
+    page.goto(site_url + LANGUAGES[lang]["root"] + path, wait_until="networkidle")
+    page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => d.shadowRoot)")
+    background = page.evaluate(BACKGROUND_JS)
+    seen = page.evaluate(WIDGET_COLOURS_JS)
+    explorer, calculator = page.locator("div.access-explorer"), page.locator("div.occupancy-calculator")
+    if explorer.count():
+        explorer.locator("input >> nth=0").fill("2.5")
+        seen += page.evaluate(WIDGET_COLOURS_JS)
+        explorer.locator("input >> nth=0").fill("8")
+        explorer.locator("select >> nth=1").select_option("shared")
+        seen += page.evaluate(WIDGET_COLOURS_JS)
+    if calculator.count():
+        calculator.locator('input[name="threads_per_block"]').fill("2000")
+        seen += page.evaluate(WIDGET_COLOURS_JS)
+        calculator.locator('input[name="threads_per_block"]').fill("x")
+        seen += page.evaluate(WIDGET_COLOURS_JS)
+    quiz = page.locator(".quiz[data-quiz-kind='choice']").first
+    if quiz.count():
+        quiz.locator("button.quiz-option").first.click()
+        seen += page.evaluate(WIDGET_COLOURS_JS)
+    assert seen, "nothing to measure on the page"
+    kinds = {item["kind"] for item in seen}
+    assert kinds == {"text", "line"}
+    faint = sorted({f"{item['what']} {item['colour']} on {item['backdrop']}: "
+                    f"{contrast(item['colour'], item['backdrop']):.2f}"
+                    for item in seen
+                    if contrast(item["colour"], item["backdrop"]) < (4.5 if item["kind"] == "text" else 3.0)})
+    assert not faint, f"{name} palette on {background}:\n" + "\n".join(faint[:12])

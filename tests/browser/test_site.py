@@ -5,6 +5,7 @@ import pytest
 from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
+from labkit.site.typography import typeset_text
 
 pytestmark = pytest.mark.browser
 
@@ -56,6 +57,32 @@ def test_search_finds_a_term_of_the_language(page, site_url, lang):
     assert all(f"/{LANGUAGES['zh']['root']}" in href for href in hrefs) == (lang == "zh"), hrefs
 
 
+@pytest.mark.parametrize("lang, query", [("fr", "occupation"), ("fr", "occupancy"), ("zh", "占用率"), ("zh", "occupancy")])
+def test_the_chapter_that_teaches_a_notion_comes_first(page, site_url, lang, query):
+    """French readers may say "occupation", the course says "occupancy"; in Chinese "占用率" is
+    also in the lab 03 notebook and chapter 5: chapter 3 comes first (labkit.site.search_terms)."""
+    page.goto(site_url + LANGUAGES[lang]["root"])
+    page.click("input.md-search__input")
+    page.keyboard.insert_text(query)
+    page.keyboard.press("ArrowRight")
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=15_000)
+    hrefs = results.evaluate_all("links => links.map(a => a.href)")
+    assert hrefs[0].startswith(site_url + LANGUAGES[lang]["root"] + "performance/03-occupancy/"), hrefs[:4]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_404_page_leads_to_each_languages_home(page, site_url, lang):
+    page.goto(site_url + LANGUAGES[lang]["root"] + "404.html")
+    for target in LANGUAGES:
+        href = page.get_attribute(f'a.md-select__link[hreflang="{target}"]', "href")
+        assert href == "/" + LANGUAGES[target]["root"], (target, href)
+    page.hover(".md-header__option .md-select")
+    with page.expect_navigation():
+        page.click('a.md-select__link[hreflang="zh"]')
+    assert page.url == site_url + "zh/" and page.get_attribute("html", "lang") == "zh"
+
+
 # Material draws each diagram into a closed shadow root; open it so the test can look inside.
 OPEN_SHADOW_ROOTS = (
     "const attach = Element.prototype.attachShadow;"
@@ -89,11 +116,11 @@ def test_choice_quiz_says_wrong_then_right(page, site_url, lang):
     assert not quiz.locator("details.quiz-answer").evaluate("d => d.open")
     quiz.locator(f'button.quiz-option[value="{wrong}"]').click()
     assert "quiz--wrong" in quiz.get_attribute("class")
-    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "wrong")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "wrong"), lang)
     assert quiz.locator("details.quiz-answer").evaluate("d => d.open")
     quiz.locator(f'button.quiz-option[value="{right}"]').click()
     assert "quiz--right" in quiz.get_attribute("class")
-    assert quiz.locator(".quiz-feedback").inner_text() == label(lang, "right")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "right"), lang)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -15,6 +15,7 @@ import urllib.request
 
 import pytest
 
+from labkit.site.typography import typeset_text
 from tests.conftest import DOCS, REPO_ROOT
 
 PAGE = "performance/index.md"
@@ -78,7 +79,8 @@ def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
         marker = f"Phrase ajoutée pendant l'aperçu {lang}"
         page = tmp_path / "docs" / root / PAGE
         page.write_text(page.read_text() + f"\n{marker}\n")
-        wait_for(lambda: marker in (fetch(url) or ""), "showed the edit")
+        shown = typeset_text(marker, lang)   # as the build sets it: l’aperçu
+        wait_for(lambda: shown in (fetch(url) or ""), "showed the edit")
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=30)

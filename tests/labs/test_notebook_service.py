@@ -15,7 +15,7 @@ import pytest
 from labkit import notebook_service as ns
 from labkit.lab import labs
 from labkit.site.lab_block import LabExtension
-from labkit.site.plugin import colab_link_on_notebook_page, notebooks
+from labkit.site.plugin import colab_link_on_notebook_page, notebook_paths
 from labkit.project import Project
 from tests.conftest import REPO_ROOT
 
@@ -63,17 +63,17 @@ def test_no_link_without_a_configured_repository(monkeypatch):
     monkeypatch.delenv(ns.REPO_URL_ENV, raising=False)
     assert ns.repository_url(REPO_ROOT) is None, "pyproject.toml names a repository: drop this test's premise"
     assert "colab" not in lab_block_html().lower()
-    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri=notebooks()[0]))
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri=notebook_paths()[0]))
     html = '<article class="md-content__inner md-typeset"><h1>x</h1>'
     assert colab_link_on_notebook_page(html, page, Project(REPO_ROOT), "fr") == html
 
 
 def test_the_notebook_page_opens_with_the_link(configured):
-    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri=notebooks()[1]))
+    page = types.SimpleNamespace(file=types.SimpleNamespace(src_uri=notebook_paths()[1]))
     html = '<body><article class="md-content__inner md-typeset"><h1>Lab 02</h1></article></body>'
     shown = colab_link_on_notebook_page(html, page, Project(REPO_ROOT), "zh")
     assert shown.startswith('<body><article class="md-content__inner md-typeset"><p class="lab-colab"><a href="'
-                            + ns.colab_url(REPO, notebooks()[1]))
+                            + ns.colab_url(REPO, notebook_paths()[1]))
     other = types.SimpleNamespace(file=types.SimpleNamespace(src_uri="performance/01-roofline.md"))
     assert colab_link_on_notebook_page(html, other, Project(REPO_ROOT), "zh") == html
 
@@ -103,14 +103,14 @@ def test_labkit_notebooks_writes_what_the_tests_then_hold_equal(tmp_path, monkey
     shutil.copytree(REPO_ROOT / "labs", tmp_path / "labs", ignore=shutil.ignore_patterns("results", "calibration"))
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("LABKIT_PROJECT", raising=False)
-    assert ns.stale_notebooks(tmp_path, notebooks()) == [ns.ipynb_path(n) for n in notebooks()]
+    assert ns.stale_notebooks(tmp_path, notebook_paths()) == [ns.ipynb_path(n) for n in notebook_paths()]
     assert main(["notebooks"]) == 0
     assert "wrote labs/01-roofline/lab01.ipynb" in capsys.readouterr().out
-    assert ns.stale_notebooks(tmp_path, notebooks()) == []
+    assert ns.stale_notebooks(tmp_path, notebook_paths()) == []
     (tmp_path / "labs/01-roofline/lab01.py").write_text((REPO_ROOT / "labs/01-roofline/lab01.py").read_text() + "\n# %%\n1\n")
-    assert ns.stale_notebooks(tmp_path, notebooks()) == ["labs/01-roofline/lab01.ipynb"]
+    assert ns.stale_notebooks(tmp_path, notebook_paths()) == ["labs/01-roofline/lab01.ipynb"]
 
 
 def test_the_course_notebooks_are_up_to_date():
-    stale = ns.stale_notebooks(REPO_ROOT, notebooks())
+    stale = ns.stale_notebooks(REPO_ROOT, notebook_paths())
     assert not stale, f"{', '.join(stale)}: run `make notebooks` (the percent scripts changed)"

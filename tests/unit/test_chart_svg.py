@@ -41,7 +41,7 @@ def test_a_chart_draws_each_series_its_markers_and_its_legend():
     assert lines[1].get("stroke-dasharray") and not lines[0].get("stroke-dasharray")
     assert len(svg.findall("circle")) == 3  # markers of the measured series only
     assert len(svg.findall("path")) == 2    # the crosses of the marker-only series
-    assert [t.text for t in svg.findall("text") if t.text in ("measured", "model", "steps")] == ["measured", "steps"]
+    assert [t.text for t in svg.iter(f"text") if t.text in ("measured", "model", "steps")] == ["measured", "steps"]
     # colours come from the stylesheet: classes, never a colour in the SVG
     assert lines[0].get("class") == "series-0 line" and svg.find("circle").get("class") == "series-0 mark"
     assert all(el.get("stroke") is None and el.get("fill") in (None, "none", "currentColor") for el in svg.iter())
@@ -60,11 +60,32 @@ def test_guides_and_a_second_axis():
 def test_points_outside_the_axes_are_clipped_to_the_plot():
     svg = line_chart([Series("s", ((0.5, -10), (100, 1e9)), chart_svg.SERIES[0])], Axis("x", 1, 4, log=True, base=2),
                      Axis("y", 0, 50), "clipped")
+    frame = svg.find("rect")
     for circle in svg.findall("circle"):
         assert chart_svg.LEFT <= float(circle.get("cx")) <= chart_svg.WIDTH - chart_svg.RIGHT
-        assert chart_svg.TOP <= float(circle.get("cy")) <= chart_svg.HEIGHT - chart_svg.BOTTOM
+        assert float(frame.get("y")) <= float(circle.get("cy")) <= float(frame.get("y")) + float(frame.get("height"))
 
 
 def test_the_svg_is_self_contained():
     text = etree.tostring(chart(), encoding="unicode")
     assert "http" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "") and "nan" not in text.lower()
+
+
+def test_the_legend_sits_above_the_plot_and_wraps():
+    """Nothing is drawn over the legend's text: it is above the plot's frame, one row or more."""
+    many = [Series(f"a long series label number {k}", ((1, k), (4, k + 1)), chart_svg.SERIES[k % 6]) for k in range(6)]
+    svg = line_chart(many, Axis("x", 1, 4), Axis("y", 0, 10), "wrapped")
+    frame = svg.find("rect")
+    legend = svg.find("g[@class='legend']")
+    rows = {t.get("y") for t in legend.iter("text")}
+    assert len(list(legend.iter("text"))) == 6 and len(rows) >= 2
+    assert all(float(t.get("y")) + 4 < float(frame.get("y")) for t in legend.iter("text"))
+    assert all(float(t.get("x")) + chart_svg.text_width(t.text) <= chart_svg.WIDTH for t in legend.iter("text"))
+    height = float(svg.get("viewBox").split()[3])
+    assert float(frame.get("y")) + float(frame.get("height")) + chart_svg.BOTTOM == pytest.approx(height)
+
+
+def test_text_is_drawn_at_the_charts_size():
+    assert {t.get("font-size") for t in chart().iter("text")} <= {str(chart_svg.FONT), str(chart_svg.TITLE_FONT)}
+    # 720 units in Material's 688 px column, and at least 660 px on a phone: 12.8 px or more
+    assert chart_svg.FONT * 660 / chart_svg.WIDTH >= 12.8

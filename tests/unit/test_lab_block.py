@@ -24,7 +24,26 @@ def test_unknown_lab_is_named():
         render("/// lab | lab-77\n///\n")
 
 
-@pytest.mark.parametrize("lang, word", [("fr", "Mesuré sur"), ("zh", "测量于")])
+@pytest.mark.parametrize("lang, word", [("fr", "Mesuré sur un NVIDIA H200 le "), ("zh", "在 NVIDIA H200 上测得")])
 def test_recorded_results_render_in_each_language(lang, word):
     html = render("/// lab | lab-04\n///\n", lang)
     assert word in html and "<svg" in html and 'data-table="lab04.ablation"' in html
+
+
+def test_a_solution_shows_its_docstring_in_the_pages_language_only():
+    """Each solution's docstring holds both languages; its page shows one, wrapped to the code box."""
+    import ast
+    import re
+
+    from labkit.site.exercise_block import SHOWN_COLUMNS, SOLUTIONS, _columns, solution_for_page
+
+    cjk = re.compile("[\u4e00-\u9fff]")
+    for path in sorted(SOLUTIONS.glob("[!_]*.py")):
+        for lang in ("fr", "zh"):
+            shown = solution_for_page(path.read_text(encoding="utf-8"), lang)
+            doc = ast.get_docstring(ast.parse(shown))
+            assert doc and "FR." not in doc and "中文。" not in doc, path.name
+            assert bool(cjk.search(doc)) == (lang == "zh"), f"{path.name} ({lang}): {doc[:80]}"
+            # (a closing mark may end a full Chinese line rather than start the next)
+            assert all(_columns(line) <= SHOWN_COLUMNS + 2 for line in doc.splitlines()), path.name
+            assert shown.split('"""', 2)[2] == path.read_text(encoding="utf-8").split('"""', 2)[2], "code changed"

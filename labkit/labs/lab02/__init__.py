@@ -24,7 +24,7 @@ from labkit.labs.lab02.results import SHARED_OPS, Lab02Results, SassListing, Siz
 from labkit.report.labels import label
 from labkit.report.tables import Column, Table
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Series, figure, line_chart
-from labkit.report.numbers import format_number
+from labkit.report.numbers import format_bytes, format_number
 
 STEPS = ("sweep", "particles", "shared", "transpose")
 _TILES = {"transpose_tiled": "tiled", "transpose_padded": "padded", "transpose_swizzled": "swizzled"}
@@ -134,21 +134,22 @@ class Lab02(Lab[Sizes, Lab02Results]):
 
     def figures(self, results: Lab02Results, lang: str) -> list[etree.Element]:
         words = {key: label(lang, f"lab02.plot.{key}") for key in (
-            "sweep_caption", "stride", "useful_gbps", "sectors", "shared_caption", "wavefronts", "cycles")}
+            "sweep_caption", "sectors_caption", "stride", "useful_gbps", "sectors", "analyzer", "ncu", "shared_caption",
+            "wavefronts", "cycles")}
         number = lambda value: format_number(value, 0, lang)  # noqa: E731
         f32 = [p for p in results.sweep if p.element_bytes == 4 and p.offset == 0]
         strides = Axis(words["stride"], 0, max(p.stride for p in f32), format_tick=number)
         bandwidth = line_chart([Series(words["useful_gbps"], tuple((p.stride, p.useful_gbps) for p in f32), SERIES[0])],
                                strides, Axis(words["useful_gbps"], 0, max(p.useful_gbps for p in f32) * 1.1,
                                              format_tick=number), words["sweep_caption"])
-        sectors = [Series(words["sectors"] + " · analyzer",
+        sectors = [Series(words["analyzer"],
                           tuple((p.stride, p.run.predicted.ld_sectors_per_request or 0) for p in f32), SERIES[0])]
         if all(p.run.measured for p in f32):
-            sectors.append(Series(words["sectors"] + " · ncu", tuple(
+            sectors.append(Series(words["ncu"], tuple(
                 (p.stride, p.run.measured.ld_sectors_per_request or 0) for p in f32), SERIES[1], line=False,
                 marker="cross"))
         top_sectors = max(b for one in sectors for _, b in one.points) * 1.1
-        shared = [Series(f"{width} B", tuple((p.predicted_wavefronts_per_access, results.cycles_per_warp_access(p))
+        shared = [Series(format_bytes(width, lang), tuple((p.predicted_wavefronts_per_access, results.cycles_per_warp_access(p))
                                               for p in results.shared if p.element_bytes == width), SERIES[index],
                          line=False)
                   for index, width in enumerate((4, 8, 16))]
@@ -157,7 +158,7 @@ class Lab02(Lab[Sizes, Lab02Results]):
         top_cycles = max([top] + [b for one in shared for _, b in one.points]) * 1.1
         return [figure(bandwidth, words["sweep_caption"]),
                 figure(line_chart(sectors, strides, Axis(words["sectors"], 0, top_sectors, format_tick=number),
-                                  words["sweep_caption"]), words["sweep_caption"]),
+                                  words["sectors_caption"]), words["sectors_caption"]),
                 figure(line_chart(shared, Axis(words["wavefronts"], 0, top * 1.05, format_tick=number),
                                   Axis(words["cycles"], 0, top_cycles, format_tick=number), words["shared_caption"]),
                        words["shared_caption"])]

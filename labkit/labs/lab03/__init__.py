@@ -297,7 +297,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
         guides = (Guide(self._words(lang, "memory.copy"), copy),
                   Guide(format_percent(100 * LOW_OCCUPANCY, 0, lang), LOW_OCCUPANCY * arch.max_warps_per_sm,
                         vertical=True))
-        return "memory", line_chart(series, x, y, self._words(lang, "memory.caption"), guides, legend_low=True)
+        return "memory", line_chart(series, x, y, self._words(lang, "memory.caption"), guides)
 
     def _arithmetic_chart(self, results: Lab03Results, lang: str):
         peak = results.fp32_peak_gflops() / 1e3
@@ -316,7 +316,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
                                  colour, dashed=True, marker="none", legend=False))
         series.append(Series(self._words(lang, "little"), (), REFERENCE, dashed=True, marker="none"))
         return "arithmetic", line_chart(series, x, y, self._words(lang, "arithmetic.caption"),
-                                        (Guide(self._words(lang, "arithmetic.peak"), peak),), legend_low=True)
+                                        (Guide(self._words(lang, "arithmetic.peak"), peak),))
 
     def _waves_chart(self, results: Lab03Results, lang: str):
         points = results.waves.points

@@ -160,10 +160,11 @@ class Lab04(Lab[Sizes, Lab04Results]):
             for stream in ("compute", "copy"):
                 selected = [s for s in spans if s.stream == stream]
                 if selected:
-                    rows.append((f"{label(lang, 'value.' + version)} · {stream}", selected))
+                    rows.append((f"{label(lang, 'value.' + version)} · {label(lang, 'lab04.stream.' + stream)}", selected))
         phase_labels = {phase: label(lang, f"value.{phase}") for phase in PHASES}
         svg = timeline_svg(rows, phase_labels, label(lang, "lab.timeline_caption"),
-                           lambda seconds: format_number(seconds * 1e3, 2, lang) + " ms")
+                           lambda seconds: format_number(seconds * 1e3, 2, lang) + (" ms" if lang != "fr" else "\u202fms"),
+                           label(lang, "lab04.timeline.axis"), lambda ms: format_number(ms, 0 if ms == int(ms) else 1, lang))
         source = etree.Element("p", {"class": "lab-timeline-source"})
         source.text = label(lang, f"lab04.timeline_source.{results.timeline.source}")
         figure = etree.Element("figure", {"class": "lab-figure"})

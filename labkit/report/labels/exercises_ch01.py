@@ -44,7 +44,7 @@ WORDS = {
         'dans un registre (boucle grid-stride), que le bloc combine ses sommes en mémoire partagée, et une seule '
         'atomique par bloc.',
         '对同一地址的原子操作只能逐个执行。让每个线程先在寄存器里累加许多元素（grid-stride 循环），'
-        '再在共享内存中合并整个 block 的部分和，每个 block 只做一次原子操作。',
+        '再在 shared memory 中合并整个 block 的部分和，每个 block 只做一次原子操作。',
     ),
     'exercise.01-reduce.hint.time': (
         'A sum reads 4 bytes per element and does almost nothing else: its floor is n × 4 bytes / the bandwidth. '

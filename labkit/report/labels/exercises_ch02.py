@@ -33,8 +33,8 @@ WORDS = {
         'Des voies consécutives (threadIdx.x) doivent lire des flottants consécutifs d’une ligne de source : '
         'source[ligne, x] avec x qui suit threadIdx.x, 4 secteurs par requête. Lire le long d’une colonne donne '
         'à chaque voie son propre secteur.',
-        '相邻的通道（threadIdx.x）必须读取 source 同一行中相邻的浮点数：source[行, x]，x 随 threadIdx.x '
-        '递增，每次请求 4 个 sector。沿列读取会让每个通道各占一个 sector。',
+        '相邻的 lane（threadIdx.x）必须读取 source 同一行中相邻的浮点数：source[行, x]，x 随 threadIdx.x '
+        '递增，每次请求 4 个 sector。沿列读取会让每个 lane 各占一个 sector。',
     ),
     'exercise.02-transpose.hint.stores': (
         'Writing target[x, y] with x following threadIdx.x writes down a column: each lane in its own row, '
@@ -43,8 +43,8 @@ WORDS = {
         'Écrire target[x, y] avec x qui suit threadIdx.x, c’est écrire le long d’une colonne : chaque voie dans sa '
         'propre ligne, 32 secteurs par requête. Passez par la tuile partagée, pour que des voies consécutives '
         'écrivent des flottants consécutifs d’une ligne de target.',
-        '写 target[x, y] 而 x 随 threadIdx.x 递增，就是沿列写：每个通道写在各自的行里，每次请求 32 个 '
-        'sector。经共享内存中的 tile 中转，让相邻的通道写 target 同一行中相邻的浮点数。',
+        '写 target[x, y] 而 x 随 threadIdx.x 递增，就是沿列写：每个 lane 写在各自的行里，每次请求 32 个 '
+        'sector。经 shared memory 中的 tile 中转，让相邻的 lane 写 target 同一行中相邻的浮点数。',
     ),
     'exercise.02-transpose.hint.time': (
         'Shared memory serves one wavefront per cycle: a column read of tile[32][32] takes 32, so a tile costs more '
@@ -53,7 +53,7 @@ WORDS = {
         'La mémoire partagée sert une wavefront par cycle : la lecture d’une colonne de tile[32][32] en prend 32, '
         'et une tuile coûte alors plus de cycles en mémoire partagée que ses 8 Kio n’en prennent pour aller et '
         'venir de la DRAM. Supprimez d’abord les conflits (le simulateur les compte).',
-        '共享内存每个周期处理一个 wavefront：读 tile[32][32] 的一列要 32 个，于是一个 tile 在共享内存上花的'
+        'shared memory 每个周期处理一个 wavefront：读 tile[32][32] 的一列要 32 个，于是一个 tile 在 shared memory 上花的'
         '周期比它的 8 KiB 往返 DRAM 还多。先消除冲突（模拟器会统计冲突数）。',
     ),
     'exercise.02-aos.title': (
@@ -78,9 +78,9 @@ WORDS = {
         'secteur chacune. Les 32 voies d’un warp doivent lire 32 mots consécutifs : voyez p comme n × 8 mots à la '
         'suite et confiez le mot w au thread w (particule w // 8, champ w % 8), ou chargez ainsi d’abord les '
         'enregistrements du bloc en mémoire partagée.',
-        '每个线程处理一个粒子、读取 p[i, f]：32 个通道相隔 32 字节，步长为 8 个浮点数，各占一个 sector。'
-        '一个 warp 的 32 个通道必须读取 32 个连续的字：把 p 看成首尾相接的 n × 8 个字，让线程 w 负责第 w '
-        '个字（第 w // 8 个粒子的第 w % 8 个字段），或者先用这种方式把本 block 的记录读进共享内存。',
+        '每个线程处理一个粒子、读取 p[i, f]：32 个 lane 相隔 32 字节，步长为 8 个浮点数，各占一个 sector。'
+        '一个 warp 的 32 个 lane 必须读取 32 个连续的字：把 p 看成首尾相接的 n × 8 个字，让线程 w 负责第 w '
+        '个字（第 w // 8 个粒子的第 w % 8 个字段），或者先用这种方式把本 block 的记录读进 shared memory。',
     ),
     'exercise.02-aos.hint.stores': (
         'Writes follow the same rule as reads: out[i, f] from one thread per particle is a stride of 8 floats, '
@@ -89,7 +89,7 @@ WORDS = {
         'c’est un pas de 8 flottants, 32 secteurs par requête. Faites écrire des mots consécutifs de out par des '
         'voies consécutives.',
         '写入与读取遵循同一规则：每个线程写自己粒子的 out[i, f]，就是步长为 8 个浮点数的访问，每次请求 '
-        '32 个 sector。让相邻的通道写 out 中相邻的字。',
+        '32 个 sector。让相邻的 lane 写 out 中相邻的字。',
     ),
     'exercise.02-aos.hint.time': (
         'Strided or not, the kernel reads and writes the same DRAM bytes; but each instruction of a stride of 8 '

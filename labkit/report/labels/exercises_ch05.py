@@ -41,7 +41,7 @@ WORDS = {
         'Coalescé et juste, et pourtant plus lent que le nôtre : estimez t_min à partir des 8 octets que déplace '
         'chaque élément, puis regardez votre lancement (assez de blocs pour occuper tous les SM ?) et ce que '
         'chaque thread calcule en plus de son chargement et de son écriture.',
-        '访存合并、结果正确，却仍比我们的慢：按每个元素搬运 8 字节估算 t_min，再看看你的启动配置（block'
+        '合并访存、结果正确，却仍比我们的慢：按每个元素搬运 8 字节估算 t_min，再看看你的启动配置（block'
         '够不够占满所有 SM？），以及每个线程除了一次读取和一次写入之外还算了什么。',
     ),
     'exercise.05-mystery-h.title': (

@@ -8,8 +8,8 @@ WORDS = {
         ("L'analyseur face à Nsight Compute : lancements dont les compteurs globaux, les instructions "
          "partagées exécutées et les compteurs partagés par instruction sont égaux, et où les compteurs "
          "partagés matériels ne les dépassent que de l'arbitrage"),
-        ('分析器对照 Nsight Compute：全局计数器、已执行的共享内存指令数与指令级共享内存计数器全部相等，'
-         '且硬件共享内存计数器只多出仲裁部分的启动'),
+        ('分析器对照 Nsight Compute：全局计数器、已执行的 shared memory 指令数与指令级 shared memory 计数器全部相等，'
+         '且硬件 shared memory 计数器只多出仲裁部分的启动'),
     ),
     'table.lab02.sweep': (
         'Step 1, global stride and offset sweep (reads only, L2 flushed)',
@@ -24,7 +24,7 @@ WORDS = {
     'table.lab02.shared': (
         'Step 3, shared-memory stride sweep: time per warp-level load against wavefronts',
         'Étape 3, balayage de pas en mémoire partagée : temps par chargement de warp face aux wavefronts',
-        '第 3 步，共享内存步长扫描：每条 warp 级加载的时间对照 wavefront 数',
+        '第 3 步，shared memory 步长扫描：每条 warp 级加载的时间对照 wavefront 数',
     ),
     'table.lab02.transposes': (
         'Step 4, transposing a float32 matrix, against the copy of the same bytes (same run, medians)',
@@ -36,7 +36,7 @@ WORDS = {
         "L'analyseur, exécuté ici, sur chaque lancement du lab aux tailles du GPU, face aux compteurs enregistrés par ncu",
         '在本机运行的分析器，按 GPU 规模作用于本实验的每次启动，对照 ncu 记录的计数器',
     ),
-    'column.shared_wavefronts': ('shared load wavefronts', 'wavefronts de chargement partagé', '共享内存加载 wavefront'),
+    'column.shared_wavefronts': ('shared load wavefronts', 'wavefronts de chargement partagé', 'shared memory 加载 wavefront'),
     'column.equals_recorded': ('agrees with the recorded ncu counters', 'en accord avec les compteurs ncu enregistrés',
                                '与已记录的 ncu 计数器一致'),
     'column.step': ('step', 'étape', '步骤'),
@@ -74,7 +74,7 @@ WORDS = {
     'column.hardware_excess': ('hardware excess (% of predicted)', 'excès matériel (% du prédit)',
                                '硬件计数多出（占预测的百分比）'),
     'column.cycles_per_access': ('SM cycles / warp load', 'cycles SM / chargement de warp', 'SM 周期 / warp 加载'),
-    'column.shared_tile': ('shared tile', 'tuile partagée', '共享内存 tile'),
+    'column.shared_tile': ('shared tile', 'tuile partagée', 'shared memory tile'),
     'column.conflicts_analyzer': ('bank conflicts, analyzer', 'conflits de banc, analyseur', 'bank 冲突，分析器'),
     'column.conflicts_sass_total': ('bank conflicts, ncu (per instruction)', 'conflits de banc, ncu (par instruction)',
                                     'bank 冲突，ncu（逐指令）'),
@@ -89,7 +89,7 @@ WORDS = {
     'column.of_ceiling': ("of the course's copy ceiling", 'du plafond de copie du cours', '占课程拷贝上限'),
     'value.sweep': ('1 · global sweep', '1 · balayage global', '1 · 全局扫描'),
     'value.particles': ('2 · particles', '2 · particules', '2 · 粒子'),
-    'value.shared': ('3 · shared sweep', '3 · balayage partagé', '3 · 共享内存扫描'),
+    'value.shared': ('3 · shared sweep', '3 · balayage partagé', '3 · shared memory 扫描'),
     'value.transpose': ('4 · transposes', '4 · transposées', '4 · 转置'),
     'value.aos': ('array of structures', 'tableau de structures', '结构体数组'),
     'value.soa': ('structure of arrays', 'structure de tableaux', '数组结构体'),
@@ -104,17 +104,24 @@ WORDS = {
     'value.transpose_swizzled': ('swizzled (XOR)', 'permutée (XOR)', '异或重排'),
     'value.cupy_copyto_same': ('cupy.copyto, same bytes', 'cupy.copyto, mêmes octets', 'cupy.copyto，同样的字节'),
     'lab02.plot.sweep_caption': (
-        'Global sweep, float32: useful bandwidth (measured) and sectors per request (analyzer, crosses: ncu)',
-        'Balayage global, float32 : bande passante utile (mesurée) et secteurs par requête (analyseur, croix : ncu)',
-        '全局扫描，float32：有效带宽（实测）与每请求 sector 数（分析器；叉号：ncu）',
+        'Global sweep, float32: useful bandwidth measured at each stride',
+        'Balayage global, float32 : bande passante utile mesurée à chaque pas',
+        '全局扫描，float32：各步长下实测的有效带宽',
     ),
+    'lab02.plot.sectors_caption': (
+        'Global sweep, float32: sectors per request, predicted by the analyzer (line) and counted by ncu (crosses)',
+        "Balayage global, float32 : secteurs par requête, prédits par l'analyseur (ligne) et comptés par ncu (croix)",
+        '全局扫描，float32：每请求 sector 数，分析器的预测（折线）与 ncu 的计数（叉号）',
+    ),
+    'lab02.plot.analyzer': ('analyzer (predicted)', 'analyseur (prédiction)', '分析器（预测）'),
+    'lab02.plot.ncu': ('ncu (counted)', 'ncu (compté)', 'ncu（计数）'),
     'lab02.plot.stride': ('stride (float32 elements)', 'pas (éléments float32)', '步长（float32 元素）'),
     'lab02.plot.useful_gbps': ('useful GB/s', 'Go/s utiles', '有效 GB/s'),
     'lab02.plot.sectors': ('sectors / request', 'secteurs / requête', 'sector / 请求'),
     'lab02.plot.shared_caption': (
         'Shared sweep: SM cycles per warp-level load against the wavefronts the analyzer predicts',
         'Balayage partagé : cycles SM par chargement de warp face aux wavefronts prédites par l\'analyseur',
-        '共享内存扫描：每条 warp 级加载的 SM 周期数，对照分析器预测的 wavefront 数',
+        'shared memory 扫描：每条 warp 级加载的 SM 周期数，对照分析器预测的 wavefront 数',
     ),
     'lab02.plot.wavefronts': ('wavefronts per load (analyzer)', 'wavefronts par chargement (analyseur)',
                               '每次加载的 wavefront 数（分析器）'),
@@ -123,6 +130,6 @@ WORDS = {
     'lab02.analyzer_note': (
         'The analyzer on every launch of the lab (traced in the simulator, scaled to the launch grid):',
         "L'analyseur sur chaque lancement du lab (tracé dans le simulateur, mis à l'échelle de la grille) :",
-        '分析器作用于本实验的每次启动（在模拟器中追踪，再按网格规模放大）：',
+        '分析器作用于本实验的每次启动（在模拟器中追踪，再按 grid 规模放大）：',
     ),
 }

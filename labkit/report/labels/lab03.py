@@ -33,12 +33,12 @@ WORDS = {
         "Step 2, Volkov's point: each curve's best bandwidth at 25 % theoretical occupancy or less",
         'Étape 2, le point de Volkov : la meilleure bande passante de chaque courbe à 25 % d’occupancy théorique ou '
         'moins',
-        '第 2 步，Volkov 的结论：每条曲线在理论 occupancy 不超过 25% 时的最佳带宽',
+        '第 2 步，Volkov 的结论：每条曲线在理论占用率不超过 25% 时的最佳带宽',
     ),
     'table.lab03.arithmetic': (
         'Step 3, FP32 FMA against warps per SM: knees predicted from the measured FMA latency and measured',
         'Étape 3, FMA FP32 selon les warps par SM : coudes prédits par la latence FMA mesurée et coudes mesurés',
-        '第 3 步，FP32 FMA 吞吐随每个 SM 的 warp 数变化：由实测 FMA 延迟预测的拐点与实测拐点',
+        '第 3 步，FP32 FMA 吞吐量随每个 SM 的 warp 数变化：由实测 FMA 延迟预测的拐点与实测拐点',
     ),
     'table.lab03.registers': (
         'Step 4, one kernel at several register limits (256-thread blocks)',
@@ -53,12 +53,12 @@ WORDS = {
     'table.lab03.ncu': (
         "Step 6, Nsight Compute: achieved occupancy beside the calculator's theoretical one",
         'Étape 6, Nsight Compute : occupancy atteinte à côté de l’occupancy théorique du calculateur',
-        '第 6 步，Nsight Compute：实际 occupancy 与计算器给出的理论 occupancy 对照',
+        '第 6 步，Nsight Compute：实际占用率与计算器给出的理论占用率对照',
     ),
     'table.lab03.driver': (
         "Step 7, labkit's occupancy calculator against the CUDA driver (cuOccupancyMaxActiveBlocksPerMultiprocessor)",
         'Étape 7, le calculateur d’occupancy de labkit face au pilote CUDA (cuOccupancyMaxActiveBlocksPerMultiprocessor)',
-        '第 7 步，labkit 的 occupancy 计算器对照 CUDA 驱动（cuOccupancyMaxActiveBlocksPerMultiprocessor）',
+        '第 7 步，labkit 的占用率计算器对照 CUDA 驱动（cuOccupancyMaxActiveBlocksPerMultiprocessor）',
     ),
     # ----- columns
     'column.level': ('level', 'niveau', '层级'),
@@ -93,7 +93,7 @@ WORDS = {
     'column.plateau_of_copy': ('fitted plateau / C', 'palier ajusté / C', '拟合平台 / C'),
     'column.best_low_warps': ('at warps per SM', 'à warps par SM', '对应的每 SM warp 数'),
     'column.best_low_gbps': ('best GB/s at ≤ 25 % occupancy', 'meilleur Go/s à ≤ 25 % d’occupancy',
-                             'occupancy ≤ 25% 时的最佳 GB/s'),
+                             '占用率 ≤ 25% 时的最佳 GB/s'),
     'column.best_low_of_copy': ('of the copy bandwidth', 'de la bande passante de copie', '占拷贝带宽'),
     'column.chains': ('independent chains per thread', 'chaînes indépendantes par thread', '每线程独立链数'),
     'column.best_gflops': ('best GFLOP/s', 'meilleur GFLOP/s', '最佳 GFLOP/s'),
@@ -103,7 +103,7 @@ WORDS = {
     'column.local_bytes': ('local memory per thread (bytes)', 'mémoire locale par thread (octets)',
                            '每线程 local memory（字节）'),
     'column.blocks_per_sm': ('blocks per SM', 'blocs par SM', '每 SM block 数'),
-    'column.occupancy': ('theoretical occupancy', 'occupancy théorique', '理论 occupancy'),
+    'column.occupancy': ('theoretical occupancy', 'occupancy théorique', '理论占用率'),
     'column.time_ms': ('time (ms)', 'durée (ms)', '耗时（毫秒）'),
     'column.vs_fastest': ('time / fastest', 'durée / la plus rapide', '耗时 / 最快'),
     'column.waves': ('waves', 'vagues', '波数'),
@@ -126,7 +126,7 @@ WORDS = {
     'column.stall_wait': ('Wait (cycles per issue)', 'Wait (cycles par émission)', 'Wait（每条发射指令的周期）'),
     'column.stall_not_selected': ('Not Selected (cycles per issue)', 'Not Selected (cycles par émission)',
                                   'Not Selected（每条发射指令的周期）'),
-    'column.local_sectors': ('local-memory sectors', 'secteurs de mémoire locale', 'local memory 扇区数'),
+    'column.local_sectors': ('local-memory sectors', 'secteurs de mémoire locale', 'local memory sector 数'),
     'column.kernels': ('compiled kernels', 'noyaux compilés', '编译的 kernel 数'),
     'column.configurations': ('configurations', 'configurations', '配置数'),
     'column.equal': ('equal to the driver', 'égales au pilote', '与驱动一致'),
@@ -146,7 +146,7 @@ WORDS = {
                                     'C 取自课程统一的拷贝上限，各 lab 的测量方法相同'),
     'value.reference_labkit_copy': ("C is labkit's copy at full occupancy (no CuPy)",
                                     'C est la copie de labkit à pleine occupancy (sans CuPy)',
-                                    'C 取自 labkit 的满 occupancy 拷贝（无 CuPy）'),
+                                    'C 取自 labkit 的满占用率拷贝（无 CuPy）'),
     'value.hbm_latency': ('HBM latency (pointer chase)', 'latence HBM (chasse de pointeurs)', 'HBM 延迟（指针追逐）'),
     'value.reads_in_flight_per_sm': ('reads in flight per SM to reach C: (C / 2) × latency / SMs',
                                      'lectures en vol par SM pour atteindre C : (C / 2) × latence / SM',
@@ -228,7 +228,7 @@ WORDS = {
         'with the measured FMA latency',
         'Débit FMA selon les warps résidents par SM, pour chaque nombre de chaînes indépendantes par thread ; '
         'tirets : la loi de Little avec la latence FMA mesurée',
-        'FMA 吞吐随每 SM 驻留 warp 数的变化，每条曲线对应每线程的独立链数；虚线：用实测 FMA 延迟计算的 Little 定律',
+        'FMA 吞吐量随每 SM 驻留 warp 数的变化，每条曲线对应每线程的独立链数；虚线：用实测 FMA 延迟计算的 Little 定律',
     ),
     'lab03.plot.waves.x': ('blocks in the grid (ticks: whole waves)', 'blocs dans la grille (graduations : vagues '
                            'entières)', 'grid 中的 block 数（刻度：整波）'),

@@ -16,6 +16,10 @@ WORDS = {
         "Source de la chronologie : Nsight Systems (nsys), et les événements CUDA de labkit pour l'image.",
         '时间线来源：Nsight Systems（nsys），图中使用 labkit 的 CUDA event。',
     ),
+    'lab04.stream.compute': ('compute stream', 'flux de calcul', '计算流'),
+    'lab04.stream.copy': ('copy stream', 'flux de copie', '拷贝流'),
+    'lab04.timeline.axis': ("time from each row's first span (ms)", 'temps depuis le début de chaque ligne (ms)',
+                            '自每行第一段起的时间（毫秒）'),
     'lab.timeline_caption': (
         'Timeline of the first iterations (CUDA events around the NVTX phases)',
         'Chronologie des premières itérations (événements CUDA autour des phases NVTX)',

@@ -113,28 +113,40 @@
 
   // --- The widget ---------------------------------------------------------------------------
 
+  // French strings follow French typography (no-break space before ":" and "?", ’).
   const WORDS = {
     fr: {
       stride: "Pas (éléments)", width: "Largeur (octets)", offset: "Décalage (octets)", space: "Mémoire",
       op: "Accès", global: "globale", shared: "partagée", load: "lecture", store: "écriture",
-      requests: "Requêtes", sectors: "Secteurs de 32 octets", sectorsPerRequest: "Secteurs par requête",
-      lines: "Lignes de 128 octets", bytesUsed: "Octets utiles", bytesMoved: "Octets transférés",
+      requests: "Requêtes", sectors: "Secteurs de 32\u202foctets", sectorsPerRequest: "Secteurs par requête",
+      lines: "Lignes de 128\u202foctets", bytesUsed: "Octets utiles", bytesMoved: "Octets transférés",
       efficiency: "Efficacité", wavefronts: "Wavefronts", ideal: "Wavefronts sans conflit",
       conflicts: "Conflits de banc", lane: "lane", bank: "banc", line: "ligne", inactive: "inactive",
-      lanesCaption: "Les 32 lanes du warp, colorées par le wavefront qui les sert",
-      banksCaption: "Banc (colonne) servi à chaque wavefront (rangée) : le numéro de la lane servie",
-      linesCaption: "Lignes de 128 octets touchées, 4 secteurs de 32 octets chacune : lanes par secteur",
+      lanesCaptionShared: "Les 32\u202flanes du warp, colorées par la wavefront qui les sert.",
+      lanesCaptionGlobal: "Les 32\u202flanes du warp, colorées par la ligne de 128\u202foctets qu’elles touchent.",
+      banksCaption: "Banc (colonne) servi à chaque wavefront (rangée)\u00a0: le numéro de la lane servie\u00a0; " +
+        "un coin noirci\u00a0: plusieurs lanes lisent ce mot.",
+      linesCaption: "Lignes de 128\u202foctets touchées, 4\u202fsecteurs de 32\u202foctets chacune\u00a0: lanes par secteur.",
+      empty: "Entrez un nombre.", whole: "Un nombre entier est attendu, écrit en chiffres.",
+      range: (min, max) => `Entre ${formatNumber(min, 0, "fr")} et ${formatNumber(max, 0, "fr")}.`,
+      aligned: (width) => `Un multiple de ${width} est attendu (la largeur d’un accès).`,
+      stale: "Corrigez la valeur en rouge pour voir les chiffres.",
     },
     zh: {
       stride: "步长（元素）", width: "宽度（字节）", offset: "偏移（字节）", space: "内存",
-      op: "访问", global: "全局内存", shared: "共享内存", load: "读取", store: "写入",
-      requests: "请求数", sectors: "32 字节扇区数", sectorsPerRequest: "每请求扇区数",
+      op: "访问", global: "全局内存", shared: "shared memory", load: "读取", store: "写入",
+      requests: "请求数", sectors: "32 字节 sector 数", sectorsPerRequest: "每请求 sector 数",
       lines: "128 字节缓存行数", bytesUsed: "有用字节", bytesMoved: "传输字节",
       efficiency: "效率", wavefronts: "wavefront 数", ideal: "无冲突时的 wavefront 数",
-      conflicts: "bank 冲突", lane: "线程", bank: "bank", line: "缓存行", inactive: "未激活",
-      lanesCaption: "warp 的 32 个线程，按服务它的 wavefront 着色",
-      banksCaption: "每个 wavefront（行）中各 bank（列）服务的线程编号",
-      linesCaption: "访问到的 128 字节缓存行，每行 4 个 32 字节扇区：各扇区中的线程数",
+      conflicts: "bank 冲突", lane: "lane", bank: "bank", line: "缓存行", inactive: "未激活",
+      lanesCaptionShared: "warp 的 32 个 lane，按服务它的 wavefront 着色。",
+      lanesCaptionGlobal: "warp 的 32 个 lane，按它访问的 128 字节缓存行着色。",
+      banksCaption: "每个 wavefront（行）中各 bank（列）服务的 lane 编号；涂黑的角：多个 lane 读同一个字。",
+      linesCaption: "访问到的 128 字节缓存行，每行 4 个 32 字节 sector：各 sector 中的 lane 数。",
+      empty: "请输入一个数。", whole: "请输入整数，只用数字。",
+      range: (min, max) => `应在 ${min} 到 ${max} 之间。`,
+      aligned: (width) => `应为 ${width} 的倍数（一次访问的宽度）。`,
+      stale: "请先改正红色的值，再看结果。",
     },
   };
 
@@ -148,8 +160,21 @@
     return formatNumber(value, 0, lang) + (lang === "fr" ? "\u202f%" : "%");
   }
 
+  // A whole number typed in a field, as typed: {value} or {problem} (the message's key). Only
+  // digits are a number: "2.5", "1e1", "-8", "12abc" are refused, never rounded or cut.
+  function readWhole(text, min, max, t) {
+    const typed = text.trim();
+    if (typed === "") return { problem: t.empty };
+    if (/^[-\u2212]\d+$/.test(typed)) return { problem: t.range(min, max) };
+    if (!/^\d+$/.test(typed)) return { problem: t.whole };
+    const value = Number(typed);
+    if (value < min || value > max) return { problem: t.range(min, max) };
+    return { value };
+  }
+
+  // Cell fills: one hue per wavefront (or line); text on a cell is dark on every palette.
   function colour(index) {
-    return index === null ? "#e0e0e0" : `hsl(${(index * 137.5) % 360}, 65%, 72%)`;
+    return index === null ? "#d6d6d6" : `hsl(${(index * 137.5) % 360}, 65%, 72%)`;
   }
 
   function svgElement(name, attributes, text) {
@@ -159,28 +184,33 @@
     return element;
   }
 
-  function laneStrip(svg, colours, labelOf, top, t) {
-    const size = 18;
-    svg.appendChild(svgElement("text", { x: 0, y: top - 4, "font-size": 11 }, t.lanesCaption));
-    for (let lane = 0; lane < WARP_LANES; lane++) {
-      const cell = svgElement("rect", { x: lane * size, y: top, width: size - 2, height: size - 2, fill: colours[lane] });
-      cell.appendChild(svgElement("title", {}, `${t.lane} ${lane}: ${labelOf(lane)}`));
-      svg.appendChild(cell);
-      svg.appendChild(svgElement("text", { x: lane * size + 8, y: top + 12, "font-size": 8, "text-anchor": "middle" }, lane));
+  // Sizes of the drawing, in CSS pixels (it is drawn at its natural size, never shrunk): text at
+  // the body's small size (0.8rem of Material's 16 px body) in cells wide enough for two digits.
+  const CELL = 20;
+  const FONT = 13;
+  const LINE_LABEL = 78;
+
+  function cell(svg, x, y, fill, label, title) {
+    const rect = svgElement("rect", { x, y, width: CELL - 2, height: CELL - 2, fill, class: "explorer-cell" });
+    if (title) rect.appendChild(svgElement("title", {}, title));
+    svg.appendChild(rect);
+    if (label !== undefined) {
+      svg.appendChild(svgElement("text", {
+        x: x + (CELL - 2) / 2, y: y + CELL - 6, "font-size": FONT, "text-anchor": "middle", class: "explorer-on-cell",
+      }, label));
     }
-    return top + size + 8;
   }
 
-  function drawShared(svg, access, counts, t) {
-    const size = 18;
-    let top = laneStrip(svg, counts.laneWavefronts.map(colour), (lane) =>
-      counts.laneWavefronts[lane] === null ? t.inactive : `wavefront ${counts.laneWavefronts[lane]}`, 14, t);
-    svg.appendChild(svgElement("text", { x: 0, y: top + 10, "font-size": 11 }, t.banksCaption));
-    top += 16;
-    for (let bank = 0; bank < BANKS; bank += 4) {
-      svg.appendChild(svgElement("text", { x: bank * size + 8, y: top + 10, "font-size": 9, "text-anchor": "middle" }, bank));
+  // The 32 lanes in rows of `columns`; returns the height used.
+  function laneStrip(svg, colours, labelOf, columns, t) {
+    for (let lane = 0; lane < WARP_LANES; lane++) {
+      const x = (lane % columns) * CELL, y = Math.floor(lane / columns) * CELL;
+      cell(svg, x, y, colours[lane], lane, `${t.lane} ${lane}: ${labelOf(lane)}`);
     }
-    top += 14;
+    return (WARP_LANES / columns) * CELL;
+  }
+
+  function bankGrid(svg, access, counts, columns, t) {
     const served = new Map();
     access.addresses.forEach((address, lane) => {
       if (address === null) return;
@@ -190,55 +220,85 @@
         served.get(key).push(lane);
       }
     });
-    for (let wavefront = 0; wavefront < counts.wavefronts; wavefront++) {
-      for (let bank = 0; bank < BANKS; bank++) {
-        const lanes = served.get(`${wavefront}:${bank}`);
-        const cell = svgElement("rect", {
-          x: bank * size, y: top + wavefront * size, width: size - 2, height: size - 2,
-          fill: lanes ? colour(wavefront) : "none", stroke: "#bdbdbd", "stroke-width": 0.5,
-        });
-        if (lanes) cell.appendChild(svgElement("title", {}, `${t.bank} ${bank}, wavefront ${wavefront}: ${t.lane} ${lanes.join(", ")}`));
-        svg.appendChild(cell);
-        if (lanes) {
-          svg.appendChild(svgElement("text", {
-            x: bank * size + 8, y: top + wavefront * size + 12, "font-size": 8, "text-anchor": "middle",
-          }, lanes.length > 1 ? `${lanes[0]}+` : lanes[0]));
+    let top = 0;
+    for (let first = 0; first < BANKS; first += columns) {   // banks in groups of `columns`
+      for (let bank = first; bank < first + columns; bank += 4) {
+        svg.appendChild(svgElement("text", {
+          x: (bank - first) * CELL + (CELL - 2) / 2, y: top + FONT, "font-size": FONT, "text-anchor": "middle",
+          class: "explorer-text",
+        }, bank));
+      }
+      top += FONT + 6;
+      for (let wavefront = 0; wavefront < counts.wavefronts; wavefront++) {
+        for (let bank = first; bank < first + columns; bank++) {
+          const lanes = served.get(`${wavefront}:${bank}`);
+          const x = (bank - first) * CELL, y = top + wavefront * CELL;
+          if (!lanes) {
+            svg.appendChild(svgElement("rect", { x, y, width: CELL - 2, height: CELL - 2, fill: "none", class: "explorer-cell" }));
+            continue;
+          }
+          cell(svg, x, y, colour(wavefront), lanes[0],
+            `${t.bank} ${bank}, wavefront ${wavefront}: ${t.lane} ${lanes.join(", ")}`);
+          if (lanes.length > 1) {   // several lanes read this word: the corner is darkened
+            svg.appendChild(svgElement("path", { d: `M${x + CELL - 8},${y} h6 v6 z`, class: "explorer-shared-mark" }));
+          }
         }
       }
+      top += counts.wavefronts * CELL + 8;
     }
-    return top + counts.wavefronts * size + 4;
+    return top;
   }
 
-  function drawGlobal(svg, access, t) {
+  function linesDrawing(svg, access, width, t) {
     const lineOf = (address) => Math.floor(address / LINE_BYTES);
     const lines = [...new Set(access.addresses.filter((a) => a !== null).map(lineOf))].sort((a, b) => a - b);
-    const rowOfLine = new Map(lines.map((line, row) => [line, row]));
-    let top = laneStrip(svg, access.addresses.map((a) => (a === null ? colour(null) : colour(rowOfLine.get(lineOf(a))))),
-      (lane) => (access.addresses[lane] === null ? t.inactive : `${t.line} ${lineOf(access.addresses[lane])}`), 14, t);
-    svg.appendChild(svgElement("text", { x: 0, y: top + 10, "font-size": 11 }, t.linesCaption));
-    top += 18;
-    const sectorWidth = 128;
+    const sectorWidth = Math.max(CELL * 2, Math.min(128, Math.floor((width - LINE_LABEL) / 4)));
     lines.forEach((line, row) => {
-      const y = top + row * 20;
-      svg.appendChild(svgElement("text", { x: 0, y: y + 13, "font-size": 9 }, `${t.line} ${line}`));
+      const y = row * (CELL + 4);
+      svg.appendChild(svgElement("text", { x: 0, y: y + CELL - 6, "font-size": FONT, class: "explorer-text" },
+        `${t.line} ${line}`));
       for (let sector = 0; sector < LINE_BYTES / SECTOR_BYTES; sector++) {
         const first = line * LINE_BYTES + sector * SECTOR_BYTES;
         const lanes = access.addresses.filter((a) => a !== null && a >= first && a < first + SECTOR_BYTES).length;
-        const x = 64 + sector * sectorWidth;
+        const x = LINE_LABEL + sector * sectorWidth;
         svg.appendChild(svgElement("rect", {
-          x, y, width: sectorWidth - 4, height: 16, fill: lanes ? colour(row) : "none", stroke: "#9e9e9e", "stroke-width": 0.5,
+          x, y, width: sectorWidth - 4, height: CELL - 2, fill: lanes ? colour(row) : "none", class: "explorer-cell",
         }));
-        if (lanes) svg.appendChild(svgElement("text", { x: x + sectorWidth / 2, y: y + 12, "font-size": 9, "text-anchor": "middle" }, lanes));
+        if (lanes) {
+          svg.appendChild(svgElement("text", {
+            x: x + (sectorWidth - 4) / 2, y: y + CELL - 6, "font-size": FONT, "text-anchor": "middle",
+            class: "explorer-on-cell",
+          }, lanes));
+        }
       }
     });
-    return top + lines.length * 20 + 4;
+    return { width: LINE_LABEL + 4 * sectorWidth, height: lines.length * (CELL + 4) };
   }
 
+  // One picture: its caption (HTML, so that it wraps) above an SVG drawn at its natural size.
+  function picture(caption, draw) {
+    const figure = document.createElement("figure");
+    figure.className = "access-explorer__drawing";
+    const text = document.createElement("figcaption");
+    text.textContent = caption;
+    const svg = svgElement("svg", { role: "img", "aria-label": caption, "font-family": "sans-serif" });
+    const { width, height } = draw(svg);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.setAttribute("width", width);
+    svg.setAttribute("height", height);
+    figure.append(text, svg);
+    return figure;
+  }
 
-  function field(form, label, control) {
+  function field(form, label, control, messageId) {
     const wrapper = document.createElement("label");
-    wrapper.style.marginRight = "1em";
-    wrapper.append(label + " ", control);
+    wrapper.className = "access-explorer__field";
+    const message = document.createElement("span");
+    message.className = "access-explorer__message";
+    message.id = messageId;
+    message.setAttribute("role", "alert");
+    wrapper.append(label + " ", control, message);
+    control.setAttribute("aria-describedby", messageId);
     form.appendChild(wrapper);
     return control;
   }
@@ -249,39 +309,61 @@
     return control;
   }
 
-  function number(value, min, max) {
+  // A text field for a whole number: what is typed stays as typed (a number input would let the
+  // browser drop or reinterpret characters such as "1e1" or "2.").
+  function number(value) {
     const control = document.createElement("input");
-    Object.assign(control, { type: "number", value, min, max, step: 1 });
-    control.style.width = "5em";
+    Object.assign(control, { type: "text", value: String(value), inputMode: "numeric", autocomplete: "off",
+      spellcheck: false });
+    control.size = 5;
     return control;
   }
+
+  let mounted = 0;
 
   function mount(root) {
     const lang = root.dataset.lang === "zh" ? "zh" : "fr";
     const t = WORDS[lang];
+    const id = `access-explorer-${mounted++}`;
     root.textContent = "";
     const form = document.createElement("form");
     form.className = "access-explorer__controls";
-    const stride = field(form, t.stride, number(1, 0, 64));
-    const width = field(form, t.width, select([["4", "4"], ["8", "8"], ["16", "16"]], "4"));
-    const offset = field(form, t.offset, number(0, 0, 4096));
-    const space = field(form, t.space, select([["global", t.global], ["shared", t.shared]], "global"));
-    const op = field(form, t.op, select([["load", t.load], ["store", t.store]], "load"));
+    const stride = field(form, t.stride, number(1), `${id}-stride`);
+    const width = field(form, t.width, select([["4", "4"], ["8", "8"], ["16", "16"]], "4"), `${id}-width`);
+    const offset = field(form, t.offset, number(0), `${id}-offset`);
+    const space = field(form, t.space, select([["global", t.global], ["shared", t.shared]], "global"), `${id}-space`);
+    const op = field(form, t.op, select([["load", t.load], ["store", t.store]], "load"), `${id}-op`);
     const figures = document.createElement("dl");
     figures.className = "access-explorer__figures";
-    figures.style.cssText = "display: grid; grid-template-columns: max-content max-content; gap: 0.1em 1em;";
-    const picture = document.createElement("div");
-    picture.className = "access-explorer__picture";
-    root.append(form, figures, picture);
+    const pictures = document.createElement("div");
+    pictures.className = "access-explorer__picture";
+    root.append(form, figures, pictures);
+
+    function show(control, problem) {
+      const message = document.getElementById(control.getAttribute("aria-describedby"));
+      message.textContent = problem || "";
+      if (problem) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
 
     function update() {
       const widthBytes = Number(width.value);
-      const strideElements = Math.max(0, Math.min(64, Math.floor(Number(stride.value) || 0)));
-      const offsetBytes = Math.max(0, Math.floor((Number(offset.value) || 0) / widthBytes) * widthBytes);
-      offset.step = widthBytes;
-      stride.value = strideElements;
-      offset.value = offsetBytes;
-      const access = { addresses: strided(strideElements, widthBytes, offsetBytes), widthBytes, op: op.value, space: space.value };
+      const strideRead = readWhole(stride.value, 0, 64, t);
+      let offsetRead = readWhole(offset.value, 0, 4096, t);
+      if (offsetRead.problem === undefined && offsetRead.value % widthBytes) offsetRead = { problem: t.aligned(widthBytes) };
+      show(stride, strideRead.problem);
+      show(offset, offsetRead.problem);
+      figures.textContent = "";
+      pictures.textContent = "";
+      if (strideRead.problem || offsetRead.problem) {   // no figures for a value the field does not show
+        const stale = document.createElement("p");
+        stale.className = "access-explorer__stale";
+        stale.textContent = t.stale;
+        pictures.appendChild(stale);
+        return;
+      }
+      const access = { addresses: strided(strideRead.value, widthBytes, offsetRead.value), widthBytes,
+        op: op.value, space: space.value };
       const counts = analyze(access);
       const rows = access.space === "global" ? [
         [t.requests, formatNumber(counts.requests, 0, lang)],
@@ -297,28 +379,45 @@
         [t.conflicts, formatNumber(counts.bankConflicts, 0, lang)],
         [t.bytesUsed, formatNumber(counts.uniqueBytes, 0, lang)],
       ];
-      figures.textContent = "";
       for (const [name, value] of rows) {
         const term = document.createElement("dt");
         term.textContent = name;
         const definition = document.createElement("dd");
         definition.textContent = value;
-        definition.style.cssText = "margin: 0; font-variant-numeric: tabular-nums;";
         figures.append(term, definition);
       }
-      const svg = svgElement("svg", {
-        role: "img", "font-family": "sans-serif", "aria-label": access.space === "global" ? t.linesCaption : t.banksCaption,
-      });
-      const height = access.space === "global" ? drawGlobal(svg, access, t) : drawShared(svg, access, counts, t);
-      svg.setAttribute("viewBox", `0 0 ${Math.max(WARP_LANES * 18, 64 + 4 * 128)} ${height}`);
-      svg.setAttribute("width", "100%");
-      picture.textContent = "";
-      picture.appendChild(svg);
+      // As many cells in a row as the column holds: 32, or 16 (or 8) on a phone.
+      const room = pictures.clientWidth || root.clientWidth || 640;
+      const columns = [32, 16, 8].find((n) => n * CELL <= room) || 8;
+      if (access.space === "global") {
+        const lineOf = (address) => Math.floor(address / LINE_BYTES);
+        const lines = [...new Set(access.addresses.filter((a) => a !== null).map(lineOf))].sort((a, b) => a - b);
+        const rowOfLine = new Map(lines.map((line, row) => [line, row]));
+        pictures.append(
+          picture(t.lanesCaptionGlobal, (svg) => ({
+            width: columns * CELL,
+            height: laneStrip(svg, access.addresses.map((a) => (a === null ? colour(null) : colour(rowOfLine.get(lineOf(a))))),
+              (lane) => (access.addresses[lane] === null ? t.inactive : `${t.line} ${lineOf(access.addresses[lane])}`), columns, t),
+          })),
+          picture(t.linesCaption, (svg) => linesDrawing(svg, access, room, t)));
+      } else {
+        pictures.append(
+          picture(t.lanesCaptionShared, (svg) => ({
+            width: columns * CELL,
+            height: laneStrip(svg, counts.laneWavefronts.map(colour), (lane) =>
+              counts.laneWavefronts[lane] === null ? t.inactive : `wavefront ${counts.laneWavefronts[lane]}`, columns, t),
+          })),
+          picture(t.banksCaption, (svg) => ({ width: columns * CELL, height: bankGrid(svg, access, counts, columns, t) })));
+      }
     }
 
     form.addEventListener("input", update);
     form.addEventListener("change", update);
     form.addEventListener("submit", (event) => event.preventDefault());
+    let columnWidth = root.clientWidth;
+    window.addEventListener("resize", () => {   // a phone turned sideways: redraw for the new width
+      if (root.clientWidth !== columnWidth) { columnWidth = root.clientWidth; update(); }
+    });
     update();
   }
 
@@ -330,7 +429,7 @@
     });
   }
 
-  window.labkitAccess = { analyze, strided, pairsShareAddresses, mount, WORDS };
+  window.labkitAccess = { analyze, strided, pairsShareAddresses, mount, readWhole, WORDS };
   if (typeof document$ !== "undefined") document$.subscribe(mountAll);  // Material's page-load stream
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
   else mountAll();

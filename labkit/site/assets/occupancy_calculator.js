@@ -56,39 +56,57 @@
     return arch;
   }
 
+  // A refusal: Python's one-line message (English, equal to labkit's), with what it is about
+  // (`key` and `values`) so that the widget can say it in the page's language.
+  function refusal(message, key, values) {
+    const error = new Error(message);
+    error.key = key;
+    error.values = values;
+    return error;
+  }
+
   // labkit.occupancy.check: the same refusals, the same one-line messages.
   function check(launch, arch) {
     const cc = label(arch);
     const threads = launch.threads_per_block;
-    if (threads < 1) throw new Error(`threads per block: ${threads} requested, at least 1 is needed`);
+    if (threads < 1) throw refusal(`threads per block: ${threads} requested, at least 1 is needed`, "threads_min", { threads });
     if (threads > arch.max_threads_per_block) {
-      throw new Error(`threads per block: ${threads} requested, compute capability ${cc} allows at most ${arch.max_threads_per_block}`);
+      throw refusal(`threads per block: ${threads} requested, compute capability ${cc} allows at most ${arch.max_threads_per_block}`,
+        "threads_max", { threads, cc, most: arch.max_threads_per_block });
     }
     const registers = launch.registers_per_thread;
     if (!(registers >= 0 && registers <= arch.max_registers_per_thread)) {
-      throw new Error(`registers per thread: ${registers} requested, compute capability ${cc} allows 0 to ${arch.max_registers_per_thread}`);
+      throw refusal(`registers per thread: ${registers} requested, compute capability ${cc} allows 0 to ${arch.max_registers_per_thread}`,
+        "registers", { registers, cc, most: arch.max_registers_per_thread });
     }
     for (const [what, bytes] of [["static", launch.static_shared_bytes], ["dynamic", launch.dynamic_shared_bytes]]) {
-      if (bytes < 0) throw new Error(`${what} shared memory per block: ${bytes} bytes requested, cannot be negative`);
+      if (bytes < 0) {
+        throw refusal(`${what} shared memory per block: ${bytes} bytes requested, cannot be negative`, "shared_negative",
+          { what, bytes });
+      }
     }
     if (launch.static_shared_bytes > arch.max_shared_bytes_per_block) {
-      throw new Error(`static shared memory per block: ${kib(launch.static_shared_bytes)} requested, at most ` +
-        `${kib(arch.max_shared_bytes_per_block)} can be static (use dynamic shared memory beyond)`);
+      throw refusal(`static shared memory per block: ${kib(launch.static_shared_bytes)} requested, at most ` +
+        `${kib(arch.max_shared_bytes_per_block)} can be static (use dynamic shared memory beyond)`,
+        "static_max", { bytes: launch.static_shared_bytes, most: arch.max_shared_bytes_per_block });
     }
     const total = launch.static_shared_bytes + launch.dynamic_shared_bytes;
     if (total > arch.max_shared_bytes_per_block_optin) {
-      throw new Error(`shared memory per block: ${kib(total)} requested (static + dynamic), compute capability ${cc} ` +
-        `allows at most ${kib(arch.max_shared_bytes_per_block_optin)} (opt-in)`);
+      throw refusal(`shared memory per block: ${kib(total)} requested (static + dynamic), compute capability ${cc} ` +
+        `allows at most ${kib(arch.max_shared_bytes_per_block_optin)} (opt-in)`,
+        "shared_max", { bytes: total, cc, most: arch.max_shared_bytes_per_block_optin });
     }
     const attribute = launch.max_dynamic_shared_bytes;
     const attributeLimit = arch.max_shared_bytes_per_block_optin - launch.static_shared_bytes;
     if (attribute !== null && !(attribute >= 0 && attribute <= attributeLimit)) {
-      throw new Error(`max dynamic shared memory attribute: ${attribute} bytes requested, compute capability ${cc} ` +
-        `allows 0 to ${attributeLimit} bytes (opt-in minus ${launch.static_shared_bytes} static)`);
+      throw refusal(`max dynamic shared memory attribute: ${attribute} bytes requested, compute capability ${cc} ` +
+        `allows 0 to ${attributeLimit} bytes (opt-in minus ${launch.static_shared_bytes} static)`,
+        "attribute", { bytes: attribute, cc, most: attributeLimit, static: launch.static_shared_bytes });
     }
     const carveout = launch.carveout_percent;
     if (carveout !== null && !(carveout >= 0 && carveout <= 100)) {
-      throw new Error(`shared memory carve-out: ${carveout} % requested, a percentage from 0 to 100 (or None: no preference)`);
+      throw refusal(`shared memory carve-out: ${carveout} % requested, a percentage from 0 to 100 (or None: no preference)`,
+        "carveout", { carveout });
     }
   }
 
@@ -196,46 +214,129 @@
 
   // --- the widget -------------------------------------------------------------------------------
 
-  // Every word the widget shows, in both languages (same keys).
+  // Every word the widget shows, in both languages (same keys). French strings follow French
+  // typography (no-break spaces before ":" and "%", ’); the course says "occupancy" in French.
   const WORDS = {
     fr: {
-      title: "Calculateur d'occupation", architecture: "Architecture (capacité de calcul)",
+      title: "Calculateur d’occupancy", architecture: "Architecture (capacité de calcul)",
       threads: "Threads par bloc", registers: "Registres par thread",
       static: "Mémoire partagée statique (octets)", dynamic: "Mémoire partagée dynamique (octets)",
-      blocks: "Blocs résidents par SM", warps: "Warps actifs par SM", occupancy: "Occupation",
+      blocks: "Blocs résidents par SM", warps: "Warps actifs par SM", occupancy: "Occupancy",
       limiter: "Limité par", limit: "Blocs permis par chaque ressource", impossible: "Lancement impossible",
-      whole: "un nombre entier positif est attendu", current: "configuration actuelle",
-      chart_threads: "Occupation selon les threads par bloc", chart_registers: "Occupation selon les registres par thread",
-      chart_shared: "Occupation selon la mémoire partagée par bloc (Kio)",
+      current: "configuration actuelle",
+      chart_threads: "Occupancy selon les threads par bloc", chart_registers: "Occupancy selon les registres par thread",
+      chart_shared: "Occupancy selon la mémoire partagée par bloc",
+      axis_threads: "threads par bloc", axis_registers: "registres par thread",
+      axis_shared: "mémoire partagée par bloc (Kio)", axis_occupancy: "occupancy",
       warps_limit: "warps par SM", registers_limit: "registres", shared_memory_limit: "mémoire partagée",
-      blocks_limit: "blocs par SM", none: "aucune limite",
+      blocks_limit: "blocs par SM", none: "aucune limite", and: ", ",
+      empty: "Entrez un nombre.", whole: "Un nombre entier positif ou nul est attendu, écrit en chiffres.",
+      fix: "Corrigez la valeur en rouge pour voir le résultat.",
     },
     zh: {
       title: "占用率计算器", architecture: "架构（计算能力）",
-      threads: "每个块的线程数", registers: "每个线程的寄存器数",
-      static: "静态共享内存（字节）", dynamic: "动态共享内存（字节）",
-      blocks: "每个 SM 驻留的块数", warps: "每个 SM 的活跃 warp 数", occupancy: "占用率",
-      limiter: "限制因素", limit: "各资源允许的块数", impossible: "无法启动",
-      whole: "请输入非负整数", current: "当前配置",
-      chart_threads: "占用率与每块线程数", chart_registers: "占用率与每线程寄存器数",
-      chart_shared: "占用率与每块共享内存（KiB）",
-      warps_limit: "每个 SM 的 warp 数", registers_limit: "寄存器", shared_memory_limit: "共享内存",
-      blocks_limit: "每个 SM 的块数", none: "无限制",
+      threads: "每个 block 的线程数", registers: "每个线程的寄存器数",
+      static: "静态 shared memory（字节）", dynamic: "动态 shared memory（字节）",
+      blocks: "每个 SM 驻留的 block 数", warps: "每个 SM 的活跃 warp 数", occupancy: "占用率",
+      limiter: "限制因素", limit: "各资源允许的 block 数", impossible: "无法启动",
+      current: "当前配置",
+      chart_threads: "占用率与每个 block 的线程数", chart_registers: "占用率与每个线程的寄存器数",
+      chart_shared: "占用率与每个 block 的 shared memory",
+      axis_threads: "每个 block 的线程数", axis_registers: "每个线程的寄存器数",
+      axis_shared: "每个 block 的 shared memory（KiB）", axis_occupancy: "占用率",
+      warps_limit: "每个 SM 的 warp 数", registers_limit: "寄存器", shared_memory_limit: "shared memory",
+      blocks_limit: "每个 SM 的 block 数", none: "无限制", and: "、",
+      empty: "请输入一个数。", whole: "请输入非负整数，只用数字。",
+      fix: "请先改正红色的值，再看结果。",
     },
   };
+
+  // Numbers as each language writes them (labkit.report.numbers): 65 536 and 48,8 in French,
+  // 65,536 and 48.8 in Chinese.
+  function formatNumber(value, decimals, lang) {
+    const text = value.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    return lang === "fr" ? text.replace(/,/g, "\u202f").replace(".", ",") : text;
+  }
+
+  function kibIn(bytes, lang) {
+    const tenths = kib(bytes).match(/\((\d+)\.(\d) KiB\)/);   // Python's rounding, as in the English message
+    const size = formatNumber(Number(`${tenths[1]}.${tenths[2]}`), 1, lang);
+    return lang === "fr" ? `${formatNumber(bytes, 0, lang)}\u202foctets (${size}\u202fKio)`
+      : `${formatNumber(bytes, 0, lang)} 字节（${size} KiB）`;
+  }
+
+  // labkit.occupancy's refusals in the page's language, same meaning; and the launch no SM can hold.
+  const REFUSALS = {
+    fr: {
+      threads_min: (v) => `threads par bloc\u00a0: ${v.threads} demandés, il en faut au moins 1`,
+      threads_max: (v) => `threads par bloc\u00a0: ${formatNumber(v.threads, 0, "fr")} demandés, la capacité de calcul ` +
+        `${v.cc} en permet au plus ${formatNumber(v.most, 0, "fr")}`,
+      registers: (v) => `registres par thread\u00a0: ${v.registers} demandés, la capacité de calcul ${v.cc} en permet ` +
+        `de 0 à ${v.most}`,
+      shared_negative: (v) => `mémoire partagée ${v.what === "static" ? "statique" : "dynamique"} par bloc\u00a0: ` +
+        `${v.bytes}\u202foctets demandés, une taille ne peut être négative`,
+      static_max: (v) => `mémoire partagée statique par bloc\u00a0: ${kibIn(v.bytes, "fr")} demandés, au plus ` +
+        `${kibIn(v.most, "fr")} peuvent être statiques (au-delà, utilisez la mémoire partagée dynamique)`,
+      shared_max: (v) => `mémoire partagée par bloc\u00a0: ${kibIn(v.bytes, "fr")} demandés (statique + dynamique), ` +
+        `la capacité de calcul ${v.cc} en permet au plus ${kibIn(v.most, "fr")} (sur demande explicite, opt-in)`,
+      attribute: (v) => `attribut de mémoire partagée dynamique maximale\u00a0: ${formatNumber(v.bytes, 0, "fr")}\u202foctets ` +
+        `demandés, la capacité de calcul ${v.cc} permet de 0 à ${formatNumber(v.most, 0, "fr")}\u202foctets ` +
+        `(l’opt-in moins ${formatNumber(v.static, 0, "fr")}\u202foctets statiques)`,
+      carveout: (v) => `répartition de la mémoire partagée\u00a0: ${v.carveout}\u202f% demandés, un pourcentage de 0 à 100 est attendu`,
+      no_block: (v) => `un bloc de ${formatNumber(v.threads, 0, "fr")}\u202fthreads à ${v.registers}\u202fregistres en demande ` +
+        `${formatNumber(v.needed, 0, "fr")} (${formatNumber(v.perWarp, 0, "fr")} par warp, arrondis à l’unité d’allocation` +
+        `${v.warps % v.partitions ? `, ${v.warps}\u202fwarps comptés comme ${v.warps + v.partitions - v.warps % v.partitions}` : ""}` +
+        `), un bloc peut en avoir au plus ` +
+        `${formatNumber(v.most, 0, "fr")}\u00a0: aucun bloc ne tient sur un SM`,
+      no_block_shared: () => "la mémoire partagée dynamique dépasse l’attribut maximal du noyau\u00a0: aucun bloc ne tient sur un SM",
+    },
+    zh: {
+      threads_min: (v) => `每个 block 的线程数：请求 ${v.threads} 个，至少需要 1 个`,
+      threads_max: (v) => `每个 block 的线程数：请求 ${formatNumber(v.threads, 0, "zh")} 个，计算能力 ${v.cc} ` +
+        `最多允许 ${formatNumber(v.most, 0, "zh")} 个`,
+      registers: (v) => `每个线程的寄存器数：请求 ${v.registers} 个，计算能力 ${v.cc} 允许 0 到 ${v.most} 个`,
+      shared_negative: (v) => `每个 block 的${v.what === "static" ? "静态" : "动态"} shared memory：请求 ${v.bytes} 字节，` +
+        "大小不能为负",
+      static_max: (v) => `每个 block 的静态 shared memory：请求 ${kibIn(v.bytes, "zh")}，静态最多 ${kibIn(v.most, "zh")}` +
+        "（超出部分请用动态 shared memory）",
+      shared_max: (v) => `每个 block 的 shared memory：请求 ${kibIn(v.bytes, "zh")}（静态 + 动态），计算能力 ${v.cc} ` +
+        `最多允许 ${kibIn(v.most, "zh")}（需显式申请，即 opt-in）`,
+      attribute: (v) => `动态 shared memory 上限属性：请求 ${formatNumber(v.bytes, 0, "zh")} 字节，计算能力 ${v.cc} 允许 0 到 ` +
+        `${formatNumber(v.most, 0, "zh")} 字节（opt-in 上限减去 ${formatNumber(v.static, 0, "zh")} 字节静态）`,
+      carveout: (v) => `shared memory 划分比例：请求 ${v.carveout}%，应为 0 到 100 的百分比`,
+      no_block: (v) => `一个 ${formatNumber(v.threads, 0, "zh")} 线程、每线程 ${v.registers} 个寄存器的 block 需要 ` +
+        `${formatNumber(v.needed, 0, "zh")} 个寄存器（按分配单位取整后每个 warp ${formatNumber(v.perWarp, 0, "zh")} 个` +
+        `${v.warps % v.partitions ? `，${v.warps} 个 warp 按 ${v.warps + v.partitions - v.warps % v.partitions} 个计` : ""}` +
+        `），而一个 block 最多只能有 ${formatNumber(v.most, 0, "zh")} 个：` +
+        "一个 SM 连一个 block 也放不下",
+      no_block_shared: () => "动态 shared memory 超过了 kernel 的上限属性：一个 SM 连一个 block 也放不下",
+    },
+  };
+
   const SVG_NS = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
   const STYLE = `
-.occupancy-calculator form { display: grid; grid-template-columns: max-content minmax(9em, max-content); gap: 0.3em 0.8em; align-items: center; }
-.occupancy-calculator input, .occupancy-calculator select { font: inherit; padding: 0.1em 0.3em; }
+.occupancy-calculator form { display: grid; grid-template-columns: max-content minmax(0, max-content); gap: 0.3em 0.8em; align-items: center; }
+.occupancy-calculator .occ-message { grid-column: 2; color: var(--lab-wrong, #c62828); font-weight: 700; }
+.occupancy-calculator .occ-message:empty { display: none; }
+@media (max-width: 40em) {
+  .occupancy-calculator form { grid-template-columns: minmax(0, 1fr); gap: 0.1em; }
+  .occupancy-calculator form label { margin-top: 0.4em; }
+  .occupancy-calculator .occ-message { grid-column: 1; }
+}
+.occupancy-calculator select { max-width: 100%; }
 .occupancy-calculator .occ-result { margin: 0.8em 0; }
-.occupancy-calculator .occ-error { color: #c62828; font-weight: 700; }
+.occupancy-calculator .occ-numbers th { text-align: left; font-weight: 400; padding: 0.1em 1em 0.1em 0; vertical-align: top; min-width: 8em; }
+.occupancy-calculator .occ-numbers td { font-weight: 700; vertical-align: top; }
+.occupancy-calculator .occ-stale { font-style: italic; }
+.occupancy-calculator .occ-error { color: var(--lab-wrong, #c62828); font-weight: 700; }
 .occupancy-calculator .occ-charts { display: flex; flex-wrap: wrap; gap: 0.8em; }
 .occupancy-calculator figure { margin: 0; width: 320px; max-width: 100%; }
-.occupancy-calculator figcaption { font-size: 0.85em; }
-.occupancy-calculator svg { width: 100%; height: auto; font-size: 11px; }
-.occupancy-calculator .occ-axis { stroke: currentColor; stroke-opacity: 0.5; fill: none; }
-.occupancy-calculator .occ-line { stroke: #1565c0; stroke-width: 2; fill: none; }
-.occupancy-calculator .occ-current { fill: #c62828; }
+.occupancy-calculator figcaption { font-size: 0.85em; max-width: none; margin: 0 0 0.2em; font-style: normal; text-align: left; }
+.occupancy-calculator svg { width: 100%; height: auto; }
+.occupancy-calculator .occ-axis { stroke: currentColor; fill: none; }
+.occupancy-calculator .occ-grid { stroke: currentColor; stroke-opacity: 0.25; fill: none; }
+.occupancy-calculator .occ-line { stroke: var(--lab-series-0, #0072b2); stroke-width: 2.5; fill: none; }
+.occupancy-calculator .occ-current { fill: var(--lab-wrong, #c62828); }
 .occupancy-calculator svg text { fill: currentColor; }`;
 
   function element(tag, attributes, text) {
@@ -257,28 +358,48 @@
     return lang === "fr" ? `${number}\u202f%` : `${number}%`;
   }
 
-  // A step chart of occupancy (0 to 100 %) against x, the current point marked, under its title.
-  function drawChart(data, title, words, lang, scale) {
-    const width = 320, height = 170, left = 40, right = 14, top = 8, bottom = 28;
+  // Ticks of an x axis from low to high: both ends and the round steps between them.
+  function xTicks(low, high) {
+    const raw = (high - low) / 4;
+    const magnitude = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((m) => m >= raw);
+    const ticks = [low];
+    for (let x = Math.ceil(low / step) * step; x < high; x += step) {
+      if (x - low >= step / 2 && high - x >= step / 2) ticks.push(x);
+    }
+    return [...ticks, high];
+  }
+
+  // A step chart of occupancy (0 to 100 %) against x, the current point marked, under its title,
+  // with both axes titled and ticked. Drawn for a 320 px figure: text at 13 px.
+  function drawChart(data, title, xTitle, words, lang, scale) {
+    const width = 340, height = 214, left = 58, right = 16, top = 10, bottom = 50;
     const xs = data.points.map((p) => p[0]);
     const xMin = Math.min(...xs, data.current[0]), xMax = Math.max(...xs, data.current[0]);
     const px = (x) => left + ((x - xMin) / (xMax - xMin || 1)) * (width - left - right);
     const py = (y) => height - bottom - y * (height - top - bottom);
-    const svg = svgElement("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "data-x": data.x_name });
+    const svg = svgElement("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "data-x": data.x_name, "font-size": 14 });
     svg.appendChild(svgElement("title", {}, title));
+    for (const y of [0, 0.25, 0.5, 0.75, 1]) {
+      if (y > 0) svg.appendChild(svgElement("path", { class: "occ-grid", d: `M${left},${py(y)} H${width - right}` }));
+      svg.appendChild(svgElement("text", { x: left - 5, y: py(y) + 4, "text-anchor": "end" }, percent(y, lang)));
+    }
     svg.appendChild(svgElement("path", { class: "occ-axis", d: `M${left},${top} V${py(0)} H${width - right}` }));
-    for (const y of [0, 0.5, 1]) {
-      svg.appendChild(svgElement("text", { x: left - 4, y: py(y) + 4, "text-anchor": "end" }, percent(y, lang)));
+    for (const x of xTicks(scale(xMin), scale(xMax))) {
+      const at = px(xMin + ((x - scale(xMin)) / (scale(xMax) - scale(xMin) || 1)) * (xMax - xMin));
+      svg.appendChild(svgElement("path", { class: "occ-axis", d: `M${at},${py(0)} v4` }));
+      svg.appendChild(svgElement("text", { x: at, y: py(0) + 17, "text-anchor": "middle" }, formatNumber(x, 0, lang)));
     }
-    for (const x of [xMin, xMax]) {
-      svg.appendChild(svgElement("text", { x: px(x), y: height - 10, "text-anchor": "middle" }, String(scale(x))));
-    }
+    svg.appendChild(svgElement("text", { x: left + (width - left - right) / 2, y: height - 6, "text-anchor": "middle" }, xTitle));
+    const middle = top + (height - top - bottom) / 2;
+    svg.appendChild(svgElement("text", { x: 13, y: middle, "text-anchor": "middle", transform: `rotate(-90 13 ${middle})` },
+      words.axis_occupancy));
     let d = "";
     data.points.forEach(([x, y], i) => { d += i === 0 ? `M${px(x)},${py(y)}` : ` H${px(x)} V${py(y)}`; });
     svg.appendChild(svgElement("path", { class: "occ-line", d: d }));
     const [cx, cy] = data.current;
-    const marker = svgElement("circle", { class: "occ-current", cx: px(cx), cy: py(cy), r: 4.5 });
-    marker.appendChild(svgElement("title", {}, `${words.current}: ${scale(cx)} → ${percent(cy, lang)}`));
+    const marker = svgElement("circle", { class: "occ-current", cx: px(cx), cy: py(cy), r: 5 });
+    marker.appendChild(svgElement("title", {}, `${words.current}${lang === "fr" ? "\u00a0: " : "："}${scale(cx)} → ${percent(cy, lang)}`));
     svg.appendChild(marker);
     const figure = element("figure", { class: "occ-chart" });
     figure.append(element("figcaption", {}, title), svg);
@@ -289,6 +410,7 @@
     const lang = WORDS[container.dataset.lang] ? container.dataset.lang : "fr";
     const words = WORDS[lang];
     const colon = lang === "fr" ? "\u00a0: " : "：";
+    const refusals = REFUSALS[lang];
     if (!document.getElementById("occupancy-calculator-style")) {
       document.head.appendChild(element("style", { id: "occupancy-calculator-style" }, STYLE));
     }
@@ -306,9 +428,17 @@
     form.append(element("label", {}, words.architecture), select);
     const fields = [["threads_per_block", words.threads, 256], ["registers_per_thread", words.registers, 32],
       ["static_shared_bytes", words.static, 0], ["dynamic_shared_bytes", words.dynamic, 0]];
+    const messages = {};
     for (const [name, text, value] of fields) {
-      form.append(element("label", {}, text), element("input", { name: name, type: "number", min: 0, step: 1, value: value }));
+      // A text field: what is typed stays as typed ("1e3" is not 1000, "12abc" is not 12).
+      const id = `occ-${mounted}-${name}`;
+      messages[name] = element("span", { class: "occ-message", id: `${id}-message`, role: "alert" });
+      form.append(element("label", { for: id }, text),
+        element("input", { name: name, id: id, type: "text", inputmode: "numeric", autocomplete: "off", size: 8,
+          value: value, "aria-describedby": `${id}-message` }),
+        messages[name]);
     }
+    mounted += 1;
     const result = element("div", { class: "occ-result", "aria-live": "polite" });
     const charts = element("div", { class: "occ-charts" });
     container.append(form, result, charts);
@@ -320,17 +450,40 @@
 
     function update() {
       const input = { compute_capability: select.value };
+      let typedWrong = false;
       for (const [name] of fields) {
-        const text = form.elements[name].value.trim();
-        const value = Number(text);
-        if (text === "" || !Number.isInteger(value) || value < 0) return refuse(words.whole);
-        input[name] = value;
+        const field = form.elements[name];
+        const text = field.value.trim();
+        const problem = text === "" ? words.empty : /^\d+$/.test(text) ? "" : words.whole;
+        messages[name].textContent = problem;
+        if (problem) field.setAttribute("aria-invalid", "true");
+        else field.removeAttribute("aria-invalid");
+        typedWrong = typedWrong || Boolean(problem);
+        input[name] = Number(text);
+      }
+      if (typedWrong) {   // no result for a value the field does not show
+        result.replaceChildren(element("p", { class: "occ-stale" }, words.fix));
+        charts.replaceChildren();
+        return;
       }
       let answer;
       try {
         answer = calculate(input);
       } catch (error) {
-        return refuse(error.message); // labkit's one-line message, naming the limit
+        // labkit's refusal, naming the limit, in the page's language
+        return refuse(error.key ? refusals[error.key](error.values) : error.message);
+      }
+      if (answer.blocks_per_sm === 0) {   // a launch no SM can hold: impossible, not "0 %"
+        const arch = ARCHITECTURES[select.value];
+        if (answer.limits.registers === 0) {
+          const perWarp = answer.registers_per_block / answer.warps_per_block;
+          return refuse(refusals.no_block({
+            threads: input.threads_per_block, registers: input.registers_per_thread, perWarp,
+            warps: answer.warps_per_block, partitions: arch.sm_sub_partitions,
+            needed: perWarp * roundUp(answer.warps_per_block, arch.sm_sub_partitions), most: arch.max_registers_per_block,
+          }));
+        }
+        return refuse(refusals.no_block_shared());
       }
       const table = element("table", { class: "occ-numbers" });
       const row = (key, text, value) => {
@@ -341,18 +494,20 @@
       row("blocks_per_sm", words.blocks, String(answer.blocks_per_sm));
       row("active_warps_per_sm", words.warps, `${answer.active_warps_per_sm} / ${answer.max_warps_per_sm}`);
       row("occupancy", words.occupancy, percent(answer.occupancy, lang));
-      row("limiters", words.limiter, answer.limiters.map((name) => words[`${name}_limit`]).join(", "));
+      row("limiters", words.limiter, answer.limiters.map((name) => words[`${name}_limit`]).join(words.and));
       row("limits", words.limit, LIMITERS.map((name) =>
         `${words[`${name}_limit`]}${colon}${answer.limits[name] === null ? words.none : answer.limits[name]}`).join(" · "));
       result.replaceChildren(table);
       charts.replaceChildren(
-        drawChart(blockSizeChart(input), words.chart_threads, words, lang, (x) => x),
-        drawChart(registersChart(input), words.chart_registers, words, lang, (x) => x),
-        drawChart(sharedMemoryChart(input), words.chart_shared, words, lang, (x) => Math.round(x / KIB)));
+        drawChart(blockSizeChart(input), words.chart_threads, words.axis_threads, words, lang, (x) => x),
+        drawChart(registersChart(input), words.chart_registers, words.axis_registers, words, lang, (x) => x),
+        drawChart(sharedMemoryChart(input), words.chart_shared, words.axis_shared, words, lang, (x) => Math.round(x / KIB)));
     }
     form.addEventListener("input", update);
     update();
   }
+
+  let mounted = 0;
 
   function mountAll() {
     document.querySelectorAll("div.occupancy-calculator").forEach((container) => {
@@ -363,7 +518,7 @@
   }
 
   window.labkitOccupancy = {
-    ARCHITECTURES, GPUS, WORDS, calculate, blockSizeChart, registersChart, sharedMemoryChart, mountAll,
+    ARCHITECTURES, GPUS, WORDS, REFUSALS, calculate, blockSizeChart, registersChart, sharedMemoryChart, mountAll,
   };
   if (typeof document$ !== "undefined") {
     document$.subscribe(mountAll); // Material for MkDocs: every page view

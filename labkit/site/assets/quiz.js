@@ -27,23 +27,60 @@
     });
   }
 
-  // Accepts "130,5", "130.5" or "130 Mo": the first number typed, decimal comma or point.
-  function parseNumber(text) {
-    const match = text.replace(/\s/g, "").replace(",", ".").match(/-?\d+(\.\d+)?/);
-    return match ? parseFloat(match[0]) : NaN;
+  // labkit.quizzes.readings, the same rule: the numbers a typed answer can mean, in the ways
+  // the site prints numbers in the page's language (2048, 2 048 with any space, 2,048, 1,234.5,
+  // 130,5, 130.5), optionally followed by the quiz's unit; French "2,048" has both readings.
+  const SPACES = /[\s\u00a0\u202f\u2009]+/g;
+  const SPACE_GROUPED = /^\d{1,3}(?: \d{3})+(?:[.,]\d+)?$/;
+  const COMMA_GROUPED = /^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
+  const PLAIN = /^\d+(?:[.,]\d+)?$/;
+
+  function unitSpellings(unit) {
+    const spelled = new Set([unit.trim()]);
+    for (const u of [...spelled]) spelled.add(u.replace(/^个/, "").trim());
+    for (const u of [...spelled]) if (u.endsWith("s") && u.length > 2) spelled.add(u.slice(0, -1));
+    return [...spelled].filter((u) => u).sort((a, b) => b.length - a.length);
+  }
+
+  function readings(typed, lang, unit) {
+    let text = typed.replace(SPACES, " ").trim();
+    for (const spelled of unitSpellings(unit || "")) {
+      if (text.toLowerCase().endsWith(spelled.toLowerCase())) {
+        text = text.slice(0, text.length - spelled.length).trim();
+        break;
+      }
+    }
+    let sign = 1;
+    if (text.startsWith("-") || text.startsWith("\u2212")) { sign = -1; text = text.slice(1).trim(); }
+    const found = [];
+    if (SPACE_GROUPED.test(text)) found.push(parseFloat(text.replace(/ /g, "").replace(",", ".")));
+    if (COMMA_GROUPED.test(text)) found.push(parseFloat(text.replace(/,/g, "")));
+    if (PLAIN.test(text) && (lang === "fr" || !text.includes(",") || !COMMA_GROUPED.test(text))) {
+      found.push(parseFloat(text.replace(",", ".")));
+    }
+    return [...new Set(found)].map((value) => sign * value);
   }
 
   function setUpNumeric(quiz) {
     const form = quiz.querySelector("form.quiz-numeric");
+    const lang = quiz.dataset.lang;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const typed = parseNumber(form.querySelector("input").value);
+      const values = readings(form.querySelector("input").value, lang, quiz.dataset.unit || "");
+      if (values.length === 0) {   // not a number: say so, and keep the answer folded
+        quiz.classList.remove("quiz--right", "quiz--wrong");
+        quiz.querySelector(".quiz-feedback").textContent = quiz.dataset.labelNumber;
+        return;
+      }
       const expected = parseFloat(quiz.dataset.answer);
       const tolerance = parseFloat(quiz.dataset.tolerance);
-      reveal(quiz, Math.abs(typed - expected) <= tolerance * Math.abs(expected));
+      reveal(quiz, values.some((value) => Math.abs(value - expected) <= tolerance * Math.abs(expected)));
     });
   }
 
+  window.labkitQuiz = { readings };
+
+  if (typeof document$ === "undefined") return;   // a page without Material: the parser only
   document$.subscribe(() => {
     // Without this script the diagnosis stays readable, folded; with it, hidden until answered.
     document.querySelectorAll("[data-after-quiz]").forEach((block) => {

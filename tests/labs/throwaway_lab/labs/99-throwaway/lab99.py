@@ -8,13 +8,21 @@
 #     name: python3
 # ---
 
-# %% [markdown]
-# # Lab 99 · Jetable · 一次性实验
+# %% [markdown] lang="fr"
+# # Lab 99 · Jetable
 
-# %%
+# %% [markdown] lang="zh"
+# # Lab 99 · 一次性实验
+
+# %% lang="fr"
 from labkit.labs.notebook import LabSession
 
-session = LabSession("lab-99")
+session = LabSession("lab-99", lang="fr")
+
+# %% lang="zh"
+from labkit.labs.notebook import LabSession
+
+session = LabSession("lab-99", lang="zh")
 
 # %%
 session.check()

@@ -1,0 +1,75 @@
+"""The Chinese glossary: one term per concept, in prose, tables, labels and hints.
+
+Each entry names the concept (its English name), the one term the Chinese pages use, and the
+variants they must not use (regular expressions over prose: code, math, links' targets and
+identifiers are not prose). tests/docs/test_glossary_zh.py holds every Chinese page, the Chinese
+cells of the lab notebooks, every Chinese label (labkit/report/labels/) and the widgets' Chinese
+words to it.
+
+Nsight Compute's own names stay as ncu spells them: its sections (Occupancy, Memory Workload
+Analysis...) and metrics (Achieved Occupancy, sm__warps_active...). So "Occupancy" with a capital,
+as a section's or a metric's name, is allowed; "occupancy" as a word of a Chinese sentence is not
+(占用率), nor "Occupancy" followed by Chinese words ("Occupancy 与延迟"). A gloss of the English word
+beside the Chinese term (占用率（occupancy）) is allowed, and so are the course's English names of a
+kernel's limit (memory-bound, compute-bound, latency-bound).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Not part of a longer Latin word or identifier (cuda_occupancy.h, threadIdx).
+_WORD_START = r"(?<![A-Za-z_./-])"
+_WORD_END = r"(?![A-Za-z_.(])"
+
+
+@dataclass(frozen=True)
+class Term:
+    concept: str                  # the English name of the concept
+    term: str                     # the one Chinese term
+    forbidden: tuple[str, ...]    # regular expressions of the variants prose must not use
+
+    def problems(self, text: str) -> list[str]:
+        """Each forbidden variant found in ``text``, with a little context."""
+        found = []
+        for pattern in self.forbidden:
+            for match in re.finditer(pattern, text):
+                start = max(0, match.start() - 12)
+                found.append(f"'{match.group(0)}' for {self.concept} (write {self.term}): "
+                             f"…{text[start:match.end() + 12]}…")
+        return found
+
+
+GLOSSARY: tuple[Term, ...] = (
+    Term("occupancy", "占用率", (
+        _WORD_START + r"occupancy" + _WORD_END,                    # the English word in a sentence
+        _WORD_START + r"Occupancy(?=\s*[\u4e00-\u9fff])",          # not ncu's name: Occupancy 与延迟
+        r"占有率", r"占用度",
+    )),
+    Term("shared memory", "shared memory", (r"共享内存", r"共享存储器", r"共享记忆体")),
+    Term("sector", "sector", (r"扇区",)),
+    Term("bank conflict", "bank 冲突", (r"(?i)bank[ -]?conflicts?", r"bank冲突", r"存储体冲突", r"存储库冲突")),
+    Term("block", "block", (r"线程块", r"块数", r"每个块")),
+    Term("grid", "grid", (r"网格",)),
+    Term("warp", "warp", (r"线程束", r"卷绕")),
+    Term("wavefront", "wavefront", (r"波前", r"波阵面")),
+    Term("lane", "lane", (r"通道", r"车道")),
+    Term("L1 / L2", "L1、L2", (r"一级缓存", r"二级缓存")),
+    Term("coalescing", "合并访存", (r"合并访问", r"访存合并", r"访问合并", r"内存合并", r"聚合访问",
+                                 _WORD_START + r"(?i:coalesc(?:ing|ed|e))" + _WORD_END)),
+    Term("register", "寄存器", (r"暂存器",)),
+    Term("latency", "延迟", (r"时延", r"延时", _WORD_START + r"(?i:latency)(?!-bound)" + _WORD_END)),
+    Term("throughput", "吞吐量", (r"吞吐(?!量)", r"通量")),
+    Term("bandwidth", "带宽", (r"频宽",)),
+    Term("thread", "线程", (r"执行绪", _WORD_START + r"threads?" + _WORD_END)),
+)
+
+#: Glosses of an English word beside its Chinese term, allowed once: 占用率（occupancy）.
+GLOSS = re.compile(r"(?:\*{0,2}occupancy\*{0,2}（占用率）|占用率（\*{0,2}occupancy\*{0,2}）)")
+
+
+def glossary_problems(text: str) -> list[str]:
+    """Every variant the glossary forbids in a piece of Chinese prose."""
+    text = GLOSS.sub("占用率", text)
+    return [problem for term in GLOSSARY for problem in term.problems(text)]

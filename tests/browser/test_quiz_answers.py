@@ -1,0 +1,64 @@
+"""Numeric quizzes in the browser: the page's parser is labkit.quizzes.readings, and on the
+built pages an answer typed as the page prints it (2,048, 2 048, 2 048 with U+202F or U+00A0,
+with the unit) is right in both languages; what is not a number is named, not judged."""
+
+from pathlib import Path
+
+import pytest
+
+import labkit.site
+from labkit.figures import FIGURES
+from labkit.quizzes import ANSWER_KEY
+from labkit.report.labels import LANGUAGES, label
+from labkit.report.numbers import format_number
+from labkit.site.typography import typeset_text
+from tests.unit.test_quiz_answers import CASES
+
+pytestmark = pytest.mark.browser
+
+SCRIPT = Path(labkit.site.__file__).parent / "assets" / "quiz.js"
+QUIZ = "q02-dram-fetch"
+CHAPTER = "performance/02-coalescing/"
+
+
+def test_the_pages_parser_is_labkits(page):
+    page.set_content("<!doctype html><html><body></body></html>")
+    page.add_script_tag(path=str(SCRIPT))
+    got = page.evaluate("cases => cases.map(([t, l, u]) => window.labkitQuiz.readings(t, l, u))",
+                        [[typed, lang, unit] for typed, lang, unit, _ in CASES])
+    assert [tuple(float(v) for v in values) for values in got] == [expected for *_, expected in CASES]
+
+
+def spellings(lang):
+    key = ANSWER_KEY[QUIZ]
+    shown = format_number(key.expected, FIGURES[key.figure].decimals, lang)
+    plain = f"{key.expected:.0f}"
+    comma = f"{key.expected:,.0f}"
+    unit = {"fr": "octets", "zh": "字节"}[lang]
+    found = [plain, comma, shown, f"{shown} {unit}", f"{comma} {unit}"]
+    if lang == "fr":
+        found += [shown.replace("\u202f", " "), shown.replace("\u202f", "\u00a0")]
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_answer_typed_as_the_page_prints_it_is_right(page, site_url, lang):
+    assert ANSWER_KEY[QUIZ].expected == 2048
+    page.goto(site_url + LANGUAGES[lang]["root"] + CHAPTER)
+    quiz = page.locator(f"#quiz-{QUIZ}")
+    field = quiz.locator("input")
+    for typed in spellings(lang):
+        field.fill("")
+        field.press_sequentially(typed)
+        field.press("Enter")
+        assert "quiz--right" in quiz.get_attribute("class"), f"{typed!r} judged wrong"
+    field.fill("")
+    field.press_sequentially("abc")
+    field.press("Enter")
+    assert quiz.locator(".quiz-feedback").inner_text() == typeset_text(label(lang, "quiz.type_a_number"), lang)
+    assert "quiz--wrong" not in quiz.get_attribute("class")
+    field.fill("")
+    field.press_sequentially("1024")
+    field.press("Enter")
+    assert "quiz--wrong" in quiz.get_attribute("class")
+    assert page.watch.errors == []
