@@ -424,6 +424,8 @@ def _chapter3_figures() -> dict[str, Figure]:
                                                                                  CH03_FMA_ISSUE)),
         "ch03.fma.warps_4chains": Figure(lambda: latency.issue_knee_warps_per_sm(4, CH03_FMA_LATENCY_CYCLES,
                                                                                  CH03_FMA_ISSUE)),
+        "lab02.sweep.dram_pct.b128": Figure(lambda: 100 * recorded_results("lab-02").dram_share_at_byte_stride(128)),
+        "lab02.sweep.dram_pct.b256": Figure(lambda: 100 * recorded_results("lab-02").dram_share_at_byte_stride(256)),
         "lab03.volkov_pct.l1": Figure(lambda: 100 * _lab03_volkov_share(1)),
         "lab03.volkov_pct.l4": Figure(lambda: 100 * _lab03_volkov_share(4)),
         "lab03.fma.best_pct.c1": Figure(lambda: 100 * _lab03_fma_best_of_peak(1)),

@@ -347,6 +347,20 @@ class Lab02Results(Record):
         """A bandwidth over the course's copy ceiling measured in the same run; None without it."""
         return None if self.copy_ceiling is None else gbps / self.copy_ceiling.gbps
 
+    def dram_share_of_ceiling(self, point: SweepPoint) -> float | None:
+        """The rate at which DRAM delivers what a sweep point makes it fetch (the analyzer's bytes:
+        sectors rounded up to 64-byte fetches) over the copy ceiling of the same run."""
+        return self.of_ceiling(point.run.timing.gbps(point.run.predicted.dram_read_bytes))
+
+    def dram_share_at_byte_stride(self, byte_stride: int) -> float:
+        """dram_share_of_ceiling of the aligned sweep points whose elements lie ``byte_stride``
+        bytes apart (stride x element bytes), the lowest where several widths give that stride."""
+        shares = [self.dram_share_of_ceiling(p) for p in self.sweep
+                  if p.offset == 0 and p.stride * p.element_bytes == byte_stride]
+        if not shares or None in shares:
+            raise ValueError(f"no aligned sweep point with a {byte_stride}-byte stride and a copy ceiling")
+        return min(shares)
+
     def baseline(self, element_bytes: int) -> Timing:
         return next(b.timing for b in self.shared_baselines if b.element_bytes == element_bytes)
 
