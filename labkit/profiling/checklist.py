@@ -86,6 +86,10 @@ WARP_THREADS = 32
 
 #: Stall reasons that are a wait on memory (the latency the occupancy and ILP items hide).
 MEMORY_WAITS = frozenset({"long_scoreboard"})
+#: Stall reasons of a warp that was ready to issue: Not Selected, an eligible warp passed over for
+#: another eligible one (the remedy "enough-warps" of labkit.profiling.diagnosis.REMEDIES). First
+#: among the stalls, they say the warps present cover the latencies (the occupancy item's rule).
+READY_WAITS = frozenset({"not_selected"})
 
 
 class Level(int, Enum):
@@ -388,8 +392,13 @@ def _waits_on_memory(d: Diagnosis) -> bool:
     return bool(d.top_stalls) and d.top_stalls[0].reason in MEMORY_WAITS
 
 
+def _warps_ready(d: Diagnosis) -> bool:
+    """The warps present wait for an issue slot more than for anything else (Not Selected first)."""
+    return bool(d.top_stalls) and d.top_stalls[0].reason in READY_WAITS
+
+
 def _occupancy(d: Diagnosis):
-    """What Nsight Compute's Occupancy section shows, whatever the stall reasons:
+    """What Nsight Compute's Occupancy section shows, whichever memory or pipe the warps wait on:
 
     - a theoretical occupancy under LOW_OCCUPANCY_PCT, with its limiter (registers, shared memory,
       warps or blocks per SM; ncu's TheoreticalOccupancy rule). Gain = min(100 - theoretical,
@@ -401,10 +410,23 @@ def _occupancy(d: Diagnosis):
       under one wave at that occupancy (ncu's Waves Per SM below 1) leaves warp slots empty on
       every SM; otherwise warps are lost at run time (short-lived blocks, imbalance, a partial last
       wave). Gain = min(100 x (theoretical - achieved) / theoretical, 100 - busiest side), the
-      rule's formula with the same bound."""
+      rule's formula with the same bound.
+
+    Not when Not Selected is the top stall (READY_WAITS), measured absent then: more warps only
+    fill the issue slots for which no warp is ready, and a warp that is ready but passed over for
+    another ready warp is the sign that the warps present already cover the latencies (Nsight
+    Compute's Kernel Profiling Guide and its CPIStall rule: "sufficient warps to cover warp
+    latencies"). The low occupancy of a register-tiled kernel is the price of its tile, not its
+    limit: chapter 6's 8 x 8 SGEMM tile at 25 % theoretical occupancy, Not Selected first, gains
+    32 % from the next step at the same occupancy (fewer instructions, loads in flight). ncu agrees
+    on every H200 profile the course holds: its occupancy estimates are whole-kernel ("global")
+    only where its IssueSlotUtilization rule finds the schedulers short of eligible warps, never
+    where Not Selected leads."""
     occupancy = d.occupancy
     if occupancy is None:
         return None
+    if _warps_ready(d):
+        return ABSENT
     headroom = 100 - _busiest_pct(d)
     values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
               "registers": occupancy.registers_per_thread}

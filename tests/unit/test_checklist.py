@@ -238,7 +238,7 @@ def test_bank_conflicts_fire_on_wavefronts_above_the_ideal_not_on_the_conflict_c
     assert fired.first.evidence.values["ways_x"] == pytest.approx(16.5)
 
 
-def test_occupancy_fires_from_ncus_occupancy_evidence_whatever_the_stalls(profiles):
+def test_occupancy_fires_from_ncus_occupancy_evidence_whatever_the_memory_stalls(profiles):
     latency_bound = profiles["copy_coalesced"]
     low = changed(latency_bound, sm__maximum_warps_per_active_cycle_pct=37.5, launch__occupancy_limit_registers=3.0)
     fired = assess(low)
@@ -258,6 +258,38 @@ def test_occupancy_fires_from_ncus_occupancy_evidence_whatever_the_stalls(profil
     estimate = occupancy.cap.estimate_pct if occupancy.cap else occupancy.gain_pct
     assert estimate == pytest.approx(min(100 - 37.5, 100 - busiest))
     assert occupancy.gain_pct == pytest.approx(min(estimate, 100 - max(c.roofs(found).values())))
+
+
+def test_occupancy_does_not_fire_when_ready_warps_wait_for_an_issue_slot(profiles):
+    """kernel_f_repaired: 75 % theoretical occupancy (shared memory), Not Selected first. The warps
+    present are ready more often than they can issue: more warps would hide nothing, and ncu's
+    TheoreticalOccupancy estimate for it is local only. The same profile with Not Selected out of
+    the stalls fires the item again, and a global estimate of ncu does not fire it while Not
+    Selected leads."""
+    ready = profiles["kernel_f_repaired"]
+    found = d.diagnose(ready)
+    assert found.top_stalls[0].reason == "not_selected"
+    assert found.occupancy.theoretical_pct < c.LOW_OCCUPANCY_PCT
+    assert next(r for r in ready.rules if r.name == "TheoreticalOccupancy").speedup_type == "local"
+    assert "occupancy" not in [f.item for f in c.assess(found).items]
+
+    waiting = changed(ready, smsp__average_warps_issue_stalled_not_selected_per_issue_active__dot__ratio=0.0)
+    assert d.diagnose(waiting).top_stalls[0].reason != "not_selected"
+    occupancy = next(f for f in assess(waiting).items if f.item == "occupancy")
+    assert occupancy.evidence.key == "evidence.occupancy.shared_mem" and occupancy.gain_pct >= c.MIN_GAIN_PCT
+
+    with_rule = changed(ready, rules=[*ready.rules, _rule("TheoreticalOccupancy", 25.0)])
+    assert "occupancy" not in [f.item for f in assess(with_rule).items]
+
+
+def test_an_achieved_occupancy_gap_does_not_fire_when_ready_warps_wait_either(profiles):
+    """kernel_a_repaired loses warps at run time (achieved 80 % of 100 %) while Long Scoreboard
+    leads: the item fires; the same profile with Not Selected leading does not fire it."""
+    lost = profiles["kernel_a_repaired"]
+    assert "evidence.occupancy.achieved" in [f.evidence.key for f in assess(lost).items]
+    ready = changed(lost, smsp__average_warps_issue_stalled_not_selected_per_issue_active__dot__ratio=10.0)
+    assert d.diagnose(ready).top_stalls[0].reason == "not_selected"
+    assert "occupancy" not in [f.item for f in assess(ready).items]
 
 
 def test_ncus_occupancy_estimate_outranks_a_smaller_coalescing_one(profiles):

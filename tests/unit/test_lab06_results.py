@@ -198,16 +198,6 @@ def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(mon
 
 
 # ----- Nsight Compute, through the one protocol ----------------------------------------------------
-#: Steps whose first lever, as `labkit diagnose` ranks them since issue 19's ranking by expected gain,
-#: is not the one chapter 6 names (DIAGNOSED_FIRST) on these H200 profiles: occupancy first for both
-#: register-tiled SIMT kernels (25 % theoretical, 123-125 registers, while Not Selected, warps ready
-#: and waiting for an issue slot, is their top stall), ncu's UncoalescedGlobalAccess estimate first
-#: for mma.sync. Either the ranking or the chapter must change before lab 06 is recorded
-#: (tests/labs/test_lab06_recorded.py holds the record to DIAGNOSED_FIRST); strict, so that the fix
-#: of either side shows here.
-DIAGNOSIS_DIFFERS = {"ctile": "occupancy", "pipelined": "occupancy", "mma": "coalescing"}
-
-
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory):
     """lab 06's ncu step through labkit.profiling.lab_profile, ncu standing in with the pages the
@@ -240,9 +230,7 @@ def test_the_profile_step_goes_through_the_protocol(profiled):
     assert set(LAB.cases(results)) == set(profiled_steps)
 
 
-@pytest.mark.parametrize("key", [pytest.param(key, marks=pytest.mark.xfail(
-    strict=True, reason=f"labkit diagnose now puts {DIAGNOSIS_DIFFERS[key]} first")) if key in DIAGNOSIS_DIFFERS
-    else key for key in ("naive", "shared", "ctile", "pipelined", "mma")])
+@pytest.mark.parametrize("key", ["naive", "shared", "ctile", "pipelined", "mma"])
 def test_what_diagnose_puts_first_is_the_lever_chapter_6_names(profiled, key):
     from labkit.labs.lab06.results import DIAGNOSED_FIRST
     from labkit.profiling import checklist

@@ -70,12 +70,13 @@ MAX_REGISTERS_PER_THREAD = 255
 #: item, or None for "no waste left" (the SIMT kernel at the end of the FP32 steps, whose next lever,
 #: the tensor cores, is an item no report shows). Each names the lever the next step pulls:
 #: instructions (naive -> tiles that serve each load many times), bank conflicts (the k-major tile
-#: -> its padding; mma.sync's excess shared wavefronts, all in its cp.async copies -> copies that do
-#: not go through the threads, TMA, and swizzled stages), instructions (the scalar register tile ->
-#: 16-byte accesses). Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe).
+#: -> its padding), instructions (the scalar register tile, Not Selected first at 25 % occupancy by
+#: design -> 16-byte accesses), coalescing (mma.sync's cp.async copies of A's slice, rows of 64
+#: bytes, half an L2 line, while L2 is its busiest unit -> the wgmma step's slices of 128-byte rows).
+#: Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the recorded lab.
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "ctile": "instructions", "pipelined": None,
-    "mma": "bank-conflicts",
+    "mma": "coalescing",
 }
 
 
