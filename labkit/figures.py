@@ -708,6 +708,8 @@ def _chapter6_figures() -> dict[str, Figure]:
     fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
     out = {
         "ch06.n": Figure(lambda: n),
+        "ch06.wmma.occupancy_pct": Figure(
+            lambda: recorded_results("lab-06").profile("wmma").diagnosis().occupancy.theoretical_pct, 1),
         "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),
         "ch06.intensity.fp32": Figure(lambda: 2 * n**3 / (3 * n * n * 4), 0),
         "ch06.intensity.fp16": Figure(lambda: 2 * n**3 / (3 * n * n * 2), 0),
