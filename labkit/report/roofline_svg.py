@@ -4,8 +4,10 @@ sweep as dots, placed kernels as labelled diamonds. Pure: numbers in, an <svg> e
 Colours are not in the SVG: each element has a class (``theoretical``, ``measured``, ``sweep``,
 ``kernel``, ``grid``, ``frame``) that the site's stylesheet colours for the light and the dark
 palette alike (labkit/site/assets/course.css); text takes the page's own colour, at the charts'
-sizes (labkit.report.chart_svg); the legend sits above the plot, and the kernels' names carry the
-halo of in-plot labels, so that no line is drawn over text.
+sizes (labkit.report.chart_svg); the legend sits above the plot (in as many rows as it needs), and
+the names in the plot (the kernels', the extra roofs') carry the halo of in-plot labels, so that no
+line is drawn over text. Extra roofs whose levels are closer than a line of text share one label
+(BF16 · FP16), so that no two labels overlap.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as etree
 
-from labkit.report.chart_svg import FONT, TITLE_FONT, legend_layout
+from labkit.report.chart_svg import FONT, LEGEND_ROW, TITLE_FONT, legend_layout
 
 WIDTH, HEIGHT = 720, 440
 LEFT, RIGHT, TOP, BOTTOM = 76, 20, 40, 56
 LEGEND_Y = 20
 X_RANGE = (1 / 16, 512.0)          # FLOP/byte
 TEXT = {"fill": "currentColor"}
+#: The dotted stroke of the extra roofs, in the plot and in the legend.
+EXTRA_DASHES = "2 3"
 
 
 def _scale(value: float, low: float, high: float, pixels: float) -> float:
@@ -30,11 +34,15 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
                  kernels: list[tuple[str, float, float]], words: dict[str, str],
                  extra_roofs: list[tuple[str, float]] = ()) -> etree.Element:
     """measured / theoretical: (peak GFLOP/s, bandwidth GB/s); sweep: (I, GFLOP/s); kernels: (name, I, GFLOP/s);
-    extra_roofs: (label, GFLOP/s) of other measured compute roofs (the tensor cores'), each drawn as
-    min(P_extra, I x B_measured), labelled at its right end.
+    extra_roofs: (name, GFLOP/s) of other measured compute roofs (the tensor cores'), each drawn dotted
+    as min(P_extra, I x B_measured), named at its right end; ``words["extra"]`` names them in the legend.
 
     Roof at intensity I: min(P, I x B). ``words`` gives the axis titles and the legend.
     """
+    kinds = ("theoretical", "measured", "sweep") + (("extra",) if extra_roofs else ())
+    places = legend_layout([words[k] for k in kinds], LEFT, WIDTH - RIGHT)
+    below_legend = max(row for _, row in places) * LEGEND_ROW     # the rows past the first push the plot down
+    top, height = TOP + below_legend, HEIGHT + below_legend
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     values = ([g for _, g in sweep] + [g for _, _, g in kernels] + [theoretical[0], X_RANGE[0] * measured[1]]
               + [g for _, g in extra_roofs])
@@ -45,18 +53,18 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         return LEFT + _scale(intensity, *X_RANGE, plot_w)
 
     def y(gflops):
-        return TOP + plot_h - _scale(gflops, y_low, y_high, plot_h)
+        return top + plot_h - _scale(gflops, y_low, y_high, plot_h)
 
-    svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {HEIGHT}",
+    svg = etree.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {WIDTH} {height}",
                                 "class": "lab-roofline", "role": "img", "aria-label": words["y"]})
-    etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(TOP), "width": str(plot_w), "height": str(plot_h),
+    etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(top), "width": str(plot_w), "height": str(plot_h),
                                    "fill": "none", "class": "frame"})
     for exponent in range(-4, 10):
         intensity = 2.0 ** exponent
         if X_RANGE[0] <= intensity <= X_RANGE[1]:
-            etree.SubElement(svg, "line", {"x1": f"{x(intensity):.1f}", "x2": f"{x(intensity):.1f}", "y1": str(TOP),
-                                           "y2": str(TOP + plot_h), "class": "grid"})
-            tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(TOP + plot_h + 19),
+            etree.SubElement(svg, "line", {"x1": f"{x(intensity):.1f}", "x2": f"{x(intensity):.1f}", "y1": str(top),
+                                           "y2": str(top + plot_h), "class": "grid"})
+            tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(top + plot_h + 19),
                                                   "font-size": str(FONT), "text-anchor": "middle", **TEXT})
             tick.text = f"{intensity:g}" if intensity >= 1 else f"1/{int(round(1 / intensity))}"
     decade = y_low
@@ -74,16 +82,19 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": kind,
             "stroke-width": "2", **({"stroke-dasharray": "6 4"} if kind == "theoretical" else {}),
         })
-    for label, peak in extra_roofs:
-        ridge = peak / measured[1]
-        points = [(X_RANGE[0], X_RANGE[0] * measured[1]), (min(ridge, X_RANGE[1]), min(peak, X_RANGE[1] * measured[1])),
-                  (X_RANGE[1], min(peak, X_RANGE[1] * measured[1]))]
+    levels = []
+    for name, peak in extra_roofs:
+        level = min(peak, X_RANGE[1] * measured[1])
+        points = [(X_RANGE[0], X_RANGE[0] * measured[1]), (level / measured[1], level), (X_RANGE[1], level)]
         etree.SubElement(svg, "polyline", {
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": "measured",
-            "stroke-width": "1.5", "stroke-dasharray": "2 3"})
-        text = etree.SubElement(svg, "text", {"x": f"{x(X_RANGE[1]) - 4:.1f}", "y": f"{y(points[-1][1]) - 4:.1f}",
-                                              "font-size": "11", "text-anchor": "end", **TEXT})
-        text.text = label
+            "stroke-width": "1.5", "stroke-dasharray": EXTRA_DASHES})
+        levels.append((y(level), name))
+    for group in _label_groups(levels):
+        baseline = max(group[0][0] - 4, top + FONT)   # above the group's top roof, inside the plot
+        text = etree.SubElement(svg, "text", {"x": f"{x(X_RANGE[1]) - 4:.1f}", "y": f"{baseline:.1f}",
+                                              "font-size": str(FONT), "text-anchor": "end", "class": "in-plot", **TEXT})
+        text.text = " · ".join(name for _, name in group)
     for intensity, gflops in sweep:
         etree.SubElement(svg, "circle", {"cx": f"{x(intensity):.1f}", "cy": f"{y(gflops):.1f}", "r": "4",
                                          "class": "sweep"})
@@ -94,17 +105,34 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 5:.1f}", "font-size": str(FONT),
                                               "class": "in-plot", **TEXT})
         text.text = name
-    kinds = ("theoretical", "measured", "sweep")
     legend = etree.SubElement(svg, "g", {"class": "legend"})
-    for kind, (lx, _) in zip(kinds, legend_layout([words[k] for k in kinds], LEFT, WIDTH - RIGHT)):
-        etree.SubElement(legend, "rect", {"x": f"{lx:.1f}", "y": str(LEGEND_Y - 10), "width": "14", "height": "11",
-                                          "class": f"{kind} swatch"})
-        etree.SubElement(legend, "text", {"x": f"{lx + 20:.1f}", "y": str(LEGEND_Y), "font-size": str(FONT),
+    for kind, (lx, row) in zip(kinds, places):
+        ly = LEGEND_Y + row * LEGEND_ROW
+        if kind == "extra":   # a dotted line, as the extra roofs are drawn
+            etree.SubElement(legend, "line", {"x1": f"{lx:.1f}", "x2": f"{lx + 14:.1f}", "y1": str(ly - 4),
+                                              "y2": str(ly - 4), "class": "measured", "stroke-width": "1.5",
+                                              "stroke-dasharray": EXTRA_DASHES})
+        else:
+            etree.SubElement(legend, "rect", {"x": f"{lx:.1f}", "y": str(ly - 10), "width": "14", "height": "11",
+                                              "class": f"{kind} swatch"})
+        etree.SubElement(legend, "text", {"x": f"{lx + 20:.1f}", "y": str(ly), "font-size": str(FONT),
                                           **TEXT}).text = words[kind]
-    etree.SubElement(svg, "text", {"x": str(LEFT + plot_w / 2), "y": str(HEIGHT - 8), "font-size": str(TITLE_FONT),
+    etree.SubElement(svg, "text", {"x": str(LEFT + plot_w / 2), "y": str(height - 8), "font-size": str(TITLE_FONT),
                                    "text-anchor": "middle", **TEXT}).text = words["x"]
-    title = etree.SubElement(svg, "text", {"x": "16", "y": str(TOP + plot_h / 2), "font-size": str(TITLE_FONT),
-                                           "text-anchor": "middle", "transform": f"rotate(-90 16 {TOP + plot_h / 2})",
+    title = etree.SubElement(svg, "text", {"x": "16", "y": str(top + plot_h / 2), "font-size": str(TITLE_FONT),
+                                           "text-anchor": "middle", "transform": f"rotate(-90 16 {top + plot_h / 2})",
                                            **TEXT})
     title.text = words["y"]
     return svg
+
+
+def _label_groups(levels: list[tuple[float, str]]) -> list[list[tuple[float, str]]]:
+    """The extra roofs' (y, name), top first, in groups that share a label: a roof joins the group
+    above when its level is less than a line of text (FONT + 2) below that group's lowest roof."""
+    groups: list[list[tuple[float, str]]] = []
+    for level in sorted(levels):
+        if groups and level[0] - groups[-1][-1][0] < FONT + 2:
+            groups[-1].append(level)
+        else:
+            groups.append([level])
+    return groups

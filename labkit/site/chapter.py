@@ -165,7 +165,7 @@ def build_pages(project: Project, lang: str, pages: list[str], site_dir: Path) -
     """The strict build of ``pages`` alone (paths under docs/<lang>/) with the language's
     configuration, into site_dir (the language's root under it): MkDocs' warnings and errors, one
     line each; none when it built. In this process: the other pages excluded, the site's own
-    plugin only (no search index, no notebook rendering: notebooks are copied as they are)."""
+    plugin only (no search index), the notebooks plain files rather than pages (none is run)."""
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -178,7 +178,7 @@ def build_pages(project: Project, lang: str, pages: list[str], site_dir: Path) -
             config = load_config(str(project.root / CONFIGS[lang]), strict=True,
                                  site_dir=str((site_dir / LANGUAGES[lang]["root"]).resolve()), nav=list(pages),
                                  exclude_docs="*.md\n" + "".join(f"!/{page}\n" for page in pages),
-                                 plugins={"labkit": {"lang": lang}})
+                                 plugins={"labkit": {"lang": lang, "notebooks": False}})
             build(config)
     except MkDocsException as exc:
         if not collect.lines or not str(exc).startswith("Aborted with"):

@@ -52,13 +52,16 @@ def run_for_the_site(notebook: nbformat.NotebookNode, where: str) -> list[str]:
     try:
         for index, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
             out = io.StringIO()
+            name = f"{where}, code cell {index + 1}"
             try:
                 with redirect_stdout(out):
-                    exec(compile(cell.source, f"{where}, code cell {index + 1}", "exec"), namespace)  # noqa: S102
+                    exec(compile(cell.source, name, "exec"), namespace)  # noqa: S102
             except Exception as exc:   # the learner's own code can raise anything: name it
-                last = traceback.extract_tb(exc.__traceback__)[-1]
-                raise NotebookError(f"{where}: code cell {index + 1} failed while the site ran it "
-                                    f"({type(exc).__name__}: {exc}, line {last.lineno})") from None
+                # the cell's own line that raised (the innermost frames are labkit's, not the cell's)
+                line = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == name]
+                at = f", its line {line[-1]}" if line else ""
+                raise NotebookError(f"{where}: code cell {index + 1} failed while the site ran it{at} "
+                                    f"({type(exc).__name__}: {exc})") from None
             printed.append(out.getvalue())
     finally:
         if previous is None:

@@ -95,6 +95,9 @@ log = logging.getLogger("mkdocs.plugins.labkit")
 
 class LabkitConfig(Config):
     lang = config_options.Choice(tuple(LANGUAGES))
+    #: The lab notebooks' pages and downloads (run at build time); the one-chapter check
+    #: (labkit.site.chapter) builds without them, each notebook a plain file that links reach.
+    notebooks = config_options.Type(bool, default=True)
 
 
 def relative_href(from_path: str, to_path: str) -> str:
@@ -185,8 +188,11 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         repo_url = notebook_service.repository_url(self.project.root)
         for notebook, lab_id in notebooks():
             in_language = language_notebook(self.project.root / notebook, self.config.lang)
-            self.notebook_pages[notebook] = (in_language, lab_id)
-            files.append(NotebookPage.generated(config, notebook, content=""))
+            if self.config.notebooks:
+                self.notebook_pages[notebook] = (in_language, lab_id)
+                files.append(NotebookPage.generated(config, notebook, content=""))
+            else:   # the one-chapter check: links to the notebook resolve, nothing runs
+                files.append(File.generated(config, notebook, abs_src_path=str(self.project.root / notebook)))
             files.append(File.generated(config, ipynb_path(notebook),
                                         content=notebook_service.service_ipynb(copy.deepcopy(in_language), notebook,
                                                                                repo_url)))
@@ -210,9 +216,10 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             return None
         notebook, lab_id = self.notebook_pages[page.file.src_uri]
         try:
-            printed = run_for_the_site(notebook, page.file.src_uri)
-        except NotebookError as exc:
-            raise PluginError(str(exc)) from None
+            printed = run_for_the_site(notebook, f"{page.file.src_uri} ({self.config.lang} page)")
+        except NotebookError as exc:   # named with the other problems; the build fails at its end
+            self.problem(str(exc))
+            printed = ["" for cell in notebook.cells if cell.cell_type == "code"]
         return page_markdown(notebook, printed, self.config.lang, ipynb_name(page.file.src_uri), lab_id)
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:

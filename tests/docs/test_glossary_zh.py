@@ -93,4 +93,14 @@ def test_each_concept_has_one_term_and_the_check_finds_each_variant():
     allowed = ("占用率（occupancy）、Achieved Occupancy、ncu 的 Occupancy section、`cuda_occupancy.h`、threadIdx.x、"
                "L2 缓存、bank 冲突、shared memory、吞吐量")
     assert glossary_problems(prose(allowed)) == []
+    # ncu's section named in a sentence, a gloss with a remark, English quotations (titles, tool
+    # messages), and Chinese words that only look like a variant (小块数据, 饱和时延迟).
+    named = ("Occupancy 一节指出了这一点；**占用率**（occupancy，Nsight Compute 里的叫法）；"
+             "*Understanding Latency Hiding on GPUs*；“Coalesced Access to Global Memory”；"
+             "“*utilized by each thread*”；*thread block cluster*；小块数据；饱和时延迟会上升")
+    assert glossary_problems(prose(named)) == []
+    # but a lone English word in italics or quotes, or a quotation in Chinese, is still prose
+    still = "*occupancy* 很高；“thread”；“提高 occupancy 的办法”；Occupancy 与延迟；时延；块数"
+    found = [problem.split("'")[1] for problem in glossary_problems(prose(still))]
+    assert found == ["occupancy", "occupancy", "Occupancy", "块数", "时延", "thread"]
     assert "mermaid" not in prose('```mermaid\nA["共享内存"]\n```') and glossary_problems(prose('```mermaid\nA["共享内存"]\n```'))

@@ -83,7 +83,8 @@ def _drop_the_right_answer(project):
 FR, ZH = f"docs/fr/{CHAPTER}", f"docs/zh/{CHAPTER}"
 #: Mistakes made together, each in its own place: five in one French page, others in the Chinese
 #: pages and in a record. Each: (make it, the parts of the one line that must name it).
-#: One line per mistake, but for the record that several of chapter 5's blocks read: one per block.
+#: One line per mistake, but for the record that several of chapter 5's blocks read: one per block;
+#: the record is also named by lab 04's notebook page in each language.
 ONE_PER_BLOCK = {"corrupt results, in French chapter 5", "corrupt results, in Chinese chapter 5"}
 MISTAKES = {
     "quiz without an id": (lambda p: _break(p, "fr", CHAPTER, "/// quiz | q04-tool-order", "/// quiz"),
@@ -106,6 +107,13 @@ MISTAKES = {
     "corrupt results, in Chinese chapter 5": (lambda p: None, ("docs/zh/performance/05-checklist.md: ",
                                                                "labs/04-profiling/results/nvidia-h200.json: field "
                                                                "schema: Input should be 2")),
+    # and by lab 04's notebook, whose page each language's site runs (labkit.site.notebook_page)
+    "corrupt results, in lab 04's French notebook page": (lambda p: None, (
+        "labs/04-profiling/lab04.py (fr page): code cell ", "failed while the site ran it",
+        "labs/04-profiling/results/nvidia-h200.json: field schema: Input should be 2")),
+    "corrupt results, in lab 04's Chinese notebook page": (lambda p: None, (
+        "labs/04-profiling/lab04.py (zh page): code cell ", "failed while the site ran it",
+        "labs/04-profiling/results/nvidia-h200.json: field schema: Input should be 2")),
     "lab without an id": (lambda p: _break(p, "zh", CHAPTER, "/// lab | lab-04", "/// lab"),
                           (f"{ZH}, line", "'/// lab' needs an id in lower case")),
     "Chinese front matter not YAML": (lambda p: _break(p, "zh", CHAPTER, 'translation_of: "', 'translation_of: "x: "'),

@@ -8,9 +8,8 @@ import pytest
 
 from labkit.lab import labs
 from labkit.project import Project
-from labkit.recording import recorded_paths
 from labkit.report.labels import LANGUAGES, label
-from labkit.results import read_results
+from labkit.results import read_results, recorded_paths
 from tests.conftest import REPO_ROOT
 
 #: English words a figure of the course could leave untranslated.

@@ -94,15 +94,15 @@ class Lab01(Lab[Sizes, Lab01Results]):
         ] + tensor
 
     def figures(self, results: Lab01Results, lang: str) -> list[etree.Element]:
-        """The measured roofline: theoretical and measured roofs, the sweep, the placed kernels."""
+        """The measured roofline: theoretical and measured roofs, the tensor cores' measured roofs (each
+        named by its precision; the table gives their accumulation), the sweep, the placed kernels."""
         svg = roofline_svg(
             measured=(results.peak_gflops, results.bandwidth_gbps),
             theoretical=(results.reference_gflops("fp32"), results.device.hbm_peak_gbps),
             sweep=[(p.intensity, p.gflops) for p in results.sweep],
             kernels=[(k.kernel, k.intensity, k.gflops) for k in results.placement],
-            words={key: label(lang, f"lab01.plot.{key}") for key in ("x", "y", "theoretical", "measured", "sweep")},
-            extra_roofs=[(label(lang, f"value.tensor.{c.precision}"), c.gflops) for c in results.tensor
-                         if c.gflops is not None],
+            words={key: label(lang, f"lab01.plot.{key}") for key in ("x", "y", "theoretical", "measured", "sweep", "extra")},
+            extra_roofs=[(c.precision.upper(), c.gflops) for c in results.tensor if c.gflops is not None],
         )
         figure = etree.Element("figure", {"class": "lab-figure"})
         figure.append(svg)

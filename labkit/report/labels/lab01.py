@@ -70,6 +70,7 @@ WORDS = {
     'lab01.plot.theoretical': ('theoretical roof', 'toit théorique', '理论屋顶'),
     'lab01.plot.measured': ('measured roof', 'toit mesuré', '实测屋顶'),
     'lab01.plot.sweep': ('sweep', 'balayage', '扫描点'),
+    'lab01.plot.extra': ('tensor-core roofs (measured)', 'toits des tensor cores (mesurés)', 'tensor core 屋顶（实测）'),
     'lab01.plot.caption': (
         "The roofline measured on this GPU: roofs, the sweep (dots) and the chapter's kernels (diamonds)",
         'Le roofline mesuré sur ce GPU : toits, balayage (points) et noyaux du chapitre (losanges)',
