@@ -314,7 +314,6 @@ def timer_checks(sizes: Sizes, time_gpu, facts) -> TimerChecks:
     from labkit.kernels.stream import read_passes
 
     out = cuda.device_array(1, dtype=np.float32)
-    grid = facts.sm_count * 8
     small = cuda.to_device(np.ones(sizes.l2_set_bytes // 4, dtype=np.float32))
     large = cuda.to_device(np.ones(sizes.hbm_set_bytes // 4, dtype=np.float32))
     plan = {"l2_once_warm": (small, 1, False), "l2_once_flushed": (small, 1, True),
@@ -322,6 +321,7 @@ def timer_checks(sizes: Sizes, time_gpu, facts) -> TimerChecks:
     rows = []
     for name in L2_MEASUREMENTS:
         x, passes, flush = plan[name]
+        grid = min(facts.sm_count * 8, _blocks(x.size))   # 8 blocks per SM, none without an element to read
         timing = time_gpu(lambda: read_passes[grid, THREADS](x, out, passes), warmup=10, repeats=200, flush_l2=flush)
         rows.append(L2Read(measurement=name, read_bytes=passes * x.size * 4, passes=passes, timing=timing))
     return TimerChecks(l2=rows, cupyx=cupyx_comparisons(time_gpu))
