@@ -422,13 +422,17 @@ def _element_offset(view: np.ndarray, index) -> int:
     """Byte offset of ``view[index]`` from the view's first element; refuses anything but one element."""
     index = index if isinstance(index, tuple) else (index,)
     if len(index) != view.ndim:
-        raise ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
+        raise _not_an_element(view, index)
     offset = 0
     for i, n, stride in zip(index, view.shape, view.strides):
         if type(i) is not int and (isinstance(i, bool) or not isinstance(i, (int, np.integer))):
-            raise ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
+            raise _not_an_element(view, index)
         offset += (int(i) + n if i < 0 else int(i)) * stride
     return offset
+
+
+def _not_an_element(view: np.ndarray, index: tuple) -> ValueError:
+    return ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
 
 
 @functools.lru_cache(maxsize=None)
