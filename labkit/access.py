@@ -337,37 +337,29 @@ def translates_union(blocks: Iterable[int], shift: int, count: int) -> int:
     """How many distinct integers ``{b + k * shift : b in blocks, 0 <= k < count}`` holds.
 
     A launch whose thread blocks touch the same memory blocks as the first one, moved by
-    ``shift`` per block, touches this many over ``count`` blocks. Members of ``blocks`` further
-    apart than the translates reach (``count x shift``) never meet: each such cluster is counted
-    apart. Within a cluster, once ``k`` passes the depth ``d = span // shift + 1`` at which
-    translates can overlap, each new one adds the same number of new integers, so only ``d + 2``
-    translates are ever built (exact; unit-tested against brute force).
+    ``shift`` per block, touches this many over ``count`` blocks. The translates of one member
+    ``b = r + q * shift`` (``0 <= r < shift``) are the progression of residue ``r`` whose
+    quotients fill the interval ``[q, q + count)``: progressions of different residues never
+    meet, those of one residue cover the union of their intervals. So the count is, per residue,
+    the length of a union of intervals of one length, summed after sorting their starts (exact,
+    whatever ``count``; unit-tested against brute force).
     """
-    ordered = sorted(set(blocks))
-    if count <= 0 or not ordered:
+    members = set(blocks)
+    if count <= 0 or not members:
         return 0
     if shift <= 0:
         raise ValueError(f"shift must be positive, got {shift}")
-    clusters: list[list[int]] = [[ordered[0]]]
-    for b in ordered[1:]:
-        if b - clusters[-1][-1] >= count * shift:
-            clusters.append([b])
-        else:
-            clusters[-1].append(b)
-    return sum(_cluster_union(cluster, shift, count) for cluster in clusters)
-
-
-def _cluster_union(cluster: list[int], shift: int, count: int) -> int:
-    depth = (cluster[-1] - cluster[0]) // shift + 1
-    built = min(count, depth + 2)
-    union: set[int] = set()
-    sizes = []
-    for k in range(built):
-        union.update(b + k * shift for b in cluster)
-        sizes.append(len(union))
-    if count == built:
-        return sizes[-1]
-    return sizes[-1] + (count - built) * (sizes[-1] - sizes[-2])
+    starts_by_residue: dict[int, list[int]] = {}
+    for b in members:
+        starts_by_residue.setdefault(b % shift, []).append(b // shift)
+    distinct = 0
+    for starts in starts_by_residue.values():
+        covered_until = None          # the end (exclusive) of the intervals so far
+        for start in sorted(starts):
+            overlap = 0 if covered_until is None else max(0, covered_until - start)
+            distinct += count - overlap
+            covered_until = start + count
+    return distinct
 
 
 # The chapter's standard patterns: each returns the 32 lane addresses.

@@ -51,6 +51,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -251,8 +252,9 @@ class _Array:
     root_bytes: int
 
 
-@dataclass(frozen=True)
-class _Event:
+class _Event(NamedTuple):
+    """One lane's element access (a named tuple: some hundred thousand are made per launch)."""
+
     block: tuple[int, int, int]
     warp: int
     lane: int
@@ -266,6 +268,19 @@ class _Event:
     space: Space
     address: int
     width_bytes: int
+
+
+class _ThreadState:
+    """What the log keeps of one simulated thread: where it is in the grid, how many accesses it
+    made, and how many times it reached each program point."""
+
+    __slots__ = ("block", "warp", "lane", "sequence", "visits")
+
+    def __init__(self, thread) -> None:
+        self.block = tuple(thread.blockIdx)
+        self.warp, self.lane = divmod(thread.thread_id, WARP_LANES)
+        self.sequence = 0
+        self.visits: dict[tuple, int] = {}
 
 
 class _Recorded(np.ndarray):
@@ -299,8 +314,7 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.events: list[_Event] = []
-        self._visits: dict[tuple, int] = {}
-        self._sequence: dict[tuple, int] = {}
+        self._threads: dict[threading.Thread, _ThreadState] = {}
         self._next_global = GLOBAL_ALIGNMENT_BYTES
         self._next_shared = 0
         self.lock = threading.Lock()
@@ -319,28 +333,30 @@ class _Recorder:
         return view
 
     def record(self, view: _Recorded, index, op: Op) -> None:
-        """Log one element access if a simulated thread (not an atomic, not the host) made it."""
+        """Log one element access if a simulated thread (not an atomic, not the host) made it.
+
+        A thread's n-th visit of a program point is counted per thread (each simulated thread
+        is one Python thread, so its state is its own)."""
         thread = threading.current_thread()
-        if not hasattr(thread, "thread_id"):
-            return
-        caller = sys._getframe(2)
-        point, function, line = _program_point(caller)
+        state = self._threads.get(thread)
+        if state is None:
+            if not hasattr(thread, "thread_id"):
+                return
+            state = self._threads[thread] = _ThreadState(thread)
+        point, function, line = _program_point(sys._getframe(2))
         if point is None:
             return
-        offset = view._offset_bytes + _element_offset(view, index)
         traced = view._traced
-        block = tuple(thread.blockIdx)
-        warp, lane = divmod(thread.thread_id, WARP_LANES)
+        address = traced.base_address + view._offset_bytes + _element_offset(view, index)
         for part, (delta, width) in enumerate(_parts(view.dtype)):
-            key = (block, thread.thread_id, point, part)
-            instance = self._visits.get(key, 0)
-            self._visits[key] = instance + 1
-            thread_key = (block, thread.thread_id)
-            sequence = self._sequence.get(thread_key, 0)
-            self._sequence[thread_key] = sequence + 1
+            key = (point, part)
+            instance = state.visits.get(key, 0)
+            state.visits[key] = instance + 1
+            sequence = state.sequence
+            state.sequence = sequence + 1
             self.events.append(_Event(
-                block, warp, lane, point + (part,), instance, sequence, traced.name, function, line,
-                op, traced.space, traced.base_address + offset + delta, width,
+                state.block, state.warp, state.lane, point + (part,), instance, sequence, traced.name, function, line,
+                op, traced.space, address + delta, width,
             ))
 
     def instructions(self) -> list[TracedInstruction]:
@@ -375,13 +391,14 @@ def _program_point(frame) -> tuple[tuple | None, str, int]:
     path = []
     function, line = "", 0
     while frame is not None:
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        filename = code.co_filename
         if filename == _ATOMICS_FILE:
             return None, "", 0
         if not filename.startswith(_SKIPPED_PREFIXES):
             if not path:
-                function, line = frame.f_code.co_name, frame.f_lineno
-            path.append((filename, frame.f_code.co_firstlineno, _instruction_offset(frame.f_code, frame.f_lasti)))
+                function, line = code.co_name, frame.f_lineno
+            path.append((filename, code.co_firstlineno, _instruction_offset(code, frame.f_lasti)))
         frame = frame.f_back
     return tuple(path), function, line
 
@@ -389,23 +406,36 @@ def _program_point(frame) -> tuple[tuple | None, str, int]:
 def _instruction_offset(code, lasti: int) -> int:
     """The offset of the instruction ``lasti`` is in: a specialised subscript (CPython 3.11+)
     reports an offset inside its inline cache, the plain one its own offset."""
-    offsets = _instruction_offsets(code)
-    return offsets[bisect.bisect_right(offsets, lasti) - 1]
+    key = (code, lasti)
+    offset = _OFFSETS.get(key)
+    if offset is None:
+        offsets = [instruction.offset for instruction in dis.get_instructions(code)]
+        offset = _OFFSETS[key] = offsets[bisect.bisect_right(offsets, lasti) - 1]
+    return offset
 
 
-@functools.lru_cache(maxsize=None)
-def _instruction_offsets(code) -> list[int]:
-    return [instruction.offset for instruction in dis.get_instructions(code)]
+#: (code, lasti) -> the offset of its instruction, as found once by :func:`_instruction_offset`.
+_OFFSETS: dict[tuple, int] = {}
 
 
 def _element_offset(view: np.ndarray, index) -> int:
     """Byte offset of ``view[index]`` from the view's first element; refuses anything but one element."""
     index = index if isinstance(index, tuple) else (index,)
-    if len(index) != view.ndim or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index):
-        raise ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
-    return sum((int(i) + n if i < 0 else int(i)) * stride for i, n, stride in zip(index, view.shape, view.strides))
+    if len(index) != view.ndim:
+        raise _not_an_element(view, index)
+    offset = 0
+    for i, n, stride in zip(index, view.shape, view.strides):
+        if type(i) is not int and (isinstance(i, bool) or not isinstance(i, (int, np.integer))):
+            raise _not_an_element(view, index)
+        offset += (int(i) + n if i < 0 else int(i)) * stride
+    return offset
 
 
+def _not_an_element(view: np.ndarray, index: tuple) -> ValueError:
+    return ValueError(f"access trace records element accesses only, got index {index!r} on a {view.ndim}-d array")
+
+
+@functools.lru_cache(maxsize=None)
 def _parts(dtype: np.dtype) -> list[tuple[int, int]]:
     """(byte delta, width) of the accesses one element costs: complex numbers are two halves;
     a record of 8 or 16 bytes (:func:`vector_dtype`) is one access of its size."""

@@ -598,8 +598,9 @@ def dram_band_limits_bytes(max_stride_elements: int = 64) -> tuple[int, int]:
         return access.fetched_bytes(addresses) / (32 * _warp(addresses, 4).sectors)
 
     strides = range(1, max_stride_elements + 1)
-    exact = max(s for s in strides if all(ratio(t) == 1 for t in range(1, s + 1)))
-    double = min(s for s in strides if all(ratio(t) == 2 for t in range(s, max_stride_elements + 1)))
+    ratios = {s: ratio(s) for s in strides}
+    exact = max(s for s in strides if all(ratios[t] == 1 for t in range(1, s + 1)))
+    double = min(s for s in strides if all(ratios[t] == 2 for t in range(s, max_stride_elements + 1)))
     return 4 * exact, 4 * double
 
 

@@ -34,9 +34,15 @@ from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 
 CHAPTER = "performance/06-matmul.md"
 
-#: (M, N, K) of a check in the simulator and on a GPU. 06-padding: two 32 x 32 tiles of C, two
-#: slices of K; 06-regtile: one 64 x 64 tile (our solution's), one slice of 32 (the skeleton's):
-#: the skeleton's 4 096 threads are what the simulator can trace within its time.
+#: (M, N, K) of a check in the simulator and on a GPU. Each simulated thread is a Python thread, so
+#: these are the smallest sizes at which each criterion still judges what it claims. 06-padding: two
+#: 32 x 32 tiles of C along N (a block index mixed up, blockIdx.x for the A tile's rows, reads past A
+#: or writes the other tile) and two slices of K (an index that depends on k0, a tile loaded once
+#: for all slices, is wrong from the second slice on); a store's conflicts are the same at any size.
+#: 06-regtile: one 64 x 64 tile (the smallest our solution and the 8 x 8 alternative compute: the
+#: learner's file promises sides that are multiples of 64), one slice of 32 (the skeleton's tile);
+#: FLOP per wavefront is a ratio per step of k, the same at any size. The skeleton's 4 096 threads
+#: (06-padding's two blocks: 2 048) are what the simulator can trace within a check's time.
 PADDING_SIMULATOR = (32, 64, 64)
 REGTILE_SIMULATOR = (64, 64, 32)
 GPU_SIDE = 4096

@@ -17,12 +17,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
 
-from labkit.access import KernelCounts, Op, Space, total
+from labkit.access import KernelCounts, Op, Space, Totals
 from labkit.access_trace import KernelTrace, trace_launch
 
 
@@ -35,8 +36,10 @@ class Launch:
     block: tuple[int, int, int]
     trace: KernelTrace
 
-    @property
+    @cached_property
     def counts(self) -> KernelCounts:
+        """The analyzer's counts of the launch, computed once (a trace of 2 048 threads holds some
+        ten thousand instructions, each analysed lane by lane)."""
         return self.trace.counts()
 
     @property
@@ -58,11 +61,20 @@ class Evidence:
 
     @property
     def counts(self) -> KernelCounts:
-        """The analyzer's sums over every launch's instructions (DRAM floors per launch, summed)."""
-        merged = total(i.access for launch in self.launches for i in launch.trace.instructions)
-        return KernelCounts(totals=merged.totals,
+        """The analyzer's sums over every launch's instructions, per (space, op): each launch's
+        totals added up (DRAM floors per launch, summed)."""
+        totals: dict[tuple[Space, Op], Totals] = {}
+        for launch in self.launches:
+            for key, launch_totals in launch.counts.totals.items():
+                totals[key] = _added(totals.get(key, Totals()), launch_totals)
+        return KernelCounts(totals=totals,
                             dram_read_bytes=sum(launch.counts.dram_read_bytes for launch in self.launches),
                             dram_write_bytes=sum(launch.counts.dram_write_bytes for launch in self.launches))
+
+
+def _added(a: Totals, b: Totals) -> Totals:
+    """Two sums of instructions' counts, summed field by field."""
+    return Totals(**{f.name: getattr(a, f.name) + getattr(b, f.name) for f in fields(Totals)})
 
 
 class LaunchListener(Protocol):

@@ -32,13 +32,15 @@ class BuildResult:
     log: str
 
 
-def build_language(lang: str, site_dir: Path, repo_root: Path) -> BuildResult:
-    """mkdocs build --strict of one language into its place under site_dir."""
+def build_language(lang: str, site_dir: Path, repo_root: Path, notebooks: bool = True) -> BuildResult:
+    """mkdocs build --strict of one language into its place under site_dir; without ``notebooks``,
+    the lab notebooks are not run into pages (mkdocs.yml's LABKIT_NOTEBOOKS)."""
     out_dir = Path(site_dir, LANGUAGES[lang]["root"]).resolve()
     # MkDocs imports the plugin from this labkit, not from whichever one the environment installed
     # (a copy of the sources, a git worktree beside an editable install).
     python_path = os.pathsep.join(filter(None, (str(LABKIT_SOURCES), os.environ.get("PYTHONPATH"))))
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": python_path}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": python_path,
+           "LABKIT_NOTEBOOKS": "true" if notebooks else "false"}
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", CONFIGS[lang], "-d", str(out_dir)],
         cwd=repo_root, env=env, capture_output=True, text=True,

@@ -67,14 +67,20 @@ def project(tmp_path_factory) -> Path:
 
 
 def test_the_course_tests_take_the_new_lab_in(project):
-    done = run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+    """The tests that read every lab, notebook and page, run on the copy (verbose: each test named
+    with its outcome). test_drift.py's put-back tests are left out: each puts back a divergence
+    issue 12 listed in one of the course's own chapters, which lab 99 does not touch."""
+    done = run(project, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
                "tests/labs/test_registry.py", "tests/labs/test_measure_in_simulator.py",
                "tests/labs/test_notebooks.py", "tests/docs/test_parity.py", "tests/docs/test_drift.py",
                "tests/unit/test_translations.py",
-               "-k", "lab-99 or lab99 or registry_finds or parity or drift or translation")
+               "-k", "(lab-99 or lab99 or registry_finds or parity or drift or translation) "
+                     "and not divergence_put_back")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "lab-99" in run(project, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only",
-                           "tests/labs/test_measure_in_simulator.py").stdout
+    measured = [line for line in done.stdout.splitlines()
+                if line.startswith("tests/labs/test_measure_in_simulator.py::")]
+    assert any("[lab-99]" in line and "PASSED" in line for line in measured), (
+        "lab 99's measurement was not among the tests run", measured)
 
 
 def test_labkit_runs_the_new_lab_in_the_simulator(project):
