@@ -18,16 +18,21 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DOCS = REPO_ROOT / "docs"
 
 
+def run_folder(tmp_path_factory) -> Path:
+    """The folder of this test run that every xdist worker shares (what one worker computes for all)."""
+    basetemp = tmp_path_factory.getbasetemp()
+    # xdist workers each get basetemp/popen-gwN under one run's folder: share that folder; a run
+    # without xdist has its own basetemp (its parent holds every earlier run: not shared).
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The site of both languages, built strictly into a directory all workers share.
 
     A failed build fails every test that needs it, with the build log in the message.
     """
-    basetemp = tmp_path_factory.getbasetemp()
-    # xdist workers each get basetemp/popen-gwN under one run's folder: share that folder; a run
-    # without xdist has its own basetemp (its parent holds every earlier run: not shared).
-    shared = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+    shared = run_folder(tmp_path_factory)
     site = shared / "site"
     report = shared / "site-build.json"
     with open(shared / "site.lock", "w") as lock:

@@ -4,7 +4,9 @@ import subprocess
 import tarfile
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from tests.browser.tour import diagrams_in, settle
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
@@ -65,7 +67,10 @@ def test_pages_open_from_the_disk_without_a_console_error(page, unpacked):
                 "zh/performance/03-occupancy.html", "zh/labs/05-checklist/lab05.html"):
         page.watch.errors.clear()
         page.goto((unpacked / rel).as_uri(), wait_until="load")
-        page.wait_for_timeout(500)
+        try:
+            settle(page, diagrams_in((unpacked / rel).read_text(encoding="utf-8")))
+        except PlaywrightTimeoutError as error:
+            problems.append(f"{rel}: did not settle: {error}")
         problems += [f"{rel}: {error}" for error in page.watch.errors]
     assert not problems, "\n".join(problems)
     assert page.watch.remote_requests == []

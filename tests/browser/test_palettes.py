@@ -1,7 +1,8 @@
 """Light and dark: every text and line of the lab figures, lab tables, widgets (access explorer,
 occupancy calculator, quizzes) and Mermaid diagrams keeps enough contrast on what it is drawn on
 (WCAG 2.1: 4.5:1 for text, 3:1 for lines, marks and form-field borders, 1.4.3 and 1.4.11), and
-every page loads in the dark palette too, offline and without a console error.
+every page loads in the dark palette too, offline and without a console error. (The light palette
+is seen on a desktop, the dark one on a phone: tests/browser/tour.py.)
 
 A chart's grid lines and the timeline's track are left out: they are decoration under the data
 (WCAG 1.4.11 asks 3:1 of what is needed to read the graphic), drawn faint on purpose."""
@@ -12,25 +13,14 @@ import pytest
 
 from labkit.lab import labs
 from labkit.project import Project
-from labkit.results import recorded_paths
 from labkit.report.labels import LANGUAGES
-from labkit.results import read_results
-from tests.browser.test_site import site_pages
+from labkit.results import read_results, recorded_paths
+from tests.browser.tour import PALETTES, load_problems, site_pages
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
 
 SCHEMES = {"light": "default", "dark": "slate"}
-MARKS = ".lab-figure .theoretical, .lab-figure .measured, .lab-figure .sweep, .lab-figure .kernel, " \
-        ".lab-figure [class^='phase-'], .lab-figure .line, .lab-figure .mark, .lab-figure .frame, .lab-figure .axis"
-#: For each element: its colour (fill for text and filled marks, stroke for lines) and the page's background.
-COLOURS_JS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
-  const style = getComputedStyle(el);
-  const line = ['polyline', 'line', 'path'].includes(el.tagName) || el.getAttribute('class') === 'frame';
-  return {tag: el.tagName, cls: el.getAttribute('class') || '',
-          colour: el.tagName === 'TD' ? style.color : (line ? style.stroke : style.fill)};
-})"""
-BACKGROUND_JS = "() => getComputedStyle(document.body).backgroundColor"
 
 
 def rgba(css: str) -> tuple[float, float, float, float]:
@@ -67,85 +57,28 @@ def chapters():
     return out
 
 
-@pytest.fixture(params=list(SCHEMES))
-def scheme(request, browser):
-    context = browser.new_context(color_scheme=request.param)
-    page = context.new_page()
-    yield request.param, page
-    context.close()
-
-
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("lang, chapter, drawn", chapters())
-def test_figures_and_tables_are_readable_in_both_palettes(scheme, site_url, lang, chapter, drawn):
-    name, page = scheme
-    page.goto(site_url + LANGUAGES[lang]["root"] + chapter, wait_until="networkidle")
-    assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == SCHEMES[name]
-    background = page.evaluate(BACKGROUND_JS)
-    texts = page.evaluate(COLOURS_JS, ".lab-figure svg text")
-    marks = page.evaluate(COLOURS_JS, MARKS)
-    cells = page.evaluate(COLOURS_JS, ".lab-recorded td")
+def test_figures_and_tables_are_readable_in_both_palettes(tour, scheme, lang, chapter, drawn):
+    seen = tour.page(PALETTES[scheme], LANGUAGES[lang]["root"] + chapter)
+    assert "unsettled" not in seen, seen["unsettled"]
+    assert seen["scheme"] == SCHEMES[scheme]
+    background, texts, marks, cells = seen["background"], seen["figure_texts"], seen["figure_marks"], seen["table_cells"]
     assert cells, "the page has no lab table"
     assert (texts and marks) or not drawn, "the page has no lab figure"
     faint = [f"text {c['colour']}: {contrast(c['colour'], background):.2f}" for c in texts + cells
              if contrast(c["colour"], background) < 4.5]
     faint += [f"{c['tag']}.{c['cls']} {c['colour']}: {contrast(c['colour'], background):.2f}" for c in marks
               if contrast(c["colour"], background) < 3.0]
-    assert not faint, f"{name} palette on {background}: " + "; ".join(sorted(set(faint))[:6])
+    assert not faint, f"{scheme} palette on {background}: " + "; ".join(sorted(set(faint))[:6])
 
 
-def test_every_page_loads_in_the_dark_palette_offline(browser, site_url, built_site):
-    from tests.browser.conftest import PageWatch
-
-    context = browser.new_context(color_scheme="dark")
-    page = context.new_page()
-    watch = PageWatch(page)
-    problems = []
-    for rel in site_pages(built_site):
-        watch.errors.clear()
-        page.goto(site_url + rel.lstrip("/"), wait_until="networkidle")
-        problems += [f"{rel}: {e}" for e in watch.errors]
-    context.close()
+def test_every_page_loads_in_the_dark_palette_offline(tour, built_site):
+    seen = tour.pages(PALETTES["dark"], site_pages(built_site))
+    problems = load_problems(seen)
+    problems += [f"{rel}: shown in the {page['scheme']} palette" for rel, page in seen.items()
+                 if page.get("scheme", SCHEMES["dark"]) != SCHEMES["dark"]]
     assert not problems, "\n".join(problems)
-    assert watch.remote_requests == []
-
-
-#: Every text and line of the widgets and diagrams, each with what it is drawn on: (what, kind,
-#: colour, backdrop). Text on a coloured cell is measured against the cell.
-WIDGET_COLOURS_JS = """() => {
-  const page = getComputedStyle(document.body).backgroundColor;
-  const out = [];
-  const add = (el, kind, colour, backdrop) => out.push({
-    what: el.tagName + '.' + (el.getAttribute('class') || '') + ' ' + (el.textContent || '').trim().slice(0, 20),
-    kind, colour, backdrop: backdrop || page});
-  const style = (el) => getComputedStyle(el);
-  const all = (root, selector) => [...root.querySelectorAll(selector)];
-  for (const el of all(document, '.access-explorer svg text')) {
-    const cell = el.classList.contains('explorer-on-cell') ? el.previousElementSibling : null;
-    add(el, 'text', style(el).fill, cell ? style(cell).fill : page);
-  }
-  for (const el of all(document, '.access-explorer .explorer-cell')) add(el, 'line', style(el).stroke);
-  for (const el of all(document, '.access-explorer .explorer-shared-mark')) add(el, 'line', style(el).fill, style(el.previousElementSibling.previousElementSibling).fill);
-  for (const el of all(document, '.access-explorer label, .access-explorer dt, .access-explorer dd, ' +
-      '.access-explorer figcaption, .access-explorer__message, .occupancy-calculator p, .occupancy-calculator label, ' +
-      '.occupancy-calculator th, .occupancy-calculator td, .occupancy-calculator figcaption, .occ-message, ' +
-      '.quiz-feedback, .scroll-hint')) {
-    if (el.textContent.trim()) add(el, 'text', style(el).color);
-  }
-  for (const el of all(document, '.occupancy-calculator svg text')) add(el, 'text', style(el).fill);
-  for (const el of all(document, '.occupancy-calculator .occ-line, .occupancy-calculator .occ-axis')) add(el, 'line', style(el).stroke);
-  for (const el of all(document, '.occupancy-calculator .occ-current')) add(el, 'line', style(el).fill);
-  for (const el of all(document, '.access-explorer input, .access-explorer select, .occupancy-calculator input, ' +
-      '.occupancy-calculator select, .quiz-numeric input')) {
-    add(el, 'line', style(el).borderTopColor);
-    add(el, 'text', style(el).color, style(el).backgroundColor);
-  }
-  for (const host of all(document, 'div.mermaid')) {
-    const root = host.shadowRoot;
-    for (const el of all(root, '.nodeLabel, .edgeLabel p, .edgeLabel span')) if (el.textContent.trim()) add(el, 'text', style(el).color);
-    for (const el of all(root, '.node rect, .node polygon, .node path, .flowchart-link')) add(el, 'line', style(el).stroke);
-  }
-  return out;
-}"""
 
 
 def widget_pages():
@@ -154,39 +87,20 @@ def widget_pages():
              "performance/05-checklist/")]
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("lang, path", widget_pages())
-def test_widgets_and_diagrams_are_readable_in_both_palettes(scheme, site_url, lang, path):
+def test_widgets_and_diagrams_are_readable_in_both_palettes(tour, scheme, lang, path):
     """Also in their error states: the explorer's message, the calculator's refusal and its
-    field messages, a quiz's feedback."""
-    from tests.browser.test_site import OPEN_SHADOW_ROOTS
-
-    name, page = scheme
-    page.add_init_script(OPEN_SHADOW_ROOTS)
-    page.goto(site_url + LANGUAGES[lang]["root"] + path, wait_until="networkidle")
-    page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => d.shadowRoot)")
-    background = page.evaluate(BACKGROUND_JS)
-    seen = page.evaluate(WIDGET_COLOURS_JS)
-    explorer, calculator = page.locator("div.access-explorer"), page.locator("div.occupancy-calculator")
-    if explorer.count():
-        explorer.locator("input >> nth=0").fill("2.5")
-        seen += page.evaluate(WIDGET_COLOURS_JS)
-        explorer.locator("input >> nth=0").fill("8")
-        explorer.locator("select >> nth=1").select_option("shared")
-        seen += page.evaluate(WIDGET_COLOURS_JS)
-    if calculator.count():
-        calculator.locator('input[name="threads_per_block"]').fill("2000")
-        seen += page.evaluate(WIDGET_COLOURS_JS)
-        calculator.locator('input[name="threads_per_block"]').fill("x")
-        seen += page.evaluate(WIDGET_COLOURS_JS)
-    quiz = page.locator(".quiz[data-quiz-kind='choice']").first
-    if quiz.count():
-        quiz.locator("button.quiz-option").first.click()
-        seen += page.evaluate(WIDGET_COLOURS_JS)
-    assert seen, "nothing to measure on the page"
-    kinds = {item["kind"] for item in seen}
+    field messages, a quiz's feedback (tour.use_widgets)."""
+    seen = tour.page(PALETTES[scheme], LANGUAGES[lang]["root"] + path)
+    assert "unsettled" not in seen, seen["unsettled"]
+    assert seen["errors_in_use"] == [], f"console errors while the widgets were used: {seen['errors_in_use']}"
+    colours = seen["widget_colours"]
+    assert colours, "nothing to measure on the page"
+    kinds = {item["kind"] for item in colours}
     assert kinds == {"text", "line"}
     faint = sorted({f"{item['what']} {item['colour']} on {item['backdrop']}: "
                     f"{contrast(item['colour'], item['backdrop']):.2f}"
-                    for item in seen
+                    for item in colours
                     if contrast(item["colour"], item["backdrop"]) < (4.5 if item["kind"] == "text" else 3.0)})
-    assert not faint, f"{name} palette on {background}:\n" + "\n".join(faint[:12])
+    assert not faint, f"{scheme} palette on {seen['background']}:\n" + "\n".join(faint[:12])

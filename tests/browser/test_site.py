@@ -6,6 +6,7 @@ from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.site.typography import typeset_text
+from tests.browser.tour import READERS, load_problems, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -14,24 +15,11 @@ CHAPTER = "performance/04-profiling/"
 SEARCH_TERMS = {"fr": "chronologie", "zh": "时间线"}
 
 
-def site_pages(built_site):
-    return sorted(
-        p.parent.relative_to(built_site).as_posix().removeprefix(".") + "/"
-        for p in built_site.rglob("index.html")
-        if "assets" not in p.parts and "search" not in p.parts
-    )
-
-
-def test_every_page_loads_without_error_or_remote_request(page, site_url, built_site):
+def test_every_page_loads_without_error_or_remote_request(tour, built_site):
     pages = site_pages(built_site)
     assert len(pages) >= 6
-    problems = []
-    for rel in pages:
-        page.watch.errors.clear()
-        page.goto(site_url + rel.lstrip("/"), wait_until="networkidle")
-        problems += [f"{rel}: console error: {e}" for e in page.watch.errors]
+    problems = load_problems(tour.pages("light desktop", pages))
     assert not problems, "\n".join(problems)
-    assert page.watch.remote_requests == [], f"requests left 127.0.0.1: {page.watch.remote_requests}"
 
 
 @pytest.mark.parametrize("start, target", [("fr", "zh"), ("zh", "fr")])
@@ -83,28 +71,18 @@ def test_the_404_page_leads_to_each_languages_home(page, site_url, lang):
     assert page.url == site_url + "zh/" and page.get_attribute("html", "lang") == "zh"
 
 
-# Material draws each diagram into a closed shadow root; open it so the test can look inside.
-OPEN_SHADOW_ROOTS = (
-    "const attach = Element.prototype.attachShadow;"
-    "Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: 'open' }); };"
-)
-
-
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("path", ["performance/", CHAPTER])
-def test_math_and_mermaid_render(page, site_url, lang, path):
-    page.add_init_script(OPEN_SHADOW_ROOTS)
-    page.goto(site_url + LANGUAGES[lang]["root"] + path, wait_until="networkidle")
+def test_math_and_mermaid_render(tour, reader, lang, path):
+    seen = tour.page(reader, LANGUAGES[lang]["root"] + path)
+    assert "unsettled" not in seen, seen["unsettled"]
     if path == "performance/":
-        page.wait_for_selector(".arithmatex .katex", timeout=10_000)
-    page.wait_for_function(
-        "() => { const d = [...document.querySelectorAll('div.mermaid')];"
-        " return d.length > 0 && d.every(e => e.shadowRoot && e.shadowRoot.querySelector('svg .node')); }",
-        timeout=20_000,
-    )
-    diagrams = page.evaluate("() => [...document.querySelectorAll('div.mermaid')].map(e => e.shadowRoot.textContent)")
-    assert all("Syntax error" not in text for text in diagrams), diagrams
-    assert page.watch.errors == []
+        assert seen["katex"] > 0, "no formula rendered by KaTeX"
+    diagrams = seen["diagrams"]
+    assert diagrams and all(d["nodes"] for d in diagrams), diagrams
+    assert all("Syntax error" not in d["text"] for d in diagrams), diagrams
+    assert seen["errors"] == []
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
