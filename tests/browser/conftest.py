@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from tests.browser.tour import OPEN_SHADOW_ROOTS, READERS, WIDTHS, PageWatch, Tour
+from tests.browser.tour import OPEN_SHADOW_ROOTS, READERS, PageWatch, Tour
 from tests.conftest import run_folder
 
 CHROMIUM_FLAGS = [
@@ -95,12 +95,4 @@ def page(contexts):
     page = contexts["light desktop"].new_page()
     page.watch = PageWatch(page)
     yield page
-    page.close()
-
-
-@pytest.fixture(params=list(WIDTHS))
-def reader_page(request, contexts):
-    """(width name, a new tab of the reader who sees that width)."""
-    page = contexts[WIDTHS[request.param]].new_page()
-    yield request.param, page
     page.close()

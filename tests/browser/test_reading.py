@@ -5,7 +5,7 @@ diagram, chart and widget drawing shows its text at least at the body's small si
 import pytest
 
 from labkit.report.labels import LANGUAGES
-from tests.browser.tour import READERS, WIDTHS, diagrams_in, settle, site_pages
+from tests.browser.tour import READERS, WIDTHS, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -42,30 +42,20 @@ def test_every_drawing_shows_its_text_at_the_small_size_or_more(tour, width, lan
     assert not small, f"{width}: text under {floor} px:\n" + "\n".join(small[:12])
 
 
+@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_wide_table_says_there_is_more_and_keeps_its_first_column(reader_page, site_url, built_site, lang):
-    _width, page = reader_page
-    path = LANGUAGES[lang]["root"] + "performance/04-profiling/"
-    page.goto(site_url + path)
-    settle(page, diagrams_in((built_site / path / "index.html").read_text(encoding="utf-8")))
-    boxes = page.locator(".lab-recorded > .md-typeset__scrollwrap")
-    wide = [i for i in range(boxes.count())
-            if boxes.nth(i).evaluate("b => b.scrollWidth > b.clientWidth + 1")]
+def test_a_wide_table_says_there_is_more_and_keeps_its_first_column(tour, width, lang):
+    """(Each table scrolled 400 px, then to its end: tour.WIDE_TABLES_JS.)"""
+    seen = tour.page(WIDTHS[width], LANGUAGES[lang]["root"] + "performance/04-profiling/")
+    assert "unsettled" not in seen, seen["unsettled"]
+    wide = seen["wide_tables"]
     assert wide, "no lab table wider than its column on chapter 4 (the ncu table is 17 columns)"
-    for index in wide:
-        box = boxes.nth(index)
-        hint = box.locator("xpath=preceding-sibling::*[1]")
-        assert "scroll-hint" in (hint.get_attribute("class") or "") and hint.is_visible(), "no visible hint"
-        assert "scrolls--more-right" in box.get_attribute("class")
-        first = box.locator("tbody tr >> nth=0").locator("td >> nth=0")
-        second = box.locator("tbody tr >> nth=0").locator("td >> nth=1")
-        before, second_before = first.bounding_box()["x"], second.bounding_box()["x"]
-        box.evaluate("b => { b.scrollLeft = 400; b.dispatchEvent(new Event('scroll')); }")
-        left = box.bounding_box()["x"]
-        assert left - 1 <= first.bounding_box()["x"] <= before + 1, "the first column scrolled away"
-        assert second.bounding_box()["x"] < second_before - 100, "the table did not scroll"
-        box.evaluate("b => { b.scrollLeft = b.scrollWidth; b.dispatchEvent(new Event('scroll')); }")
-        assert "scrolls--more-right" not in box.get_attribute("class")
+    for table in wide:
+        assert table["hint"], "no visible hint"
+        assert table["more_right"]
+        assert table["left"] - 1 <= table["first_scrolled"] <= table["first"] + 1, "the first column scrolled away"
+        assert table["second_scrolled"] < table["second"] - 100, "the table did not scroll"
+        assert not table["more_right_at_end"]
 
 
 @pytest.mark.parametrize("path", ["performance/02-coalescing/", "performance/03-occupancy/", "performance/04-profiling/"])

@@ -248,28 +248,49 @@ def use_widgets(page) -> dict:
     return {"text_sizes": text_sizes, "widget_colours": unique, "widget_texts": texts}
 
 
-def visit(context, url: str, html: str) -> dict:
-    """Load one page in a reader's browser context, let it settle, look, use its widgets.
+WIDE_TABLES_JS = """() => [...document.querySelectorAll('.lab-recorded > .md-typeset__scrollwrap')]
+  .filter(box => box.scrollWidth > box.clientWidth + 1)
+  .map(box => {
+    const shown = (el) => { const r = el.getBoundingClientRect();
+                            return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'; };
+    const x = (el) => el.getBoundingClientRect().x;
+    const [first, second] = box.querySelector('tbody tr').querySelectorAll('td');
+    const scroll = (left) => { box.scrollLeft = left; box.dispatchEvent(new Event('scroll')); };
+    const hint = box.previousElementSibling;
+    const table = {hint: Boolean(hint && hint.classList.contains('scroll-hint') && shown(hint)),
+                   more_right: box.classList.contains('scrolls--more-right'), first: x(first), second: x(second)};
+    scroll(400);
+    Object.assign(table, {left: x(box), first_scrolled: x(first), second_scrolled: x(second)});
+    scroll(box.scrollWidth);
+    table.more_right_at_end = box.classList.contains('scrolls--more-right');
+    scroll(0);
+    return table;
+  })"""
+
+
+def visit(tab, watch: PageWatch, url: str, html: str) -> dict:
+    """Load one page in a reader's tab, let it settle, look, use its widgets, scroll its wide lab
+    tables (each: its hint shown, its first column's and second column's x before and after
+    scrolling 400 px, whether it says there is more to the right before and at the end).
 
     ``unsettled`` says why the page did not settle (then nothing is looked at); ``errors`` are the
     console and page errors of the load, ``errors_in_use`` those while the widgets were used.
     """
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    watch = PageWatch(page)
+    watch.errors.clear()
+    watch.remote_requests.clear()
     seen = {}
     try:
-        page.goto(url, wait_until="load")
-        settle(page, diagrams_in(html))
+        tab.goto(url, wait_until="load")
+        settle(tab, diagrams_in(html))
     except PlaywrightTimeoutError as error:
         seen["unsettled"] = str(error).splitlines()[0]
     seen["errors"] = list(watch.errors)
     if "unsettled" not in seen:
-        seen.update(page.evaluate(LOOK_JS, MARKS))
-        seen.update(use_widgets(page))
+        seen.update(tab.evaluate(LOOK_JS, MARKS))
+        seen.update(use_widgets(tab))
+        seen["wide_tables"] = tab.evaluate(WIDE_TABLES_JS)
     seen["errors_in_use"] = watch.errors[len(seen["errors"]):]
     seen["remote_requests"] = list(watch.remote_requests)
-    page.close()
     return seen
 
 
@@ -279,6 +300,14 @@ class Tour:
 
     def __init__(self, folder: Path, site: Path, site_url: str, contexts):
         self.folder, self.site, self.site_url, self.contexts = folder, site, site_url, contexts
+        self.tabs = {}  # reader -> (its tab, the tab's watch): one tab goes from page to page
+
+    def _tab(self, reader: str):
+        if reader not in self.tabs:
+            tab = self.contexts[reader].new_page()
+            tab.set_default_timeout(10_000)
+            self.tabs[reader] = tab, PageWatch(tab)
+        return self.tabs[reader]
 
     def _file(self, reader: str, rel: str) -> Path:
         name = re.sub(r"[^A-Za-z0-9]+", "-", rel).strip("-") or "home"
@@ -286,7 +315,7 @@ class Tour:
 
     def _see(self, reader: str, rel: str, file: Path) -> None:
         html = (self.site / rel.lstrip("/") / "index.html").read_text(encoding="utf-8")
-        seen = visit(self.contexts[reader], self.site_url + rel.lstrip("/"), html)
+        seen = visit(*self._tab(reader), self.site_url + rel.lstrip("/"), html)
         partial = file.with_suffix(".part")
         partial.write_text(json.dumps(seen))
         partial.replace(file)
