@@ -82,7 +82,7 @@ def test_math_and_mermaid_render(tour, reader, lang, path):
     diagrams = seen["diagrams"]
     assert diagrams and all(d["nodes"] for d in diagrams), diagrams
     assert all("Syntax error" not in d["text"] for d in diagrams), diagrams
-    assert seen["errors"] == []
+    assert seen["errors"] == [], f"console errors: {seen['errors']}"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
