@@ -205,7 +205,7 @@ def intensity_sweep(sizes: Sizes, bench: Bench) -> list[SweepPoint]:
 def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
     """Chapter 1's kernels: their work (labkit.workloads) and time (median, L2 flushed where HBM is meant)."""
     # 8 blocks per SM for the reduction's grid-stride loop, none without an element to read
-    blocks_for_sum = min(bench.facts.sm_count * 8, -(-sizes.vector_elements // reduction.THREADS))
+    blocks_for_sum = min(bench.facts.sm_count * 8, _blocks(sizes.vector_elements, reduction.THREADS))
     launchers, _ = sample_launchers(sizes, blocks_for_sum=blocks_for_sum, rng=np.random.default_rng(1))
     rows = []
     for name in SAMPLE_KERNELS:
