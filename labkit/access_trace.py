@@ -57,6 +57,7 @@ import numpy as np
 
 from labkit.access import (DRAM_FETCH_BYTES, KernelCounts, Op, Space, Totals, WarpAccess, WIDTHS_BYTES, WARP_LANES,
                            analyze, total, translates_union)
+from labkit import simulator_barrier
 from labkit.backend import select_backend
 
 select_backend()
@@ -73,7 +74,9 @@ SHARED_ALIGNMENT_BYTES = 128
 
 _SIMULATOR_DIR = os.path.dirname(_simulator.__file__) + os.sep
 _ATOMICS_FILE = os.path.join(os.path.dirname(_simulator.__file__), "kernelapi.py")
-_SKIPPED_PREFIXES = (_SIMULATOR_DIR, os.path.dirname(np.__file__) + os.sep, __file__, threading.__file__)
+#: Not the kernel's code: the simulator (with labkit's barrier in it), NumPy, this module, threading.
+_SKIPPED_PREFIXES = (_SIMULATOR_DIR, simulator_barrier.__file__, os.path.dirname(np.__file__) + os.sep, __file__,
+                     threading.__file__)
 _ASSIGNED_NAME = re.compile(r"\s*(\w+)\s*=")
 
 
@@ -274,13 +277,15 @@ class _ThreadState:
     """What the log keeps of one simulated thread: where it is in the grid, how many accesses it
     made, and how many times it reached each program point."""
 
-    __slots__ = ("block", "warp", "lane", "sequence", "visits")
+    __slots__ = ("block", "warp", "lane", "sequence", "visits", "above_kernel")
 
     def __init__(self, thread) -> None:
         self.block = tuple(thread.blockIdx)
         self.warp, self.lane = divmod(thread.thread_id, WARP_LANES)
         self.sequence = 0
         self.visits: dict[tuple, int] = {}
+        #: The frame that called the kernel (the simulator's), once the thread's first access found it.
+        self.above_kernel = None
 
 
 class _Recorded(np.ndarray):
@@ -343,7 +348,7 @@ class _Recorder:
             if not hasattr(thread, "thread_id"):
                 return
             state = self._threads[thread] = _ThreadState(thread)
-        point, function, line = _program_point(sys._getframe(2))
+        point, function, line = _program_point(sys._getframe(2), state)
         if point is None:
             return
         traced = view._traced
@@ -383,43 +388,70 @@ def _place(next_free: int, size_bytes: int, alignment: int) -> tuple[int, int]:
     return base, base + max(size_bytes, 1)
 
 
-def _program_point(frame) -> tuple[tuple | None, str, int]:
+def _program_point(frame, state: _ThreadState) -> tuple[tuple | None, str, int]:
     """The call path of kernel code (file, first line, instruction offset) up to the kernel.
 
     None for accesses made by the simulator's atomics. Also the innermost function and line.
+    This walk runs for every element access of every simulated thread, so what a frame
+    contributes is found once per code and instruction (:func:`_frame_info`), and the walk stops
+    below the kernel's own frame: the frames above it (the simulator's and threading's) are the
+    same for the whole life of the thread, and found on its first access.
     """
     path = []
     function, line = "", 0
-    while frame is not None:
-        code = frame.f_code
-        filename = code.co_filename
-        if filename == _ATOMICS_FILE:
-            return None, "", 0
-        if not filename.startswith(_SKIPPED_PREFIXES):
+    stop, outermost = state.above_kernel, None
+    while frame is not stop:
+        key = (id(frame.f_code), frame.f_lasti)
+        info = _FRAMES.get(key)
+        if info is None:
+            info = _FRAMES[key] = _frame_info(frame)
+        kind = info[1]
+        if kind is _KERNEL:
             if not path:
-                function, line = code.co_name, frame.f_lineno
-            path.append((filename, code.co_firstlineno, _instruction_offset(code, frame.f_lasti)))
+                function, line = info[3], info[4]
+            path.append(info[2])
+            outermost = frame
+        elif kind is _ATOMIC:
+            return None, "", 0
         frame = frame.f_back
+    if stop is None and outermost is not None:
+        state.above_kernel = outermost.f_back
     return tuple(path), function, line
+
+
+_KERNEL, _SKIPPED, _ATOMIC = "kernel", "skipped", "atomic"
+
+
+def _frame_info(frame) -> tuple:
+    """(code, kind, path entry, function, line) of a frame, which its code and instruction decide: kind is
+    _ATOMIC for the simulator's atomics, _SKIPPED for the simulator, NumPy, threading and this
+    module, _KERNEL for the kernel's own code, whose entry is (file, first line, instruction
+    offset). The code object is kept so that its id, the cache's key, is not reused."""
+    code = frame.f_code
+    filename = code.co_filename
+    if filename == _ATOMICS_FILE:
+        return code, _ATOMIC, None, "", 0
+    if filename.startswith(_SKIPPED_PREFIXES):
+        return code, _SKIPPED, None, "", 0
+    entry = (filename, code.co_firstlineno, _instruction_offset(code, frame.f_lasti))
+    return code, _KERNEL, entry, code.co_name, frame.f_lineno
 
 
 def _instruction_offset(code, lasti: int) -> int:
     """The offset of the instruction ``lasti`` is in: a specialised subscript (CPython 3.11+)
     reports an offset inside its inline cache, the plain one its own offset."""
-    key = (code, lasti)
-    offset = _OFFSETS.get(key)
-    if offset is None:
-        offsets = [instruction.offset for instruction in dis.get_instructions(code)]
-        offset = _OFFSETS[key] = offsets[bisect.bisect_right(offsets, lasti) - 1]
-    return offset
+    offsets = [instruction.offset for instruction in dis.get_instructions(code)]
+    return offsets[bisect.bisect_right(offsets, lasti) - 1]
 
 
-#: (code, lasti) -> the offset of its instruction, as found once by :func:`_instruction_offset`.
-_OFFSETS: dict[tuple, int] = {}
+#: (id(code), lasti) -> :func:`_frame_info` of a frame there, found once per pair.
+_FRAMES: dict[tuple[int, int], tuple] = {}
 
 
 def _element_offset(view: np.ndarray, index) -> int:
     """Byte offset of ``view[index]`` from the view's first element; refuses anything but one element."""
+    if type(index) is int and view.ndim == 1:  # the common case, a Python int into a vector
+        return (index + view.shape[0] if index < 0 else index) * view.strides[0]
     index = index if isinstance(index, tuple) else (index,)
     if len(index) != view.ndim:
         raise _not_an_element(view, index)

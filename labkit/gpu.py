@@ -20,6 +20,11 @@ SIMULATED = select_backend() == "simulator"
 from numba import cuda  # noqa: E402  (after the choice, on purpose)
 from numba.cuda.core.errors import NumbaPerformanceWarning  # noqa: E402,F401  (numba-cuda's own class)
 
+if SIMULATED:
+    from labkit.simulator_barrier import install
+
+    install()
+
 
 def nan_device_array(shape, dtype=np.float32):
     """A device array of NaN, for a kernel's output in a check: an element the kernel failed to

@@ -110,13 +110,16 @@ def _parity_call(module, args: dict[str, object]) -> None:
 # ----- the divergence metric ----------------------------------------------------------------------------
 def _not_kernel_code() -> tuple[str, ...]:
     """Where the Python that a simulated thread runs is not the kernel's: Numba (the simulator's
-    cuda.grid, arrays, fma...), NumPy and the standard library (the thread's own machinery)."""
+    cuda.grid, arrays, fma...), labkit's barrier for the simulator, NumPy and the standard library
+    (the thread's own machinery)."""
     import numba
     import numba.cuda
 
+    from labkit import simulator_barrier
+
     return tuple(str(Path(directory).resolve()) + os.sep for directory in (
         Path(numba.__file__).parent, Path(numba.cuda.__file__).parent, Path(np.__file__).parent,
-        sysconfig.get_paths()["stdlib"]))
+        sysconfig.get_paths()["stdlib"])) + (str(Path(simulator_barrier.__file__).resolve()),)
 
 
 class _Lines:

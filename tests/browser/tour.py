@@ -38,6 +38,17 @@ OPEN_SHADOW_ROOTS = (
     "const attach = Element.prototype.attachShadow;"
     "Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: 'open' }); };"
 )
+# The tour's tabs do not start Material's search worker: a page view would otherwise download and
+# index the whole language's search index (about a third of a visit's CPU) for a search the tour
+# never makes. The worker is the same script and index on every page of a language; the search
+# tests (test_site, test_dist) start it, search, and follow the results in both languages.
+QUIET_SEARCH_WORKER = (
+    "const NativeWorker = window.Worker;"
+    "window.Worker = function (url, options) {"
+    "  if (String(url).includes('/workers/search.')) {"
+    "    const quiet = new EventTarget(); quiet.postMessage = () => {}; quiet.terminate = () => {}; return quiet; }"
+    "  return new NativeWorker(url, options); };"
+)
 #: How long a page may take to draw its diagrams.
 SETTLE_MS = 20_000
 
@@ -305,6 +316,7 @@ class Tour:
     def _tab(self, reader: str):
         if reader not in self.tabs:
             tab = self.contexts[reader].new_page()
+            tab.add_init_script(QUIET_SEARCH_WORKER)
             tab.set_default_timeout(10_000)
             self.tabs[reader] = tab, PageWatch(tab)
         return self.tabs[reader]
