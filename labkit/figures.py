@@ -20,7 +20,8 @@ from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab04 import LAB as LAB04
 from labkit.labs.lab04.results import RANK_TIE_SHARE
-from labkit.kernels.mysteries_launch import REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
+from labkit.kernels.reduction_launch import THREADS as REDUCTION_THREADS
+from labkit.kernels.mysteries_launch import IN_FLIGHT as LAB05_IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
 from labkit.profiling import checklist
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
@@ -124,22 +125,11 @@ def _sectors(stride_elements: int) -> float:
 
 def _lab04_chain_blocks() -> float:
     """Lab 04's scale_add grid: one thread per element of the chain's vector, in blocks of the lab's threads."""
-    from labkit.kernels.reduction import THREADS
-
-    return math.ceil(LAB04.gpu_sizes.chain_elements / THREADS)
+    return math.ceil(LAB04.gpu_sizes.chain_elements / REDUCTION_THREADS)
 
 
 def _lab04_chain_warps_per_block() -> float:
-    from labkit.kernels.reduction import THREADS
-
-    return THREADS / access.WARP_LANES
-
-
-def _mysteries():
-    """Lab 05's kernels (imported when a figure needs one of their constants)."""
-    from labkit.kernels import mysteries
-
-    return mysteries
+    return REDUCTION_THREADS / access.WARP_LANES
 
 
 def _lab05_sizes():
@@ -530,7 +520,7 @@ FIGURES: dict[str, Figure] = {
     "lab04.chain_warps_per_block": Figure(_lab04_chain_warps_per_block),
     "lab04.chain_one_block_pct": Figure(
         lambda: 100 * _lab04_chain_warps_per_block() / occupancy.SM90.max_warps_per_sm, 1),
-    "lab05.control_loads_in_flight": Figure(lambda: 2 * _mysteries().IN_FLIGHT),
+    "lab05.control_loads_in_flight": Figure(lambda: 2 * LAB05_IN_FLIGHT),
     "lab05.slices": Figure(lambda: _lab05_sizes().slices),
     "lab05.slice_blocks": Figure(lambda: _lab05_sizes().slice_elements / LAB05_THREADS),
     "lab05.max_registers": Figure(lambda: REPAIRED_MAX_REGISTERS),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from labkit.gpu import cuda
+from labkit.kernels.coalescing_cuda import SWEEP_LOADS
 from labkit.kernels.jit import kernel
 
 #: Particle fields, in the order of a record.
@@ -29,9 +30,6 @@ DRIFT_READ_BYTES = 6 * 4
 DRIFT_WRITE_BYTES = 3 * 4
 
 
-#: Elements each thread of the global sweep reads (strided_read and the CUDA C strided_read_16):
-#: 8 loads in flight, 32 bytes per thread at 4-byte elements, 128 at 16 bytes.
-SWEEP_LOADS = 8
 
 
 @kernel

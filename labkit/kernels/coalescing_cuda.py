@@ -34,8 +34,6 @@ import functools
 
 import numpy as np
 
-from labkit.kernels.coalescing import SWEEP_LOADS
-
 #: The transposes' shape: tile side and thread rows (block = TILE x ROWS threads, TILE / ROWS
 #: elements per thread and side). Of the shapes measured side by side on the H200 (the exploration
 #: of the batch that recorded commit 4cb7254), 64 x 8 gave the padded and swizzled transposes the
@@ -43,6 +41,10 @@ from labkit.kernels.coalescing import SWEEP_LOADS
 #: cupy.copyto (0.991, against 0.979).
 TILE = 64
 ROWS = 8
+#: Elements each thread of the global sweep reads (Numba's strided_read, strided_read_16 here): 8
+#: loads in flight, 32 bytes per thread at 4-byte elements, 128 at 16 bytes. Written here, where
+#: nothing imports numba, so that the site's build can read the lab's geometry without it.
+SWEEP_LOADS = 8
 #: Shared sweep: slots of the tile (of 4, 8 or 16 bytes), enough for 32 lanes at stride 64.
 SHARED_SLOTS = 2048
 #: Threads per block of every 1-D kernel here.

@@ -27,7 +27,7 @@ from numba import float32, int32
 
 from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
-from labkit.kernels.mysteries_launch import REPAIRED_MAX_REGISTERS, THREADS
+from labkit.kernels.mysteries_launch import IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS
 
 #: Float32 constants. A bare Python float in a float32 kernel is a float64 to Numba (and ``0.5`` in
 #: C++ is a double): kernel_b's flaw is exactly that.
@@ -52,8 +52,6 @@ HIST_ITEMS = 64
 #: kernel_g: values the rarely taken path keeps live; words of a list node (one per lane).
 LIVE = 64
 NODE_WORDS = 32
-#: kernel_e: elements each thread has in flight.
-IN_FLIGHT = 4
 
 
 # --8<-- [start:kernel_a]

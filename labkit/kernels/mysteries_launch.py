@@ -8,3 +8,5 @@ them) and the chapter's figures need no CUDA toolchain.
 THREADS = 256
 #: kernel_g's twin: the same function compiled with at most this many registers per thread.
 REPAIRED_MAX_REGISTERS = 32
+#: kernel_e: elements each thread has in flight (a compile-time unroll; chapter 5 cites it).
+IN_FLIGHT = 4

@@ -10,9 +10,8 @@ from numba import float32
 
 from labkit.gpu import cuda
 from labkit.kernels.jit import device_function, kernel
+from labkit.kernels.reduction_launch import THREADS
 
-#: Threads per block of every reduction: the shared-memory tree is sized for it at compile time.
-THREADS = 256
 
 
 @device_function

@@ -32,9 +32,10 @@ from labkit.quizzes import ANSWER_KEY
 from labkit.report.diagnosis_text import card_rows, item_words, render_kernel, words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import read_results, recorded_paths
+from labkit.results import recorded_paths
 from labkit.roofline import RATIO_DECIMALS
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+from labkit.site.recorded import read_recorded
 
 CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9]+)")
 
@@ -48,7 +49,7 @@ def recorded_cases(the_lab: Lab, key: str, project: Project) -> list[tuple[str, 
     this one."""
     out = []
     for path in recorded_paths(the_lab.lab_dir(project), project.relative):
-        document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
+        document = read_recorded(the_lab, path, project)
         cases = the_lab.cases(document.results)
         if cases and key not in cases:
             raise CaseError(f"{the_lab.id} has no case '{key}': its cases are {', '.join(cases)}")

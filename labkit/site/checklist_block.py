@@ -23,8 +23,9 @@ from labkit.project import Project, find_project
 from labkit.report.diagnosis_text import item_words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import read_results, recorded_paths
+from labkit.results import recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+from labkit.site.recorded import read_recorded
 
 #: Where the chapter that holds the block lives, relative to docs/<lang>/ (links are made from there).
 CHAPTER = "performance/05-checklist.md"
@@ -40,7 +41,7 @@ def measured_gains(project: Project) -> dict[str, list[tuple[float, str, str]]]:
     found: dict[str, list[tuple[float, str, str]]] = defaultdict(list)
     for the_lab in labs().values():
         for path in recorded_paths(the_lab.lab_dir(project), project.relative):
-            document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
+            document = read_recorded(the_lab, path, project)
             for gain in the_lab.gains(document.results):
                 found[gain.item].append((gain.ratio, gain.context, document.provenance.gpu))
     return found

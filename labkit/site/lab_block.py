@@ -22,8 +22,9 @@ from labkit.project import Project, find_project
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.report.tables import Table, format_cell
-from labkit.results import Provenance, read_results, recorded_paths
+from labkit.results import Provenance, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
+from labkit.site.recorded import read_recorded
 
 
 def render_table(parent: etree.Element, table: Table, lang: str) -> None:
@@ -114,7 +115,7 @@ def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) 
         etree.SubElement(note, "code").text = f"make {the_lab.id}"
         return
     for path in paths:
-        document = read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path))
+        document = read_recorded(the_lab, path, project)
         recorded = etree.SubElement(block, "div", {"class": "lab-recorded", "data-results": path.name})
         measured_line(recorded, document.provenance, lang)
         for table in the_lab.tables(document.results):
