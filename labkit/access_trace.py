@@ -42,6 +42,7 @@ from __future__ import annotations
 import bisect
 import dis
 import functools
+import gc
 import linecache
 import os
 import re
@@ -133,9 +134,24 @@ def trace_launch(kernel, griddim, blockdim, *args) -> KernelTrace:
                 for name, arg in zip(names, args) if _host_array(arg) is not None}
     traced_args = [FakeCUDAArray(recorded[name]) if name in recorded else arg
                    for name, arg in zip(names, args)] + list(args[len(names):])
-    with _shared_arrays_recorded(recorder):
+    with _shared_arrays_recorded(recorder), _without_cycle_collection():
         kernel[griddim, blockdim](*traced_args)
-    return KernelTrace(recorder.instructions(), {name: view._traced.base_address for name, view in recorded.items()})
+        instructions = recorder.instructions()
+    return KernelTrace(instructions, {name: view._traced.base_address for name, view in recorded.items()})
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while a launch is traced: the log is hundreds of thousands of
+    small tuples that form no cycle, which the collector would otherwise walk again and again (a
+    fifth of the trace's time). Memory is still freed by reference counting."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def vector_dtype(scalar: str, lanes: int) -> np.dtype:
@@ -359,10 +375,10 @@ class _Recorder:
             state.visits[key] = instance + 1
             sequence = state.sequence
             state.sequence = sequence + 1
-            self.events.append(_Event(
+            self.events.append(tuple.__new__(_Event, (  # _Event's fields, without its __new__'s Python call
                 state.block, state.warp, state.lane, point + (part,), instance, sequence, traced.name, function, line,
                 op, traced.space, address + delta, width,
-            ))
+            )))
 
     def instructions(self) -> list[TracedInstruction]:
         """Events grouped by (block, warp, point, visit), ordered by the warp's first lane to get there."""
