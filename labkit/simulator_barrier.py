@@ -9,8 +9,8 @@ factor of four from one run to the next (a 32 x 32 shared-memory tile: 4 to 16 s
 
 Here the threads release one another instead: a thread reaching the barrier is counted, and the
 last of the block's live threads to arrive (or to end, while the others wait) releases the
-waiting ones, each through a lock of its own; the block's launch waits until every thread has
-ended. The rules are the simulator's: threads that have ended no longer take part in a barrier;
+waiting ones, each through a lock of its own, one after the other in the order they arrived;
+the block's launch waits until every thread has ended. The rules are the simulator's: threads that have ended no longer take part in a barrier;
 the first thread to raise stops the block (the others are released with the abort flag set, and
 raise at their barrier) and its exception, which names the thread and block, is the launch's.
 ``syncthreads_count``, ``_and``, ``_or`` and a grid group's ``sync`` call ``syncthreads`` and
@@ -44,10 +44,13 @@ class _Barrier:
         self.done.acquire()
 
     def release_waiting(self) -> None:
-        """Open every waiting thread's gate (called with ``lock`` held)."""
+        """Release the threads waiting at the barrier (called with ``lock`` held): the first one's
+        gate is opened, and each thread, once woken, opens the next one's (:func:`_syncthreads`).
+        Opening the thousand gates of a large block at once would make a thousand threads ready to
+        run for one GIL; on a busy machine that took several times longer than the chain."""
         waiting, self.waiting = self.waiting, []
-        for gate in waiting:
-            gate.release()
+        if waiting:
+            waiting[0].release()
 
 
 def _syncthreads(thread) -> None:
@@ -56,13 +59,17 @@ def _syncthreads(thread) -> None:
         raise RuntimeError("abort flag set on syncthreads call")
     barrier = thread._manager._barrier
     with barrier.lock:
-        last = len(barrier.waiting) + 1 == barrier.alive
+        waiting = barrier.waiting
+        last = len(waiting) + 1 == barrier.alive
         if last:
             barrier.release_waiting()
         else:
-            barrier.waiting.append(thread._gate)
+            place = len(waiting)
+            waiting.append(thread._gate)
     if not last:
         thread._gate.acquire()
+        if place + 1 < len(waiting):  # the list is complete once the gates open: pass the release on
+            waiting[place + 1].release()
     if thread.abort:
         raise RuntimeError("abort flag set on syncthreads clear")
 
