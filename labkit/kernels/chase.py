@@ -31,8 +31,11 @@ def chase(chain, start, warm_steps, timed_steps, out):
     p = uint64(start)
     for _ in range(warm_steps):
         p = follow(chain, p)
-    cycles = clock64()
+    # the cycles are counted within the nanoseconds' interval (read after, and stopped before): the
+    # clock they imply can be below the SM's, never above (in the simulator both are one wall clock,
+    # and a pause of the process between two reads would otherwise make the SM look faster than it is)
     nanoseconds = globaltimer()
+    cycles = clock64()
     for _ in range(timed_steps):
         p = follow(chain, p)
     out[2] = p  # the store reads p: it waits for the last load, so the clocks below come after it
