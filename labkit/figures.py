@@ -20,8 +20,8 @@ from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab04 import LAB as LAB04
 from labkit.labs.lab04.results import RANK_TIE_SHARE
-from labkit.kernels.reduction_launch import THREADS as REDUCTION_THREADS
 from labkit.kernels.mysteries_launch import IN_FLIGHT as LAB05_IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
+from labkit.kernels.reduction_launch import THREADS as REDUCTION_THREADS
 from labkit.profiling import checklist
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError

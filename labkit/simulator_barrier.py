@@ -10,9 +10,10 @@ factor of four from one run to the next (a 32 x 32 shared-memory tile: 4 to 16 s
 Here the threads release one another instead: a thread reaching the barrier is counted, and the
 last of the block's live threads to arrive (or to end, while the others wait) releases the
 waiting ones, each through a lock of its own, one after the other in the order they arrived;
-the block's launch waits until every thread has ended. The rules are the simulator's: threads that have ended no longer take part in a barrier;
-the first thread to raise stops the block (the others are released with the abort flag set, and
-raise at their barrier) and its exception, which names the thread and block, is the launch's.
+the block's launch waits until every thread has ended. The rules are the simulator's: threads
+that have ended no longer take part in a barrier; the first thread to raise stops the block (the
+others are released with the abort flag set, and raise at their barrier) and its exception, which
+names the thread and block, is the launch's.
 ``syncthreads_count``, ``_and``, ``_or`` and a grid group's ``sync`` call ``syncthreads`` and
 keep working unchanged.
 

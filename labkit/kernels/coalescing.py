@@ -30,8 +30,6 @@ DRIFT_READ_BYTES = 6 * 4
 DRIFT_WRITE_BYTES = 3 * 4
 
 
-
-
 @kernel
 def strided_read(x, out, stride, offset, sentinel):
     """Elements e = b * (blockDim * SWEEP_LOADS) + k * blockDim + t, k < SWEEP_LOADS, of block b's

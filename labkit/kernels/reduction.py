@@ -13,7 +13,6 @@ from labkit.kernels.jit import device_function, kernel
 from labkit.kernels.reduction_launch import THREADS
 
 
-
 @device_function
 def add_block_to(total, partial_sum):
     """total[0] += the sum over the block of each thread's partial_sum (a halving tree)."""

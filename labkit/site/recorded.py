@@ -20,7 +20,8 @@ _READ: dict[tuple, ResultsFile] = {}
 
 def _state(path: Path) -> tuple:
     """(name, modification time, size) of everything in the record's ``results/`` folder."""
-    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(path.parent.rglob("*")) if p.is_file())
+    stats = ((str(p), p.stat()) for p in sorted(path.parent.rglob("*")) if p.is_file())
+    return tuple((name, stat.st_mtime_ns, stat.st_size) for name, stat in stats)
 
 
 def read_recorded(the_lab: Lab, path: Path, project: Project) -> ResultsFile:
