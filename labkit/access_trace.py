@@ -6,8 +6,8 @@ each element load and store of each thread is logged: block, warp, lane, byte ad
 load or store, global or shared. The log is then grouped into warp-level instructions and each
 becomes an :class:`labkit.access.WarpAccess` for the analyzer.
 
-Grouping rule. The simulator runs every thread as its own Python thread, so lanes of a warp are
-matched by program point: the call path of (function, instruction offset) of the access, from the
+Grouping rule. The simulator runs every thread on its own (a greenlet each:
+labkit.simulator_threads), so lanes of a warp are matched by program point: the call path of (function, instruction offset) of the access, from the
 device function that makes it up to the kernel. The n-th time a thread reaches a program point
 (same array half for complex numbers) belongs to the warp's n-th instruction at that point:
 ``(block, warp, point, n)``. Lanes that never reach the point are inactive.
@@ -47,7 +47,6 @@ import linecache
 import os
 import re
 import sys
-import threading
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,7 +57,7 @@ import numpy as np
 
 from labkit.access import (DRAM_FETCH_BYTES, KernelCounts, Op, Space, Totals, WarpAccess, WIDTHS_BYTES, WARP_LANES,
                            analyze, total, translates_union)
-from labkit import simulator_barrier
+from labkit import simulator_threads
 from labkit.backend import select_backend
 
 select_backend()
@@ -75,9 +74,8 @@ SHARED_ALIGNMENT_BYTES = 128
 
 _SIMULATOR_DIR = os.path.dirname(_simulator.__file__) + os.sep
 _ATOMICS_FILE = os.path.join(os.path.dirname(_simulator.__file__), "kernelapi.py")
-#: Not the kernel's code: the simulator (with labkit's barrier in it), NumPy, this module, threading.
-_SKIPPED_PREFIXES = (_SIMULATOR_DIR, simulator_barrier.__file__, os.path.dirname(np.__file__) + os.sep, __file__,
-                     threading.__file__)
+#: Not the kernel's code: the simulator (with labkit's threads in it), NumPy, this module.
+_SKIPPED_PREFIXES = (_SIMULATOR_DIR, simulator_threads.__file__, os.path.dirname(np.__file__) + os.sep, __file__)
 _ASSIGNED_NAME = re.compile(r"\s*(\w+)\s*=")
 
 
@@ -335,10 +333,9 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.events: list[_Event] = []
-        self._threads: dict[threading.Thread, _ThreadState] = {}
+        self._threads: dict[object, _ThreadState] = {}
         self._next_global = GLOBAL_ALIGNMENT_BYTES
         self._next_shared = 0
-        self.lock = threading.Lock()
 
     def global_array(self, array: np.ndarray, name: str) -> _Recorded:
         base, self._next_global = _place(self._next_global, array.nbytes, GLOBAL_ALIGNMENT_BYTES)
@@ -357,8 +354,8 @@ class _Recorder:
         """Log one element access if a simulated thread (not an atomic, not the host) made it.
 
         A thread's n-th visit of a program point is counted per thread (each simulated thread
-        is one Python thread, so its state is its own)."""
-        thread = threading.current_thread()
+        is a greenlet of its own: labkit.simulator_threads)."""
+        thread = simulator_threads.current_thread()
         state = self._threads.get(thread)
         if state is None:
             if not hasattr(thread, "thread_id"):
@@ -410,7 +407,7 @@ def _program_point(frame, state: _ThreadState) -> tuple[tuple | None, str, int]:
     None for accesses made by the simulator's atomics. Also the innermost function and line.
     This walk runs for every element access of every simulated thread, so what a frame
     contributes is found once per code and instruction (:func:`_frame_info`), and the walk stops
-    below the kernel's own frame: the frames above it (the simulator's and threading's) are the
+    below the kernel's own frame: the frames above it (labkit.simulator_threads') are the
     same for the whole life of the thread, and found on its first access.
     """
     path = []
@@ -440,7 +437,7 @@ _KERNEL, _SKIPPED, _ATOMIC = "kernel", "skipped", "atomic"
 
 def _frame_info(frame) -> tuple:
     """(code, kind, path entry, function, line) of a frame, which its code and instruction decide: kind is
-    _ATOMIC for the simulator's atomics, _SKIPPED for the simulator, NumPy, threading and this
+    _ATOMIC for the simulator's atomics, _SKIPPED for the simulator, NumPy and this
     module, _KERNEL for the kernel's own code, whose entry is (file, first line, instruction
     offset). The code object is kept so that its id, the cache's key, is not reused."""
     code = frame.f_code
@@ -509,13 +506,12 @@ def _shared_arrays_recorded(recorder: _Recorder) -> Iterator[None]:
             raise ValueError("access trace: dynamic shared memory (cuda.shared.array(0, ...)) is not supported")
         caller = sys._getframe(1)
         site = ("labkit.access_trace", caller.f_code.co_filename, caller.f_code.co_firstlineno, caller.f_lasti)
-        with recorder.lock:
-            if site not in shared._allocations:
-                if isinstance(dtype, types.Type):
-                    dtype = numpy_support.as_dtype(dtype)
-                name = _assigned_name(caller) or f"shared@{caller.f_code.co_name}:{caller.f_lineno}"
-                shared._allocations[site] = recorder.shared_array(np.zeros(shape, dtype), name)
-            return shared._allocations[site]
+        if site not in shared._allocations:  # (the block's threads take turns: no two run this at once)
+            if isinstance(dtype, types.Type):
+                dtype = numpy_support.as_dtype(dtype)
+            name = _assigned_name(caller) or f"shared@{caller.f_code.co_name}:{caller.f_lineno}"
+            shared._allocations[site] = recorder.shared_array(np.zeros(shape, dtype), name)
+        return shared._allocations[site]
 
     FakeCUDAShared.array = array
     try:

@@ -21,7 +21,7 @@ from numba import cuda  # noqa: E402  (after the choice, on purpose)
 from numba.cuda.core.errors import NumbaPerformanceWarning  # noqa: E402,F401  (numba-cuda's own class)
 
 if SIMULATED:
-    from labkit.simulator_barrier import install
+    from labkit.simulator_threads import install
 
     install()
 

@@ -92,7 +92,7 @@ CHAPTER = "performance/03-occupancy.md"
 # ----- 03-ilp -----------------------------------------------------------------------------------------
 #: The copy's launch on a GPU: one block per SM, of this many threads (16 warps per SM).
 ILP_THREADS = 512
-#: In the simulator: this many blocks of this many threads (small: every thread is a Python thread).
+#: In the simulator: this many blocks of this many threads (small: every thread runs its Python code on its own).
 ILP_SIMULATOR_LAUNCH = (2, 64)
 ILP_WARPS_PER_SM = ILP_THREADS // occupancy.SM90.warp_size
 

@@ -37,8 +37,8 @@ GPU targets (time_ratio: the learner's median time over ours, median of three ro
 from __future__ import annotations
 
 import os
+import sys
 import sysconfig
-import threading
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from labkit import simulator_threads
 from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 from labkit.profiling.checklist import DIVERGENCE_THREADS
@@ -110,16 +111,13 @@ def _parity_call(module, args: dict[str, object]) -> None:
 # ----- the divergence metric ----------------------------------------------------------------------------
 def _not_kernel_code() -> tuple[str, ...]:
     """Where the Python that a simulated thread runs is not the kernel's: Numba (the simulator's
-    cuda.grid, arrays, fma...), labkit's barrier for the simulator, NumPy and the standard library
-    (the thread's own machinery)."""
+    cuda.grid, arrays, fma...), labkit's threads for the simulator, NumPy and the standard library."""
     import numba
     import numba.cuda
 
-    from labkit import simulator_barrier
-
     return tuple(str(Path(directory).resolve()) + os.sep for directory in (
         Path(numba.__file__).parent, Path(numba.cuda.__file__).parent, Path(np.__file__).parent,
-        sysconfig.get_paths()["stdlib"])) + (str(Path(simulator_barrier.__file__).resolve()),)
+        sysconfig.get_paths()["stdlib"])) + (str(Path(simulator_threads.__file__).resolve()),)
 
 
 class _Lines:
@@ -137,10 +135,10 @@ class _Lines:
         return self.kernel_code[code]
 
     def on_call(self, frame, event, arg):
-        """threading.settrace's hook: line events in kernel code run by a simulated thread."""
+        """sys.settrace's hook: line events in kernel code run by a simulated thread."""
         if event != "call":
             return None
-        thread = threading.current_thread()
+        thread = simulator_threads.current_thread()
         block = getattr(thread, "blockIdx", None)
         if block is None or not self.is_kernel_code(frame.f_code):
             return None
@@ -169,13 +167,14 @@ class _Lines:
 
 @contextmanager
 def _lines_recorded():
-    """Counts lines in the threads started within the block (the simulator starts one per CUDA thread)."""
-    lines, before = _Lines(), threading.gettrace()
-    threading.settrace(lines.on_call)
+    """Counts lines run within the block by simulated threads (each CUDA thread is a greenlet of this
+    Python thread: labkit.simulator_threads)."""
+    lines, before = _Lines(), sys.gettrace()
+    sys.settrace(lines.on_call)
     try:
         yield lines
     finally:
-        threading.settrace(before)
+        sys.settrace(before)
 
 
 def active_threads(evidence: Evidence) -> float:

@@ -34,9 +34,9 @@ from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 
 CHAPTER = "performance/06-matmul.md"
 
-#: (M, N, K) of a check in the simulator and on a GPU. Each simulated thread is a Python thread, so
-#: these are the smallest sizes at which each criterion still judges what it claims. 06-padding: two
-#: 32 x 32 tiles of C along N (a block index mixed up, blockIdx.x for the A tile's rows, reads past A
+#: (M, N, K) of a check in the simulator and on a GPU. Each simulated thread runs its Python code on
+#: its own, so these are the smallest sizes at which each criterion still judges what it claims.
+#: 06-padding: two 32 x 32 tiles of C along N (a block index mixed up, blockIdx.x for the A tile's rows, reads past A
 #: or writes the other tile) and two slices of K (an index that depends on k0, a tile loaded once
 #: for all slices, is wrong from the second slice on); a store's conflicts are the same at any size.
 #: 06-regtile: one 64 x 64 tile (the smallest our solution and the 8 x 8 alternative compute: the

@@ -41,7 +41,7 @@ class Lab04(Lab[Sizes, Lab04Results]):
     gpu_sizes = Sizes(batch_rows=2048, batch_cols=2048, state_side=8192, chain_elements=4096, chain_steps=64,
                       iterations=20)
     # One block per launch, each with idle threads past the data's end (the kernels' bounds checks):
-    # the simulator runs a Python thread per CUDA thread, so a block costs a fifth of a second.
+    # the simulator runs every CUDA thread's Python code on its own, so threads are what it costs.
     simulator_sizes = Sizes(batch_rows=16, batch_cols=12, state_side=24, chain_elements=200, chain_steps=3,
                             iterations=2, chronometer_rounds=1, l2_set_bytes=2048, hbm_set_bytes=8192)
     adjustable = ("threads_per_block",)

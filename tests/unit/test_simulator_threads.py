@@ -1,5 +1,5 @@
-"""The simulator's barrier (labkit.simulator_barrier): the same results, ends and errors as
-numba-cuda's own poller, each case run both ways."""
+"""The simulator's threads as greenlets (labkit.simulator_threads): the same results, ends and
+errors as numba-cuda's own Python threads and poller, each case run both ways."""
 
 from __future__ import annotations
 
@@ -60,6 +60,19 @@ KERNELS = textwrap.dedent('''
         out[t, 2] = cuda.syncthreads_or(t == 7)
 
     @cuda.jit
+    def indices(out):
+        """A 3-D block of a 2-D grid: each thread's indices, lane and a counter bumped atomically."""
+        t = cuda.threadIdx.x + 4 * (cuda.threadIdx.y + 3 * cuda.threadIdx.z)
+        b = cuda.blockIdx.x + 2 * cuda.blockIdx.y
+        row = b * 48 + t
+        out[row, 0] = cuda.threadIdx.x
+        out[row, 1] = cuda.threadIdx.y
+        out[row, 2] = cuda.threadIdx.z
+        out[row, 3] = b
+        out[row, 4] = cuda.laneid
+        cuda.atomic.add(out, (0, 5), 1)
+
+    @cuda.jit
     def fails(x):
         """Thread 3 of block 1 reads past the array while the others wait at the barrier."""
         t = cuda.threadIdx.x
@@ -82,6 +95,12 @@ KERNELS = textwrap.dedent('''
         c = np.zeros((32, 3), np.int64)
         counted[1, 32](c)
         assert (c == [5, 1, 1]).all(), c
+        i = np.zeros((4 * 48, 6), np.int64)
+        indices[(2, 2), (4, 3, 4)](i)
+        t = np.arange(48)
+        assert (i[:, 0] == np.tile(t % 4, 4)).all() and (i[:, 1] == np.tile(t // 4 % 3, 4)).all(), i
+        assert (i[:, 2] == np.tile(t // 12, 4)).all() and (i[:, 3] == np.repeat(np.arange(4), 48)).all(), i
+        assert (i[:, 4] == np.tile(t % 32, 4)).all() and i[0, 5] == 4 * 48, i
         try:
             fails[2, 32](np.zeros(64, np.float32))
         except IndexError as error:
@@ -92,11 +111,11 @@ KERNELS = textwrap.dedent('''
 ''')
 
 
-def run_kernels(use_labkit_barrier: bool) -> str:
-    """The kernels, in a fresh simulator process, with numba-cuda's poller or with labkit's barrier."""
-    setup = "import labkit.gpu\n" if use_labkit_barrier else ""
+def run_kernels(use_labkit_threads: bool) -> str:
+    """The kernels, in a fresh simulator process, on numba-cuda's Python threads or labkit's greenlets."""
+    setup = "import labkit.gpu\n" if use_labkit_threads else ""
     check = ("from numba.cuda.simulator import kernel\n"
-             f"assert getattr(kernel.BlockManager, '_labkit_barrier', False) is {use_labkit_barrier}\n")
+             f"assert getattr(kernel.BlockManager, '_labkit_greenlets', False) is {use_labkit_threads}\n")
     proc = subprocess.run([sys.executable, "-c", setup + KERNELS + check + "run_all()\n"],
                           cwd=REPO_ROOT, env={"NUMBA_ENABLE_CUDASIM": "1", "PATH": "/usr/bin:/bin",
                                               "PYTHONPATH": str(REPO_ROOT)},
@@ -105,22 +124,22 @@ def run_kernels(use_labkit_barrier: bool) -> str:
     return proc.stdout
 
 
-def test_the_barrier_computes_ends_and_fails_as_the_simulators_own():
+def test_the_greenlets_compute_end_and_fail_as_the_simulators_threads():
     ours, stock = run_kernels(True), run_kernels(False)
     assert ours.endswith("ok\n"), ours
     assert ours == stock
     assert "tid=[3, 0, 0] ctaid=[1, 0, 0]" in ours
 
 
-def test_the_course_runs_on_the_barrier():
-    """labkit.gpu installs it in the simulator, and numba-cuda is the version it replaces methods of
-    (pinned in constraints.txt: an upgrade fails here, to be checked before the barrier is kept)."""
+def test_the_course_runs_on_the_greenlets():
+    """labkit.gpu installs them in the simulator, and numba-cuda is the version whose block launch
+    they replace (pinned in constraints.txt: an upgrade fails here, to be checked before they are kept)."""
     from importlib.metadata import version
 
     from numba.cuda.simulator import kernel
 
     import labkit.gpu  # noqa: F401  (installs it)
-    from labkit.simulator_barrier import NUMBA_CUDA_VERSION
+    from labkit.simulator_threads import NUMBA_CUDA_VERSION
 
     assert version("numba-cuda") == NUMBA_CUDA_VERSION
-    assert kernel.BlockManager._labkit_barrier
+    assert kernel.BlockManager._labkit_greenlets

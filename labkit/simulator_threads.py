@@ -1,0 +1,118 @@
+"""The CUDA threads of a block in Numba's CUDA simulator, as greenlets instead of Python threads.
+
+numba-cuda's simulator (``numba.cuda.simulator.kernel``) starts one Python thread per CUDA thread
+of a block, then polls them in a loop until each has reached ``syncthreads`` or ended. Starting
+and joining a thread costs about 80 µs on a 2-core machine, several times what a simple kernel's
+body costs, and the poller holds the GIL while the threads it waits for are ready to run (a
+32 x 32 shared-memory tile: 4 to 16 s a block).
+
+Here each CUDA thread is a greenlet (a coroutine with its own stack, switched to in about a
+microsecond), run by the block's launch, in the OS thread that launched the kernel:
+
+- the launch runs each live thread, in the order the simulator started them, until it reaches
+  ``syncthreads`` or ends; once every live thread has done so, the barrier is passed and the
+  launch runs them again, until all have ended. Threads that have ended take no part in later
+  barriers, as in the simulator;
+- the first thread to raise ends the launch with its exception, prefixed ``tid=[x, y, z]
+  ctaid=[x, y, z]: `` as the simulator prefixes it; the other threads are not run again;
+- ``cuda.threadIdx``, ``cuda.blockIdx``, ``cuda.laneid``, ``syncthreads`` and its ``_count``,
+  ``_and`` and ``_or`` forms (and a grid group's ``sync``) ask :func:`current_thread`, which is the
+  greenlet running, instead of ``threading.current_thread()``.
+
+A thread runs until it waits, so two threads of a block never interleave between barriers: the
+simulator's Python threads nearly never did either (the GIL hands over every 5 ms), and a kernel
+that reads what another thread writes without a barrier between them is still caught, since that
+thread has not run yet, or has already finished.
+
+:func:`install` replaces the block's launch for the numba-cuda version it was written against
+(NUMBA_CUDA_VERSION) and leaves any other version's simulator as it is.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from importlib.metadata import version
+
+import greenlet
+import numpy as np
+
+#: The numba-cuda release whose BlockManager.run and kernel API's thread lookup are replaced.
+NUMBA_CUDA_VERSION = "0.30.4"
+
+
+class SimulatedThread(greenlet.greenlet):
+    """One CUDA thread of a block: the attributes of the simulator's BlockThread (``threadIdx``,
+    ``blockIdx``, ``thread_id``, ``syncthreads`` and its forms) on a greenlet."""
+
+    def __init__(self, manager, block_index: tuple[int, ...], thread_index: tuple[int, ...]) -> None:
+        super().__init__()
+        from numba.cuda.simulator.kernelapi import Dim3
+
+        self._manager = manager
+        self.blockIdx = Dim3(*block_index)
+        self.threadIdx = Dim3(*thread_index)
+        block = manager._block_dim
+        self.thread_id = self.threadIdx.x + block[0] * (self.threadIdx.y + block[1] * self.threadIdx.z)
+
+    def run(self, *args) -> None:
+        if self._manager._debug:
+            np.seterr(divide="raise")   # as the simulator's debug threads do (this greenlet's own context)
+        self._manager._f(*args)
+
+    def syncthreads(self) -> None:
+        """Wait at the block's barrier: back to the launch, which runs this thread again once every
+        live thread of the block has reached the barrier or ended."""
+        self.parent.switch()
+
+    def __str__(self) -> str:
+        return f"Thread <<<{self.blockIdx}, {self.threadIdx}>>>"
+
+
+def current_thread():
+    """The simulated CUDA thread running now, else the Python thread (host code)."""
+    running = greenlet.getcurrent()
+    return running if isinstance(running, SimulatedThread) else threading.current_thread()
+
+
+class _ThreadingForKernels:
+    """What the simulator's kernel API sees as ``threading``: the module, except that
+    ``current_thread()`` is the simulated CUDA thread running."""
+
+    current_thread = staticmethod(current_thread)
+
+    def __getattr__(self, name: str):
+        return getattr(threading, name)
+
+
+def _run_block(manager, grid_point, *args) -> None:
+    """BlockManager.run: every thread of the block up to the next barrier, again and again, until
+    all have ended; the first exception ends the block, prefixed with its thread and block."""
+    threads = [SimulatedThread(manager, grid_point, point) for point in np.ndindex(*manager._block_dim)]
+    started = False
+    while threads:
+        for thread in threads:
+            try:
+                thread.switch(*(() if started else args))
+            except Exception as error:
+                tid, ctaid = f"tid={list(thread.threadIdx)}", f"ctaid={list(thread.blockIdx)}"
+                message = f"{tid} {ctaid}: {error}" if str(error) else f"{tid} {ctaid}"
+                raise type(error)(message).with_traceback(sys.exc_info()[2]) from None
+        started = True
+        threads = [thread for thread in threads if not thread.dead]
+
+
+def install() -> bool:
+    """Run the simulator's blocks as greenlets; False (nothing replaced) on another numba-cuda."""
+    if version("numba-cuda") != NUMBA_CUDA_VERSION:
+        return False
+    from numba.cuda.simulator import kernel, kernelapi
+
+    if getattr(kernel.BlockManager, "_labkit_greenlets", False):
+        return True
+    for method in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+        setattr(SimulatedThread, method, getattr(kernel.BlockThread, method))
+    kernelapi.threading = _ThreadingForKernels()
+    kernel.BlockManager.run = _run_block
+    kernel.BlockManager._labkit_greenlets = True
+    return True
