@@ -50,9 +50,10 @@ def search(page, query):
     ("index.html", "occupation", "/performance/03-occupancy.html"),
     ("zh/index.html", "占用率", "/zh/performance/03-occupancy.html"),
 ])
-def test_search_works_from_the_disk(page, unpacked, start, query, chapter):
+def test_search_works_from_the_disk(search_page, unpacked, start, query, chapter):
     """Opened from the disk, the search reads its index from search/search_index.js and runs its
     worker through the shim; the chapter that teaches the notion comes first."""
+    page = search_page
     page.goto((unpacked / start).as_uri(), wait_until="load")
     hrefs = search(page, query)
     assert hrefs[0].startswith(unpacked.as_uri() + chapter), hrefs[:3]

@@ -38,10 +38,11 @@ OPEN_SHADOW_ROOTS = (
     "const attach = Element.prototype.attachShadow;"
     "Element.prototype.attachShadow = function (init) { return attach.call(this, { ...init, mode: 'open' }); };"
 )
-# The tour's tabs do not start Material's search worker: a page view would otherwise download and
-# index the whole language's search index (about a third of a visit's CPU) for a search the tour
-# never makes. The worker is the same script and index on every page of a language; the search
-# tests (test_site, test_dist) start it, search, and follow the results in both languages.
+# The tour's tabs, and the tabs of the tests that do not search (conftest's ``page``), do not start
+# Material's search worker: a page view would otherwise index the whole language's search index
+# for a search nobody makes. The worker is the same script and index on every page of a language;
+# the search tests (test_site, test_dist: ``search_page``) start it, search, follow the results in
+# both languages, and see no console error.
 QUIET_SEARCH_WORKER = (
     "const NativeWorker = window.Worker;"
     "window.Worker = function (url, options) {"

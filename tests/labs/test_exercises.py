@@ -72,27 +72,29 @@ def printed_statuses(item, stdout: str, lang: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("item", EXERCISES, ids=lambda item: item.id)
-def test_the_skeleton_fails_with_the_hints_it_promises(item):
+def test_the_skeleton_fails_with_the_hints_it_promises(item, capsys):
     """``make exercise-NN-name`` on the file as shipped, read as the learner reads it: one run of the
-    command, in a fresh interpreter, within the issue's time bar."""
+    command (its entry point, in this process: the learner's code runs in a child process either
+    way, and test_json_for_scripts runs the command in a fresh interpreter), within the issue's
+    time bar."""
     from labkit.report.labels import label
 
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "labkit.cli", "check", item.id, "--lang", "fr"],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    returncode = main(["check", item.id, "--lang", "fr"])
     elapsed = time.monotonic() - started
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "Traceback" not in done.stdout + done.stderr
+    done = capsys.readouterr()
+    assert returncode == 1, done.out + done.err
+    assert "Traceback" not in done.out + done.err
     assert elapsed < SIMULATOR_SECONDS, f"make exercise-{item.id} took {elapsed:.0f} s in the simulator"
-    statuses = printed_statuses(item, done.stdout, "fr")
-    assert all(len(found) == 1 for found in statuses.values()), (statuses, done.stdout)
+    statuses = printed_statuses(item, done.out, "fr")
+    assert all(len(found) == 1 for found in statuses.values()), (statuses, done.out)
     failed = {metric for metric, (status,) in statuses.items() if status == "fail"}
     promised = {metric for metric in item.skeleton_fails if item.criterion(metric).where == "simulator"}
-    assert failed == promised, done.stdout
+    assert failed == promised, done.out
     assert CORRECT not in failed, "a skeleton runs and is right: what it lacks is what the chapter teaches"
     for metric in promised:
         hint = item.criterion(metric).hint
-        assert " ".join(label("fr", hint).split()[:6]) in " ".join(done.stdout.split())
+        assert " ".join(label("fr", hint).split()[:6]) in " ".join(done.out.split())
 
 
 @pytest.mark.parametrize("exercise_id, path, caught_by", mistakes(), ids=lambda v: getattr(v, "name", None))
