@@ -7,10 +7,11 @@ load or store, global or shared. The log is then grouped into warp-level instruc
 becomes an :class:`labkit.access.WarpAccess` for the analyzer.
 
 Grouping rule. The simulator runs every thread on its own (a greenlet each:
-labkit.simulator_threads), so lanes of a warp are matched by program point: the call path of (function, instruction offset) of the access, from the
-device function that makes it up to the kernel. The n-th time a thread reaches a program point
-(same array half for complex numbers) belongs to the warp's n-th instruction at that point:
-``(block, warp, point, n)``. Lanes that never reach the point are inactive.
+labkit.simulator_threads), so lanes of a warp are matched by program point: the call path of
+(function, instruction offset) of the access, from the device function that makes it up to the
+kernel. The n-th time a thread reaches a program point (same array half for complex numbers)
+belongs to the warp's n-th instruction at that point: ``(block, warp, point, n)``. Lanes that
+never reach the point are inactive.
 
 Addresses. Each global array gets its own range, starting on a 4096-byte boundary (cudaMalloc
 aligns to at least 256: sectors and lines are the same); each shared array (one per
