@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -25,13 +26,18 @@ class LabSession:
         self.preview = os.environ.get(NOTEBOOK_PREVIEW_ENV) == "1"   # the site's build runs the notebook
         self.backend = "simulator" if self.preview else select_backend()
         self.lab = lab(lab_id)
-        self.program = self.lab.program()
         self.project = find_project()
         self.console = Console(width=width)
         if self.backend == "cuda":
             print(self.backend)
         else:
             self.console.print(label(lang, "notebook.no_gpu"), markup=False)
+
+    @functools.cached_property
+    def program(self):
+        """The lab's kernels, imported when first run: the site's build, which shows each notebook's
+        cells and the recorded results without running a kernel, imports no Numba."""
+        return self.lab.program()
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""
