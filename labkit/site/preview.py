@@ -10,7 +10,6 @@ browser reconnects and reloads by itself. Ctrl-C stops it.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -21,8 +20,6 @@ from labkit.site.build import CONFIGS
 
 POLL_SECONDS = 1.0
 DEFAULT_PORT = 8000
-#: How long a server that had the terminal's Ctrl-C too is given to finish by itself.
-STOP_SECONDS = 10
 
 
 def code_state(root: Path) -> dict[Path, float]:
@@ -33,21 +30,6 @@ def code_state(root: Path) -> dict[Path, float]:
 def serve_command(lang: str, port: int) -> list[str]:
     return [sys.executable, "-m", "mkdocs", "serve", "-f", CONFIGS[lang], "--watch", "labs",
             "--livereload", "-a", f"127.0.0.1:{port}"]
-
-
-def stop(server: subprocess.Popen, interrupted: bool) -> None:
-    """Stop ``mkdocs serve`` as Ctrl-C does (SIGINT): it then removes the copy of the site it serves
-    from the temporary folder, which SIGTERM would leave there (several MB at each restart). After a
-    Ctrl-C in the terminal (``interrupted``) the server had the same signal: it is given
-    STOP_SECONDS to finish before it is sent one."""
-    if interrupted:
-        try:
-            server.wait(timeout=STOP_SECONDS)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-    server.send_signal(signal.SIGINT)
-    server.wait()
 
 
 def main(argv: list[str]) -> int:
@@ -70,9 +52,11 @@ def main(argv: list[str]) -> int:
             if server.poll() is not None:
                 return server.returncode
             print("labkit's code changed: restarting the preview", flush=True)
-            stop(server, interrupted=False)
+            server.terminate()
+            server.wait()
     except KeyboardInterrupt:
-        stop(server, interrupted=True)
+        server.terminate()
+        server.wait()
         return 0
 
 
