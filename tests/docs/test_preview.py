@@ -1,4 +1,5 @@
-"""The live preview serves one language and shows a page's edit without a manual rebuild.
+"""The live preview serves one language and shows a page's edit without a manual rebuild; stopped,
+it leaves no copy of the site in the temporary folder.
 
 It serves a copy of the course reduced to the home page and the part's index in each language
 (the configurations' nav: trimmed, the other pages excluded): the preview's machinery is the
@@ -70,7 +71,9 @@ def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
     (tmp_path / "labkit").symlink_to(REPO_ROOT / "labkit")     # the chapters' code snippets
     port = free_port()
     url = f"http://127.0.0.1:{port}/performance/"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    temporary = tmp_path / "tmp"   # where the preview's servers build the site they serve
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TMPDIR": str(temporary)}
     env.pop("LABKIT_PROJECT", None)
     server = subprocess.Popen([sys.executable, "-m", "labkit.site.preview", lang, str(port)], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -81,6 +84,8 @@ def test_a_page_edit_is_served_without_a_rebuild(tmp_path, lang, root):
         page.write_text(page.read_text() + f"\n{marker}\n")
         shown = typeset_text(marker, lang)   # as the build sets it: l’aperçu
         wait_for(lambda: shown in (fetch(url) or ""), "showed the edit")
+        assert list(temporary.glob("*/mkdocs_*")), "the server built its site elsewhere: this test would see nothing"
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=30)
+    assert list(temporary.iterdir()) == [], "the preview left files in the temporary folder"
