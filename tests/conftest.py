@@ -21,7 +21,7 @@ DOCS = REPO_ROOT / "docs"
 
 def pytest_configure(config):
     """The cycle collector runs every 50 000 allocations instead of 700: the simulator's tests make
-    millions of short-lived objects (a Python thread per CUDA thread, a wrapper per array access)
+    millions of short-lived objects (a greenlet per CUDA thread, a wrapper per array access)
     in a process that holds thousands of collected tests, and the collector walked them about a
     fourteenth of the time. Memory is still freed by reference counting as objects die."""
     gc.set_threshold(50_000, 20, 100)

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from tests.browser.tour import OPEN_SHADOW_ROOTS, QUIET_SEARCH_WORKER, READERS, PageWatch, Tour
+from tests.browser.tour import OPEN_SHADOW_ROOTS, READERS, Tour, watched_tab
 from tests.conftest import run_folder
 
 CHROMIUM_FLAGS = [
@@ -89,19 +89,11 @@ def tour(tmp_path_factory, built_site, site_url, contexts):
     return Tour(run_folder(tmp_path_factory) / "tour", built_site, site_url, contexts)
 
 
-def _tab(contexts, search: bool):
-    tab = contexts["light desktop"].new_page()
-    if not search:
-        tab.add_init_script(QUIET_SEARCH_WORKER)
-    tab.watch = PageWatch(tab)
-    return tab
-
-
 @pytest.fixture
 def page(contexts):
     """A new tab of the light desktop reader, watched (page.watch), whose pages do not start
     Material's search worker (tour.QUIET_SEARCH_WORKER): the tests that search use search_page."""
-    page = _tab(contexts, search=False)
+    page = watched_tab(contexts["light desktop"])
     yield page
     page.close()
 
@@ -110,6 +102,6 @@ def page(contexts):
 def search_page(contexts):
     """A new tab of the light desktop reader, watched, whose pages index their language for search
     as a reader's do."""
-    page = _tab(contexts, search=True)
+    page = watched_tab(contexts["light desktop"], search=True)
     yield page
     page.close()

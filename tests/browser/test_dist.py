@@ -6,7 +6,7 @@ import tarfile
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.tour import diagrams_in, settle
+from tests.browser.tour import diagrams_in, search, settle
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.browser
@@ -35,15 +35,6 @@ def test_pages_open_and_link_from_the_disk(page, unpacked, start, link, title):
     assert page.url.endswith(link) and title in page.title()
     assert page.locator("article h1").count() == 1
     assert page.watch.remote_requests == []
-
-
-def search(page, query):
-    page.click("input.md-search__input")
-    page.keyboard.insert_text(query)
-    page.keyboard.press("ArrowRight")  # Material searches on keyboard events
-    results = page.locator(".md-search-result__item a")
-    results.first.wait_for(timeout=15_000)
-    return results.evaluate_all("links => links.map(a => a.href)")
 
 
 @pytest.mark.parametrize("start, query, chapter", [

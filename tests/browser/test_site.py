@@ -6,7 +6,7 @@ from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.site.typography import typeset_text
-from tests.browser.tour import READERS, load_problems, site_pages
+from tests.browser.tour import READERS, load_problems, search, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -31,26 +31,6 @@ def test_switcher_leads_to_the_same_page_and_back(page, site_url):
             page.click(f'a.md-select__link[hreflang="{target}"]')
         assert page.url == site_url + LANGUAGES[target]["root"] + CHAPTER
         assert page.get_attribute("html", "lang") == target
-
-
-#: Sets window.resultsChanged once Material has changed the list of results: what the next query
-#: shows, not the last one's.
-WATCH_RESULTS_JS = """() => { window.resultsChanged = false; new MutationObserver((_, watch) => {
-  watch.disconnect(); window.resultsChanged = true; }).observe(document.querySelector('.md-search-result__list'),
-  {childList: true}); }"""
-
-
-def search(page, query: str) -> list[str]:
-    """The links Material's search lists for ``query``, typed into the page's search field."""
-    page.evaluate(WATCH_RESULTS_JS)
-    page.click("input.md-search__input")
-    page.fill("input.md-search__input", "")
-    page.keyboard.insert_text(query)
-    page.keyboard.press("ArrowRight")  # Material searches on keyboard events
-    page.wait_for_function("() => window.resultsChanged", timeout=15_000)
-    results = page.locator(".md-search-result__item a")
-    results.first.wait_for(timeout=15_000)
-    return results.evaluate_all("links => links.map(a => a.href)")
 
 
 #: Queries whose first result must be chapter 3: French readers may say "occupation", the course

@@ -74,6 +74,37 @@ class PageWatch:
             self.remote_requests.append(url)
 
 
+def watched_tab(context, search: bool = False):
+    """A new tab of ``context``, watched (``tab.watch``: PageWatch); unless ``search``, its pages do
+    not start Material's search worker (QUIET_SEARCH_WORKER)."""
+    tab = context.new_page()
+    if not search:
+        tab.add_init_script(QUIET_SEARCH_WORKER)
+    tab.watch = PageWatch(tab)
+    return tab
+
+
+#: Sets window.resultsChanged once Material has changed the list of results: what the next query
+#: shows, not the last one's.
+WATCH_RESULTS_JS = """() => { window.resultsChanged = false; new MutationObserver((_, watch) => {
+  watch.disconnect(); window.resultsChanged = true; }).observe(document.querySelector('.md-search-result__list'),
+  {childList: true}); }"""
+
+
+def search(page, query: str) -> list[str]:
+    """The links Material's search lists for ``query``, typed into the page's search field (which
+    may hold an earlier query): waits for the list to change, then for its first result."""
+    page.evaluate(WATCH_RESULTS_JS)
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", "")
+    page.keyboard.insert_text(query)
+    page.keyboard.press("ArrowRight")  # Material searches on keyboard events
+    page.wait_for_function("() => window.resultsChanged", timeout=15_000)
+    results = page.locator(".md-search-result__item a")
+    results.first.wait_for(timeout=15_000)
+    return results.evaluate_all("links => links.map(a => a.href)")
+
+
 def site_pages(built_site: Path) -> list[str]:
     """Every page of the site (both languages), relative to its root: "/", "zh/performance/"."""
     return sorted(
@@ -316,10 +347,9 @@ class Tour:
 
     def _tab(self, reader: str):
         if reader not in self.tabs:
-            tab = self.contexts[reader].new_page()
-            tab.add_init_script(QUIET_SEARCH_WORKER)
+            tab = watched_tab(self.contexts[reader])
             tab.set_default_timeout(10_000)
-            self.tabs[reader] = tab, PageWatch(tab)
+            self.tabs[reader] = tab, tab.watch
         return self.tabs[reader]
 
     def _file(self, reader: str, rel: str) -> Path:
