@@ -6,8 +6,9 @@ each element load and store of each thread is logged: block, warp, lane, byte ad
 load or store, global or shared. The log is then grouped into warp-level instructions and each
 becomes an :class:`labkit.access.WarpAccess` for the analyzer.
 
-Grouping rule. The simulator runs every thread on its own (a greenlet each:
-labkit.simulator_threads), so lanes of a warp are matched by program point: the call path of
+Grouping rule. The simulator runs every thread on its own (a greenlet each, which this module
+installs whoever imported numba.cuda first: labkit.simulator_threads; with the simulator's own
+Python threads, lanes raced to create a block's shared array and read different copies), so lanes of a warp are matched by program point: the call path of
 (function, instruction offset) of the access, from the device function that makes it up to the
 kernel. The n-th time a thread reaches a program point (same array half for complex numbers)
 belongs to the warp's n-th instruction at that point: ``(block, warp, point, n)``. Lanes that
@@ -52,6 +53,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import NamedTuple
 
 import numpy as np
@@ -60,8 +62,13 @@ from labkit.access import (DRAM_FETCH_BYTES, KernelCounts, Op, Space, Totals, Wa
                            analyze, total, translates_union)
 from labkit import simulator_threads
 from labkit.backend import select_backend
+from labkit.errors import LabkitError
 
 select_backend()
+
+#: The simulated threads of a block run in turn (greenlets), whoever imported numba.cuda first: a
+#: learner's script that does ``from numba import cuda`` gets the same runs as labkit's own code.
+_THREADS_IN_TURN = simulator_threads.install()
 
 import numba.cuda.simulator as _simulator  # noqa: E402  (after the backend choice)
 from numba.core import types  # noqa: E402
@@ -78,6 +85,11 @@ _ATOMICS_FILE = os.path.join(os.path.dirname(_simulator.__file__), "kernelapi.py
 #: Not the kernel's code: the simulator (with labkit's threads in it), NumPy, this module.
 _SKIPPED_PREFIXES = (_SIMULATOR_DIR, simulator_threads.__file__, os.path.dirname(np.__file__) + os.sep, __file__)
 _ASSIGNED_NAME = re.compile(r"\s*(\w+)\s*=")
+
+
+class AccessTraceUnavailable(LabkitError, RuntimeError):
+    """The simulator here is not one whose threads labkit runs in turn: a trace would depend on
+    the order its Python threads happened to run in."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +139,11 @@ def trace_launch(kernel, griddim, blockdim, *args) -> KernelTrace:
             "trace_launch needs a kernel compiled by Numba's CUDA simulator: set "
             "NUMBA_ENABLE_CUDASIM=1 before numba.cuda is imported (a separate process on a GPU machine)"
         )
+    if not _THREADS_IN_TURN:
+        raise AccessTraceUnavailable(
+            f"the access trace needs numba-cuda {simulator_threads.NUMBA_CUDA_VERSION}'s simulator (its threads run "
+            f"in turn there), this environment has numba-cuda {version('numba-cuda')}: install the course's pinned "
+            "versions (make env)")
     recorder = _Recorder()
     names = kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount]
     recorded = {name: recorder.global_array(_host_array(arg), name)

@@ -215,7 +215,11 @@ LN_COLS = 4096
 NBODY_TILE = 256
 
 #: Case groups: each is one ncu process (markers split its launches into cases).
-GROUPS = ("cupy", "raw", "exercises")
+GROUPS = ("cupy", "raw", "exercises", "apps")
+#: The applications' sizes: a training step of a small MLP, one attention layer's core.
+MLP_BATCH, MLP_WIDTH, MLP_HIDDEN = 8192, 1024, 4096
+ATTENTION_SHAPE = (4, 16, 4096, 128)   # batch, heads, sequence, head dimension
+FMA_ROUNDS = 2048
 
 
 @dataclass(frozen=True)
@@ -447,6 +451,75 @@ def _reduce_shuffle():
     return lambda: kernel((132 * 8,), (256,), (x, total, np.int64(x.size // 4)))
 
 
+# ----- applications a reader would bring ----------------------------------------------------------
+def _torch_train_step():
+    """One training step of a two-layer MLP with a layer norm, bf16 autocast, MSE loss, fused AdamW:
+    cuBLAS GEMMs on the tensor cores, PyTorch's elementwise, reduction and optimizer kernels."""
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(MLP_WIDTH, MLP_HIDDEN), torch.nn.GELU(),
+                                torch.nn.Linear(MLP_HIDDEN, MLP_WIDTH), torch.nn.LayerNorm(MLP_WIDTH)).cuda()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(MLP_BATCH, MLP_WIDTH, device="cuda")
+    y = torch.randn(MLP_BATCH, MLP_WIDTH, device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+    return step
+
+
+def _torch_attention():
+    """scaled_dot_product_attention in bf16 through cuDNN's fused attention (flash attention where
+    cuDNN's is unavailable): a Hopper tensor-core kernel built for one CTA per SM."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(*ATTENTION_SHAPE, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+
+    def run():
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION]):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+    return run
+
+
+def _numba(name: str):
+    def setup():
+        from labkit.gpu import cuda
+        from labkit.probes import validation_numba
+
+        threads, blocks = 256, 132 * 16
+        x = cuda.to_device(_rng().random(threads * blocks, dtype=np.float32))
+        out = cuda.device_array(threads * blocks, np.float32)
+        launched = getattr(validation_numba, name)
+        return lambda: launched[blocks, threads](x, out, FMA_ROUNDS)
+
+    return setup
+
+
+def _cupy_edge_pipeline():
+    """An image pipeline in CuPy: Gaussian blur, Sobel gradients, their magnitude, a threshold at twice
+    the mean, a count: cupyx.scipy.ndimage's filters, ufuncs and reductions."""
+    import cupy
+    from cupyx.scipy import ndimage
+
+    image = _uniform(4096, 4096)
+
+    def run():
+        blurred = ndimage.gaussian_filter(image, sigma=2.0)
+        magnitude = cupy.hypot(ndimage.sobel(blurred, axis=0), ndimage.sobel(blurred, axis=1))
+        return cupy.count_nonzero(magnitude > 2 * magnitude.mean())
+
+    return run
+
+
 # ----- the course's exercises ------------------------------------------------------------------------
 def _exercise(exercise_id: str, solved: bool):
     def setup():
@@ -509,6 +582,16 @@ def cases() -> list[Case]:
         Case("nbody", "raw", "n-body accelerations, 2^17 bodies, shared-memory tiles", _nbody),
         Case("reduce_shuffle", "raw", "sum of 2^26 float32, float4 grid-stride, warp shuffles, one atomic per block",
              _reduce_shuffle),
+        Case("torch_mlp_train_step", "apps", f"PyTorch training step: MLP {MLP_WIDTH}-{MLP_HIDDEN}-{MLP_WIDTH} "
+             f"with layer norm, batch {MLP_BATCH}, bf16 autocast, fused AdamW", _torch_train_step),
+        Case("torch_attention", "apps", f"scaled_dot_product_attention bf16 {ATTENTION_SHAPE} (cuDNN or flash)",
+             _torch_attention),
+        Case("numba_fma_roof", "apps", "Numba FP32 FMA, eight chains per thread, 132 x 16 blocks of 256",
+             _numba("fma_eight_chains")),
+        Case("numba_double_constants", "apps", "Numba float32 loop with Python float constants (FP64 and F2F)",
+             _numba("damp_with_double_constants")),
+        Case("cupy_edge_pipeline", "apps", "CuPy edge detection on 4096^2 float32: blur, Sobel, hypot, threshold",
+             _cupy_edge_pipeline),
     ]
     for exercise_id in EXERCISE_IDS:
         for solved in (False, True):

@@ -39,7 +39,7 @@ from pathlib import Path
 
 MARKER_PREFIX = "vset_case_"
 #: The groups, in order, each one ncu process with its own time limit (seconds).
-GROUP_LIMITS = {"cupy_a": 80, "cupy_b": 100, "raw": 60, "exercises_a": 150, "exercises_b": 110, "exercises_c": 60}
+GROUP_LIMITS = {"apps": 150, "cupy_a": 80, "cupy_b": 100, "raw": 60, "exercises_a": 150, "exercises_b": 110, "exercises_c": 60}
 SWEEP_LIMIT = 100
 EXPORT_LIMIT = 120
 DEFAULT_BUDGET = 420

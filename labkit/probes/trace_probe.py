@@ -1,0 +1,132 @@
+"""Profile the traced patterns (labkit.probes.trace_patterns) with Nsight Compute on a GPU.
+
+``python -m labkit.probes.trace_probe OUTDIR`` runs one ``ncu --clock-control none --cache-control
+all --metrics <the analyzer's counters>`` process over a child that launches each pattern once, in
+plan order, and writes ``OUTDIR/trace_calibration.json`` (a results envelope with provenance): each
+pattern's name and ncu's value of every counter of labkit.access.NCU_METRICS. Rows map back to
+patterns by launch order, checked against each row's kernel name. The folder
+``OUTDIR/trace_calibration/`` beside it keeps ncu's CSV and log. The CPU tests
+(tests/unit/test_trace_determinism.py) compare those values with the traces of the same launches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from labkit.access import NCU_METRICS
+
+CALIBRATION_FILE = "trace_calibration.json"
+COUNTER_METRICS = tuple(NCU_METRICS)
+#: The module whose kernels are profiled: ncu's demangled names hold it.
+KERNEL_FILTER = "regex:trace_patterns"
+
+
+class TraceProbeError(RuntimeError):
+    """The launches and ncu's rows do not line up (one line)."""
+
+
+def ncu_command(ncu: str, child: list[str]) -> list[str]:
+    """One ncu process over the child: the counters only, clocks untouched, caches flushed per pass."""
+    return [ncu, "--clock-control", "none", "--cache-control", "all", "--metrics", ",".join(COUNTER_METRICS),
+            "-k", KERNEL_FILTER, "--csv", "--page", "raw", *child]
+
+
+def launch_all(device_path: Path) -> None:
+    """Compile and launch every pattern once on the GPU (ncu's child); the device's identity to ``device_path``."""
+    import numpy as np
+
+    from labkit.gpu import cuda
+    from labkit.probes.trace_patterns import patterns
+
+    for pattern in patterns():
+        arguments = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in pattern.arguments()]
+        pattern.kernel[pattern.grid, pattern.block](*arguments)
+    cuda.synchronize()
+    import cupy
+
+    properties = cupy.cuda.runtime.getDeviceProperties(0)
+    name = properties["name"]
+    device_path.write_text(json.dumps({
+        "gpu": name.decode() if isinstance(name, bytes) else name,
+        "compute_capability": [properties["major"], properties["minor"]],
+        "driver": str(cupy.cuda.runtime.driverGetVersion()),
+    }))
+
+
+def compare(names: list[tuple[str, str]], profiles: list) -> list[dict]:
+    """Each pattern's ncu counters, from the rows of its launch (by launch order).
+
+    ``names``: (pattern name, kernel function name) in launch order."""
+    if len(profiles) != len(names):
+        raise TraceProbeError(f"ncu profiled {len(profiles)} launches, the plan has {len(names)} patterns")
+    rows = []
+    for (name, function), profile in zip(names, sorted(profiles, key=lambda p: p.id)):
+        if function not in profile.name:
+            raise TraceProbeError(f"launch {profile.id} ran {profile.name}, the plan expects {function} ({name})")
+        rows.append({"name": name, "measured": {metric: profile.value(metric) for metric in COUNTER_METRICS}})
+    return rows
+
+
+def run(outdir: Path) -> Path:
+    """Profile every pattern in one ncu process; write the calibration and its raw folder."""
+    from labkit.probes import write_calibration
+    from labkit.probes.access_probe import csv_part
+    from labkit.probes.trace_patterns import patterns
+    from labkit.profiling import ncu
+    from labkit.results import provenance
+
+    ncu_path = ncu.find_ncu()
+    if ncu_path is None:
+        raise ncu.NcuError("ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin")
+    raw = outdir / Path(CALIBRATION_FILE).stem
+    raw.mkdir(parents=True, exist_ok=True)
+    device_path = raw / "device.json"
+    command = ncu_command(ncu_path, [sys.executable, "-m", "labkit.probes.trace_probe", "--launch", str(device_path)])
+    repo = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
+    start = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    seconds = time.monotonic() - start
+    csv = csv_part(done.stdout)
+    (raw / "ncu_raw.csv").write_text(csv)
+    (raw / "ncu_log.txt").write_text(
+        "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith('"')) + done.stderr)
+    ncu.check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
+    names = [(p.name, p.kernel.py_func.__name__) for p in patterns()]
+    rows = compare(names, ncu.parse_raw_csv(csv))
+    device = json.loads(device_path.read_text())
+    version = subprocess.run([ncu_path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    results = {"patterns": rows,
+               "ncu": {"version": version[-1] if version else "unknown", "command": command,
+                       "seconds": round(seconds, 1)}}
+    prov = provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None, Path(repo))
+    return write_calibration(outdir / CALIBRATION_FILE, "lab-02", prov, results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``trace_probe OUTDIR`` (on a GPU, with ncu), or ``trace_probe --launch DEVICE`` (ncu's child)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "--launch":
+        launch_all(Path(argv[1]))
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("usage: python -m labkit.probes.trace_probe OUTDIR", file=sys.stderr)
+        return 2
+    try:
+        path = run(Path(argv[0]))
+    except Exception as error:  # one line, unless LABKIT_DEBUG asks for the traceback
+        if os.environ.get("LABKIT_DEBUG"):
+            raise
+        print(f"trace_probe: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    print(f"{len(json.loads(path.read_text())['results']['patterns'])} traced patterns profiled; wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
