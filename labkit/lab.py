@@ -86,13 +86,19 @@ class Need:
 class Case:
     """One profiled kernel a chapter shows as a case: its stored profile, the checklist item a reader
     should find first (the flaw planted in it; None for a control at its roof), and its time before
-    and after the repair (None: no repair measured), with t_real / t_min where a ceiling was measured."""
+    and after the repair (None: no repair measured), with t_real / t_min where a ceiling was measured.
+
+    A case may instead be one step of a sequence (chapter 6's matrix multiply): nothing was planted
+    and nothing repaired; ``step`` is True and ``next_step`` the label key of the step after it
+    (None for the last)."""
 
     profile: object                   # labkit.profiling.diagnosis.StoredProfile
     planted: str | None
     faulty_seconds: float
     repaired_seconds: float | None
     ratio_to_min: float | None = None
+    step: bool = False
+    next_step: str | None = None
 
 
 class Program(ABC, Generic[S, R]):

@@ -367,8 +367,30 @@ def _fp64(d: Diagnosis):
     if not mix.fp64_pipe_pct:
         return ABSENT
     rate = mix.fp64_to_fp32_rate or DEFAULT_FP64_RATE
+    if _conversions_at_the_xu_roof(d):
+        loads = roofs(d)
+        rest = max((pct for unit, pct in loads.items() if unit not in ("pipe_xu", "pipe_fp64")), default=0.0)
+        return (Evidence(key="evidence.fp64.conversions", values={"xu_pct": loads["pipe_xu"],
+                                                                 "fp64_pipe_pct": mix.fp64_pipe_pct}),
+                100 - rest)
     return (Evidence(key="evidence.fp64", values={"fp64_pipe_pct": mix.fp64_pipe_pct, "rate_x": 1 / rate}),
             mix.fp64_pipe_pct * max(0.0, 1 - rate))
+
+
+#: FP64 pipe load (% of its peak) from which an XU pipe at its roof is taken for FP32-FP64 conversions.
+FP64_BESIDE_XU_PCT = 1.0
+
+
+def _conversions_at_the_xu_roof(d: Diagnosis) -> bool:
+    """The XU pipe at its roof while FP64 work runs: FP32 data computed with double constants
+    converts each value to FP64 and back (F2F.F64.F32, F2F.F32.F64), which run on the XU pipe, not
+    the FP64 one (a Numba loop of ``np.float32(v * 0.9999 + 0.0001)``: XU at 92 %, FP64 at 11 %).
+    Removing the FP64 removes those conversions: the FP64 item is the lever, with the XU's load.
+    Gain = 100 - the busiest other roof."""
+    mix = d.instructions
+    at = roof(d)
+    return (at is not None and at[0] == "pipe_xu" and mix is not None and mix.fp64_pipe_pct is not None
+            and mix.fp64_pipe_pct >= FP64_BESIDE_XU_PCT)
 
 
 def _divergence(d: Diagnosis):
@@ -393,8 +415,23 @@ def _waits_on_memory(d: Diagnosis) -> bool:
 
 
 def _warps_ready(d: Diagnosis) -> bool:
-    """The warps present wait for an issue slot more than for anything else (Not Selected first)."""
+    """The warps present already fill the issue slots more warps could use: the schedulers had no
+    eligible warp in under MIN_GAIN_PCT of their cycles (Scheduler Statistics' No Eligible). Where
+    the report lacks that section (a record stored before the course kept it), Not Selected first
+    among the stalls, which NVIDIA says *typically* means enough warps."""
+    if d.scheduler is not None:
+        return d.scheduler.no_eligible_pct < MIN_GAIN_PCT
     return bool(d.top_stalls) and d.top_stalls[0].reason in READY_WAITS
+
+
+#: The arithmetic pipes: at ROOF_PCT of one of them, the kernel is at the roof of its own work.
+ARITHMETIC_ROOFS = ("pipe_fma", "pipe_fp64", "pipe_tensor")
+
+
+def _tensor_core_kernel(d: Diagnosis) -> bool:
+    """The tensor pipe is the busiest of the SM's pipes: a matrix-multiply kernel on the tensor cores."""
+    pipes = {u.unit: u.pct for u in d.units if u.unit.startswith("pipe_")}
+    return bool(pipes) and max(pipes, key=pipes.get) == "pipe_tensor" and pipes["pipe_tensor"] > 0
 
 
 def _occupancy(d: Diagnosis):
@@ -412,11 +449,14 @@ def _occupancy(d: Diagnosis):
       wave). Gain = min(100 x (theoretical - achieved) / theoretical, 100 - busiest side), the
       rule's formula with the same bound.
 
-    Not when Not Selected is the top stall (READY_WAITS), measured absent then: more warps only
-    fill the issue slots for which no warp is ready, and a warp that is ready but passed over for
-    another ready warp is the sign that the warps present already cover the latencies (Nsight
-    Compute's Kernel Profiling Guide and its CPIStall rule: "sufficient warps to cover warp
-    latencies"). The low occupancy of a register-tiled kernel is the price of its tile, not its
+    More warps only fill the issue slots for which no warp is eligible, so the gain is at most
+    Scheduler Statistics' No Eligible share, and the item is measured absent when that share is
+    under MIN_GAIN_PCT (:func:`_warps_ready`; without the section, when Not Selected is the top
+    stall). Step 3c of chapter 6 shows why the stall ranking alone is not enough: Not Selected
+    leads, yet its schedulers find no eligible warp in 31.5 % of cycles. Not for a tensor-core
+    kernel (:func:`_tensor_core_kernel`) either: built for one or two blocks per SM, it hides
+    latency with asynchronous copies and a pipeline, and what limits it is that pipeline
+    (:func:`unlisted`), not the warps (cuDNN's attention at 1 block per SM, cuBLAS's nvjet GEMMs). The low occupancy of a register-tiled kernel is the price of its tile, not its
     limit: chapter 6's 8 x 8 SGEMM tile at 25 % theoretical occupancy, Not Selected first, gains
     32 % from the next step at the same occupancy (fewer instructions, loads in flight). ncu agrees
     on every H200 profile the course holds: its occupancy estimates are whole-kernel ("global")
@@ -425,9 +465,11 @@ def _occupancy(d: Diagnosis):
     occupancy = d.occupancy
     if occupancy is None:
         return None
-    if _warps_ready(d):
+    if _warps_ready(d) or _tensor_core_kernel(d):
         return ABSENT
     headroom = 100 - _busiest_pct(d)
+    if d.scheduler is not None:
+        headroom = min(headroom, d.scheduler.no_eligible_pct)
     values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
               "registers": occupancy.registers_per_thread}
     if occupancy.theoretical_pct < LOW_OCCUPANCY_PCT:
@@ -466,14 +508,18 @@ def _instructions(d: Diagnosis):
     instruction-bound quadrant). Gain = 100 x min(1 - Memory / Compute (SM), 1 - FMA pipe / issue):
     fewer instructions help until the memory side sets the pace, and only the instructions that
     are not the arithmetic itself can go (cuBLAS's SGEMM issues at 87 % of its peak, 77 points of
-    them FFMA)."""
+    them FFMA). FP64 arithmetic counts too, at its pipe's load times the FP64:FP32 rate (a DFMA
+    holds its half-width pipe for two cycles of one issue slot)."""
     sol = d.speed_of_light
     if d.quadrant is not Quadrant.INSTRUCTION_BOUND:
         return ABSENT
     setter = compute_setter(d.units)
     loads = {u.unit: u.pct for u in d.units}
     issue = loads.get("issue", sol.compute_pct)
-    arithmetic_share = min(1.0, loads.get("pipe_fma", 0.0) / issue) if issue else 0.0
+    mix = d.instructions
+    fp64_issue = (loads.get("pipe_fp64", 0.0) * (mix.fp64_to_fp32_rate or DEFAULT_FP64_RATE)
+                  if mix is not None and mix.fp64_to_fp32_rate is not None else 0.0)
+    arithmetic_share = min(1.0, (loads.get("pipe_fma", 0.0) + fp64_issue) / issue) if issue else 0.0
     return (Evidence(key="evidence.instructions", values={"compute_pct": sol.compute_pct, "memory_pct": sol.memory_pct,
                                                          "unit_pct": setter.pct if setter else sol.compute_pct}),
             100 * max(0.0, min(1 - sol.memory_pct / sol.compute_pct, 1 - arithmetic_share)))
@@ -499,7 +545,7 @@ UNLOADS: dict[str, frozenset[str]] = {
     "bank-conflicts": frozenset(),
     "occupancy": frozenset(),
     "latency": frozenset(),
-    "fp64": frozenset({"pipe_fp64"}),
+    "fp64": frozenset({"pipe_fp64", "pipe_xu"}),
     "divergence": frozenset({"issue", "pipe_fma", "pipe_fp64", "pipe_xu"}),
     "instructions": frozenset({"issue"}),
 }
@@ -518,10 +564,14 @@ def roofs(d: Diagnosis) -> dict[str, float]:
 
 def roof(d: Diagnosis) -> tuple[str, float] | None:
     """The busiest roof when at ROOF_PCT of its peak or more (DRAM first when it is there: the L2
-    throughput of a streaming kernel includes the DRAM traffic it passes on); None otherwise."""
+    throughput of a streaming kernel includes the DRAM traffic it passes on; then an arithmetic
+    pipe, whose instructions are what the issue slots carry); None otherwise."""
     loads = roofs(d)
     if loads["dram"] >= ROOF_PCT:
         return "dram", loads["dram"]
+    arithmetic = [(unit, loads[unit]) for unit in ARITHMETIC_ROOFS if loads.get(unit, 0.0) >= ROOF_PCT]
+    if arithmetic:   # the work's own roof before the issue slots that carry it
+        return max(arithmetic, key=lambda pair: pair[1])
     unit, pct = max(loads.items(), key=lambda pair: pair[1])
     return (unit, pct) if pct >= ROOF_PCT else None
 
@@ -537,15 +587,24 @@ ATOMIC_CONCENTRATION = 10.0
 def unlisted(d: Diagnosis) -> Unlisted | None:
     """What limits the kernel where no item covers it:
 
-    - the XU pipe (special functions, conversions) at ROOF_PCT of its peak or more;
+    - the XU pipe (special functions, conversions) at ROOF_PCT of its peak or more, unless FP64
+      work beside it says the conversions are FP64's (the FP64 item removes them);
+    - a tensor-core kernel below its roof, built for few warps (theoretical occupancy under
+      LOW_OCCUPANCY_PCT): its pipeline, which no item covers (:func:`_occupancy`). Gain = 100 -
+      its busiest roof; wasted bytes or wavefronts (a fired waste item) are removed first;
     - atomics on a few addresses, serialised in one L2 slice: its atomic unit at ATOMIC_HOT_PCT or
       more and ATOMIC_CONCENTRATION times the average slice, while neither side of Speed of Light is
       at HIGH_PCT (the contention, not the bandwidth, sets the time). Gain = 100 - busiest side: the
       time no unit is kept busy, which spreading the atomics (privatised counters, a reduction
       first) gives back."""
     at = roof(d)
-    if at is not None and at[0] in UNLISTED_ROOFS:
+    if at is not None and at[0] in UNLISTED_ROOFS and not _conversions_at_the_xu_roof(d):
         return Unlisted(limit=at[0], pct=at[1])
+    occupancy = d.occupancy
+    if (at is None and _tensor_core_kernel(d) and occupancy is not None
+            and occupancy.theoretical_pct < LOW_OCCUPANCY_PCT):
+        tensor = next(u.pct for u in d.units if u.unit == "pipe_tensor")
+        return Unlisted(limit="tensor_pipeline", pct=tensor, gain_pct=100 - max(roofs(d).values()))
     atomics = d.atomics
     if (atomics is not None and atomics.hottest_slice_pct >= ATOMIC_HOT_PCT
             and atomics.hottest_slice_pct >= ATOMIC_CONCENTRATION * atomics.average_slice_pct
@@ -563,9 +622,11 @@ def assess(d: Diagnosis) -> Assessment:
     at = roof(d)
     if limit is not None:
         best = max((f.gain_pct for f in fired if f.gain_pct is not None), default=0.0)
-        if limit.gain_pct is None or limit.gain_pct >= best:
+        waste = limit.limit == "tensor_pipeline" and any(item(f.item).removes_waste for f in fired)
+        if not waste and (limit.gain_pct is None or limit.gain_pct >= best):
             return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired, unlisted=limit)
-    elif at is not None and all(f.gain_pct is None or f.gain_pct <= 100 - at[1] + CAP_TOLERANCE_PCT for f in fired):
+    elif at is not None and all(f.gain_pct is None or f.gain_pct <= 100 - at[1] + CAP_TOLERANCE_PCT
+                                or (at[0] in ARITHMETIC_ROOFS and at[0] not in UNLOADS[f.item]) for f in fired):
         return Assessment(kernel=d.kernel, roof=at[0], roof_pct=at[1], items=fired)
     return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired)
 

@@ -335,6 +335,29 @@ class InstructionMix(Record):
         return min(self.threads_per_instruction, self.predicated_threads_per_instruction)
 
 
+class SchedulerStats(Record):
+    """Scheduler Statistics: per scheduler, the share of cycles it issued an instruction, the share it
+    had no eligible warp to issue (ncu's "No Eligible"), and the warps eligible per cycle. These,
+    not the stall reasons' ranking, say whether more warps could fill the issue slots: a cycle
+    with no eligible warp is the only one a further warp can use (Nsight Compute's Kernel Profiling
+    Guide, Scheduler Statistics; its IssueSlotUtilization rule)."""
+
+    issue_active_pct: Percent          # smsp__issue_active.avg.pct_of_peak_sustained_active
+    no_eligible_pct: Percent           # smsp__issue_inst0.avg.pct_of_peak_sustained_active
+    eligible_warps: NonNegative        # smsp__warps_eligible.avg.per_cycle_active
+
+    METRICS: ClassVar[dict[str, str]] = {
+        "issue_active_pct": "smsp__issue_active.avg.pct_of_peak_sustained_active",
+        "no_eligible_pct": "smsp__issue_inst0.avg.pct_of_peak_sustained_active",
+        "eligible_warps": "smsp__warps_eligible.avg.per_cycle_active"}
+
+    @classmethod
+    def from_profile(cls, profile: KernelProfile) -> SchedulerStats | None:
+        """None when the report lacks the section (records stored before the course kept it)."""
+        values = {field: optional_value(profile, metric) for field, metric in cls.METRICS.items()}
+        return None if None in values.values() else cls(**values)
+
+
 class L2Atomics(Record):
     """Global atomics as the L2 slices served them: each slice's atomic unit busy, in % of its peak
     over the elapsed time (``lts__d_atomic_input_cycles_active``), in the busiest slice and on
@@ -525,6 +548,7 @@ class Diagnosis(Record):
     top_stalls: list[Stall]
     rules: list[Rule]
     atomics: L2Atomics | None = None
+    scheduler: SchedulerStats | None = None
 
     @property
     def grid_blocks(self) -> int:
@@ -580,6 +604,7 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
         top_stalls=stall_reasons(profile)[:top_n],
         rules=rules_by_speedup(profile),
         atomics=L2Atomics.from_profile(profile),
+        scheduler=SchedulerStats.from_profile(profile),
     )
 
 
@@ -587,7 +612,8 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
 DIAGNOSIS_METRICS = frozenset({
     _COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
     *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
-    *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS, *L2Atomics.METRICS.values()})
+    *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS, *L2Atomics.METRICS.values(),
+    *SchedulerStats.METRICS.values()})
 
 
 def needed_metric(name: str) -> bool:

@@ -108,12 +108,16 @@ def render_diagnosis(block: etree.Element, the_lab: Lab, key: str, project: Proj
         diagnosis = case.profile.diagnosis()
         assessment = checklist.assess(diagnosis)
         details = etree.SubElement(block, "details", {"class": "case-diagnosis", "data-case": key})
-        etree.SubElement(details, "summary").text = AtomicString(f"{label(lang, 'profile.summary')} ({gpu})")
+        summary = "profile.summary_step" if case.step else "profile.summary"
+        etree.SubElement(details, "summary").text = AtomicString(f"{label(lang, summary)} ({gpu})")
         pre = etree.SubElement(details, "pre", {"class": "diagnose-output"})
         etree.SubElement(pre, "code").text = AtomicString(f"$ labkit diagnose --lang {lang} …\n" + render_kernel(
             diagnosis, assessment, lang))
         verdict = etree.SubElement(details, "p")
-        if case.planted is None:
+        if case.step:
+            verdict.text = (words(lang, "profile.next_step", title=label(lang, case.next_step))
+                            if case.next_step is not None else label(lang, "profile.last_step"))
+        elif case.planted is None:
             verdict.text = label(lang, "profile.control")
         else:
             verdict.text = words(lang, "profile.verdict_matches", title=item_words(lang, case.planted, "title"))

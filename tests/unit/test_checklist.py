@@ -260,32 +260,42 @@ def test_occupancy_fires_from_ncus_occupancy_evidence_whatever_the_memory_stalls
     assert occupancy.gain_pct == pytest.approx(min(estimate, 100 - max(c.roofs(found).values())))
 
 
-def test_occupancy_does_not_fire_when_ready_warps_wait_for_an_issue_slot(profiles):
-    """kernel_f_repaired: 75 % theoretical occupancy (shared memory), Not Selected first. The warps
-    present are ready more often than they can issue: more warps would hide nothing, and ncu's
-    TheoreticalOccupancy estimate for it is local only. The same profile with Not Selected out of
-    the stalls fires the item again, and a global estimate of ncu does not fire it while Not
-    Selected leads."""
+NO_ELIGIBLE = "smsp__issue_inst0.avg.pct_of_peak_sustained_active"
+
+
+def test_more_warps_gain_at_most_the_cycles_with_no_eligible_warp(profiles):
+    """kernel_f_repaired: 75 % theoretical occupancy (shared memory), Not Selected first among the
+    stalls. Not Selected leading is not the verdict (issue 28): Scheduler Statistics is. Its
+    schedulers found no eligible warp in some of their cycles: the item fires, its gain at most
+    that share; with the share set under MIN_GAIN_PCT (every issue slot filled) it does not fire,
+    whatever a global estimate of ncu says."""
     ready = profiles["kernel_f_repaired"]
     found = d.diagnose(ready)
     assert found.top_stalls[0].reason == "not_selected"
     assert found.occupancy.theoretical_pct < c.LOW_OCCUPANCY_PCT
-    assert next(r for r in ready.rules if r.name == "TheoreticalOccupancy").speedup_type == "local"
-    assert "occupancy" not in [f.item for f in c.assess(found).items]
+    no_eligible = found.scheduler.no_eligible_pct
+    fired = [f for f in c.assess(found).items if f.item == "occupancy"]
+    if no_eligible >= c.MIN_GAIN_PCT:
+        assert fired and fired[0].gain_pct <= no_eligible + 1e-9
+    else:
+        assert not fired
 
-    waiting = changed(ready, smsp__average_warps_issue_stalled_not_selected_per_issue_active__dot__ratio=0.0)
-    assert d.diagnose(waiting).top_stalls[0].reason != "not_selected"
-    occupancy = next(f for f in assess(waiting).items if f.item == "occupancy")
-    assert occupancy.evidence.key == "evidence.occupancy.shared_mem" and occupancy.gain_pct >= c.MIN_GAIN_PCT
+    full = changed(ready, rules=[*ready.rules, _rule("TheoreticalOccupancy", 25.0)], **{
+        NO_ELIGIBLE.replace(".", "__dot__"): c.MIN_GAIN_PCT / 2})
+    assert "occupancy" not in [f.item for f in assess(full).items]
+    idle = changed(ready, **{NO_ELIGIBLE.replace(".", "__dot__"): 40.0})
+    occupancy = next(f for f in assess(idle).items if f.item == "occupancy")
+    assert occupancy.evidence.key == "evidence.occupancy.shared_mem" and c.MIN_GAIN_PCT <= occupancy.gain_pct <= 40.0
 
-    with_rule = changed(ready, rules=[*ready.rules, _rule("TheoreticalOccupancy", 25.0)])
-    assert "occupancy" not in [f.item for f in assess(with_rule).items]
 
-
-def test_an_achieved_occupancy_gap_does_not_fire_when_ready_warps_wait_either(profiles):
-    """kernel_a_repaired loses warps at run time (achieved 80 % of 100 %) while Long Scoreboard
-    leads: the item fires; the same profile with Not Selected leading does not fire it."""
+def test_without_scheduler_statistics_not_selected_first_still_says_enough_warps(profiles):
+    """A profile stored before the course kept Scheduler Statistics: the stall ranking decides, as
+    NVIDIA's "typically" allows. kernel_a_repaired loses warps at run time (achieved 80 % of 100 %)
+    while Long Scoreboard leads: the item fires; with Not Selected leading it does not."""
     lost = profiles["kernel_a_repaired"]
+    metrics = {name: m for name, m in lost.metrics.items() if name not in d.SchedulerStats.METRICS.values()}
+    lost = replace(lost, metrics=metrics)
+    assert d.diagnose(lost).scheduler is None
     assert "evidence.occupancy.achieved" in [f.evidence.key for f in assess(lost).items]
     ready = changed(lost, smsp__average_warps_issue_stalled_not_selected_per_issue_active__dot__ratio=10.0)
     assert d.diagnose(ready).top_stalls[0].reason == "not_selected"

@@ -103,6 +103,24 @@ def test_the_control_says_it_has_nothing_to_repair(monkeypatch, naive_case):
     assert "Rien à réparer : ce noyau est le témoin négatif." in html and "1,04" in html
 
 
+@pytest.mark.parametrize("lang", ("fr", "zh"))
+def test_chapter_6s_steps_say_they_are_steps_not_controls(lang):
+    """Issue 28: every step of lab 06 ended with lab 05's negative-control sentence, under a header
+    promising a measured repair. A step says which step follows it (the last: that it is the last)."""
+    the_lab = lab("lab-06")
+    cases = the_lab.cases(read_results(REPO_ROOT / "labs/06-matmul/results/nvidia-h200.json",
+                                       the_lab.results_type, the_lab.id).results)
+    assert len(cases) >= 5
+    for key, case in cases.items():
+        html = render(f"/// diagnosis | lab-06-{key}\n///\n", DiagnosisExtension, lang)
+        assert label(lang, "profile.control") not in html and label(lang, "profile.summary") not in html, key
+        assert label(lang, "profile.summary_step") in html, key
+        if case.next_step is not None:
+            assert label(lang, case.next_step) in html, key
+        else:
+            assert label(lang, "profile.last_step") in html, key
+
+
 def test_without_a_record_a_case_says_how_to_make_one(tmp_path):
     (tmp_path / "mkdocs.yml").write_text("site_name: x\n")
     (tmp_path / "labs").mkdir()

@@ -12,11 +12,11 @@ from tests.conftest import REPO_ROOT
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
 
 
-def test_the_set_holds_at_least_twenty_cases_of_every_kind_in_five_groups():
+def test_the_set_holds_at_least_twenty_cases_of_every_kind_in_seven_groups():
     every = cases()
     names = [c.name for c in every]
     assert len(names) == len(set(names)) >= 20
-    assert Counter(c.group for c in every) == {"cupy": 16, "raw": 8, "exercises": 2 * len(EXERCISE_IDS)}
+    assert Counter(c.group for c in every) == {"cupy": 16, "raw": 8, "exercises": 2 * len(EXERCISE_IDS), "apps": 5}
     assert set(map(vs.group_of, every)) == set(vs.GROUP_LIMITS)
     from labkit.exercises import exercises
 

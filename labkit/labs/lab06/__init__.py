@@ -130,11 +130,13 @@ class Lab06(Lab[Sizes, Lab06Results]):
     def cases(self, results: Lab06Results) -> dict[str, Case]:
         """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step key>``)."""
         out = {}
-        for s in STEPS:
+        for position, s in enumerate(STEPS):
             profile, run = results.profile(s.key), results.run(s.key)
             if profile is not None and run is not None:
+                after = STEPS[position + 1].key if position + 1 < len(STEPS) else None
                 out[s.key] = Case(profile=profile, planted=None, faulty_seconds=run.timing.median_seconds,
-                                  repaired_seconds=None)
+                                  repaired_seconds=None, step=True,
+                                  next_step=None if after is None else f"value.step.lab06.{after}")
         return out
 
 

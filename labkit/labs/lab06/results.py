@@ -67,22 +67,22 @@ MAX_REGISTERS_PER_THREAD = 255
 
 
 #: What ``labkit diagnose`` puts first on each profiled step's profile, as chapter 6 says it: the
-#: checklist item, or None where no item fires (the padded tile and the last SIMT kernel: what bounds
-#: them, the shared-memory roof and then the FP32 roof, is no waste a report shows, and the page names
-#: the roof the next step changes). Where an item fires it names the lever the next step pulls:
-#: instructions (naive -> tiles that serve each load many times; the Numba register tile -> the same
-#: in CUDA C; the CUDA C register tile, Not Selected first at 25 % occupancy by design -> 16-byte
-#: accesses), bank conflicts (the k-major tile -> its padding), occupancy on the tensor steps written
-#: with WMMA and wgmma (12.5 %, registers: the item's first lever, more work in flight per warp before
-#: more warps, is what mma.sync's 64 x 64 warp tile and then cuBLAS's warpgroups with several wgmma
-#: groups in flight do), coalescing (mma.sync's and its BF16 twin's cp.async copies of A's slice,
-#: rows of 64 bytes, half an L2 line, while L2 is their busiest unit -> the wgmma step's slices of
-#: 128-byte rows). Seen in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the
-#: recorded lab (twice).
+#: checklist item, or None where no item fires (the padded tile: what bounds it, the shared-memory
+#: roof, is no waste a report shows; the wgmma step: a tensor-core kernel built for one block per SM,
+#: whose limit is its pipeline, which no item covers: labkit.profiling.checklist.unlisted). Where an
+#: item fires it names the lever the next step pulls: instructions (naive -> tiles that serve each
+#: load many times; the Numba register tile -> the same in CUDA C), occupancy on the CUDA C register
+#: tiles, Not Selected first yet no eligible warp in 31.5 % (3c) and 17.4 % (4) of the schedulers'
+#: cycles (Scheduler Statistics: the item's first lever, more bytes in flight per thread, is what
+#: step 4's 16-byte double-buffered loads do, and what is left of the gap to cuBLAS), bank conflicts
+#: (the k-major tile -> its padding; WMMA's tiles), coalescing (mma.sync's and its BF16 twin's
+#: cp.async copies of A's slice, rows of 64 bytes, half an L2 line, while L2 is their busiest unit ->
+#: the wgmma step's slices of 128-byte rows). Seen in the H200 profiles of probe run 1
+#: (labkit.probes.gemm_probe) and of the recorded lab (twice).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
-    "ctile": "instructions", "pipelined": None, "wmma": "occupancy", "mma": "coalescing", "bf16": "coalescing",
-    "wgmma": "occupancy",
+    "ctile": "occupancy", "pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
+    "bf16": "coalescing", "wgmma": None,
 }
 
 

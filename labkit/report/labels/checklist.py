@@ -211,6 +211,12 @@ WORDS = {
     'evidence.fp64': ('FP64 pipe at {fp64_pipe_pct}; FP32 runs {rate_x} as fast on this GPU',
                       'pipe FP64 à {fp64_pipe_pct} ; le FP32 va {rate_x} plus vite sur ce GPU',
                       'FP64 管线 {fp64_pipe_pct}；在这块 GPU 上 FP32 的速率是它的 {rate_x}'),
+    'evidence.fp64.conversions': ('XU pipe at {xu_pct} beside FP64 work (FP64 pipe at {fp64_pipe_pct}): the '
+                                  'conversions between FP32 and FP64 (F2F) run on the XU pipe, and go with the FP64',
+                                  'pipe XU à {xu_pct} à côté de calcul FP64 (pipe FP64 à {fp64_pipe_pct}) : les '
+                                  'conversions entre FP32 et FP64 (F2F) passent par le pipe XU, et partent avec le FP64',
+                                  'XU 管线 {xu_pct}，同时有 FP64 计算（FP64 管线 {fp64_pipe_pct}）：FP32 与 FP64 之间的'
+                                  '转换（F2F）在 XU 管线上执行，去掉 FP64 也就去掉了它们'),
     'evidence.divergence': ('{threads} active threads per warp instruction, of 32',
                             '{threads} threads actifs par instruction de warp, sur 32',
                             '每条 warp 指令平均 {threads} 个活跃线程（满员 32 个）'),
@@ -390,6 +396,18 @@ WORDS = {
     'profile.twin_gain': ('The repaired twin runs {gain_x} as fast ({faulty_us} → {repaired_us}, medians).',
                           'Le jumeau réparé va {gain_x} plus vite ({faulty_us} → {repaired_us}, médianes).',
                           '修复后的版本快 {gain_x}（{faulty_us} → {repaired_us}，中位数）。'),
+    'profile.summary_step': ('labkit diagnose on this step', 'labkit diagnose sur cette étape',
+                             'labkit diagnose 对这一步的诊断'),
+    'profile.next_step': ("Nothing was planted here: this is a step of the chapter's sequence. The next step is "
+                          '{title}; the lab\'s table gives its time.',
+                          "Rien n'a été planté ici : c'est une étape de la suite du chapitre. L'étape suivante "
+                          'est {title} ; le tableau du lab donne son temps.',
+                          '这里没有预埋缺陷：这是本章序列中的一步。下一步是“{title}”，实验表格给出它的耗时。'),
+    'profile.last_step': ("Nothing was planted here: this is the chapter's last step; the lab's table sets it "
+                          'against cuBLAS.',
+                          "Rien n'a été planté ici : c'est la dernière étape du chapitre ; le tableau du lab la "
+                          'compare à cuBLAS.',
+                          '这里没有预埋缺陷：这是本章的最后一步；实验表格把它与 cuBLAS 对比。'),
     'profile.control': ('Nothing to repair: this kernel is the negative control.',
                         'Rien à réparer : ce noyau est le témoin négatif.',
                         '无需修复：这个 kernel 是阴性对照。'),
@@ -436,6 +454,20 @@ WORDS = {
                               "l'arithmétique FMA.",
                               'XU 管线执行特殊函数（经 MUFU 的 sin、cos、exp、log、rsqrt）和类型转换，其单元远少于 FMA'
                               '（见 CUDA C++ Programming Guide 的吞吐量表）：少算一些，或把其中一部分换成 FMA 运算。'),
+    'diag.unlisted.tensor_pipeline': ('A tensor-core kernel built for few warps per SM hides its latencies with '
+                                      'asynchronous copies and a pipeline of shared-memory stages, not with more '
+                                      'warps: what is left is the pipeline (stages deep enough, TMA and mbarriers, '
+                                      'producer and consumer warpgroups in balance, the epilogue overlapped); '
+                                      'chapter 6 builds one.',
+                                      'Un noyau tensor bâti pour peu de warps par SM cache ses latences par des '
+                                      'copies asynchrones et un pipeline d\'étages en mémoire partagée, pas par plus '
+                                      'de warps : reste le pipeline (assez d\'étages, TMA et mbarriers, warpgroups '
+                                      'producteurs et consommateurs équilibrés, épilogue recouvert) ; le chapitre 6 '
+                                      'en construit un.',
+                                      '为每个 SM 少量 warp 设计的 Tensor Core kernel 靠异步拷贝和 shared memory 多级流水线'
+                                      '隐藏延迟，而不是靠更多 warp：剩下的是流水线本身（级数足够、TMA 与 mbarrier、生产者与'
+                                      '消费者 warpgroup 的平衡、与之重叠的收尾写回）；第 6 章会搭建这样一条流水线。'),
+    'diag.roof.tensor_pipeline': ('the tensor pipe', 'le pipe tensor', 'tensor 管线'),
     'diag.top_summary': ('The {shown} kernels that take the most GPU time, of {kernels} kernels in {launches} '
                          'launches ({total_ms} of GPU time in all); each is diagnosed on its longest launch.',
                          "Les {shown} noyaux qui prennent le plus de temps GPU, sur {kernels} noyaux en {launches} "

@@ -44,6 +44,7 @@ WORDS = {
     'value.item.tensor-cores': ('tensor cores', 'tensor cores', 'Tensor Core'),
     'value.item.at-roof': ('at the roof: stop', 'au plafond : arrêter', '已到屋顶：停手'),
     'value.item.none': ('no item fires', 'aucun élément', '未触发任何条目'),
+    'value.item.unlisted': ('no item covers its limit', 'aucun élément ne couvre sa limite', '没有条目覆盖它的限制'),
     'value.item.control': ('none (control)', 'aucun (témoin)', '无（对照）'),
     # what each gain of the checklist's table measured
     'gain.lab03.loads_in_flight': ('lab 03: a copy at 25 % occupancy or less, several 16-byte loads in flight per '
