@@ -27,6 +27,9 @@ from labkit.kernels.jit import kernel
 
 #: A pattern's shared buffer, in elements of 4 bytes (32 KiB: the broadcast case of issue 28).
 SHARED_WORDS = 8192
+#: The same 32 KiB in bytes and in doubles (a shared array's shape must be a constant, not an expression).
+SHARED_BYTES = 4 * SHARED_WORDS
+SHARED_DOUBLES = SHARED_WORDS // 2
 
 
 @kernel
@@ -55,7 +58,7 @@ def shared_strided_f32(out, stride):
 def shared_masked_u8(out, stride):
     """Lanes whose index is not a multiple of 3 store one byte at tile[i * stride]; then every lane
     reads its byte back (1-byte shared stores, some lanes inactive)."""
-    tile = cuda.shared.array(SHARED_WORDS * 4, types.uint8)
+    tile = cuda.shared.array(SHARED_BYTES, types.uint8)
     i = cuda.threadIdx.x
     if i % 3 != 0:
         tile[i * stride] = i
@@ -66,9 +69,9 @@ def shared_masked_u8(out, stride):
 @kernel
 def shared_strided_f64(out, stride):
     """8-byte shared elements: fill coalesced, then lane i reads tile[i * stride]."""
-    tile = cuda.shared.array(SHARED_WORDS // 2, types.float64)
+    tile = cuda.shared.array(SHARED_DOUBLES, types.float64)
     i = cuda.threadIdx.x
-    for j in range(i, SHARED_WORDS // 2, 32):
+    for j in range(i, SHARED_DOUBLES, 32):
         tile[j] = j
     cuda.syncthreads()
     out[i] = tile[i * stride]
