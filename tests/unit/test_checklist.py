@@ -451,3 +451,22 @@ def test_every_evidence_key_has_words(lang):
     assert {"evidence.launch.grid", "evidence.launch.short", "evidence.coalescing", "evidence.local-memory",
             "evidence.bank-conflicts", "evidence.fp64", "evidence.divergence", "evidence.latency",
             "evidence.instructions", "evidence.rule"} <= keys
+
+
+FMA_ROOF = REPO_ROOT / "tests/fixtures/diagnose_validation/numba_fma_roof"
+FMA_PIPE = "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed"
+ISSUE = "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"
+
+
+def test_an_fma_kernel_at_its_fma_roof_is_at_its_roof_whatever_the_issue_slots_say():
+    """Issue 28: an FP32 FMA kernel at 85 % of the FMA pipe and 95 % of issue was told "too many
+    instructions" (11 %). By the course's rule (t/t_min under 1.2 against its own pipe) it is at its
+    roof. The profiled eight-chain kernel (issue 91 %, FMA pipe 59 %: a third of its instructions are
+    the loop's) is not, and keeps its lever; with its FMA pipe set to 85 % and issue to 95 % it is."""
+    profile = ncu.parse_raw_csv((FMA_ROOF / "ncu_raw.csv").read_text())[0]
+    assert assess(profile).verdict == "instructions"
+    at_roof = changed(profile, **{FMA_PIPE.replace(".", "__dot__"): 85.0, ISSUE.replace(".", "__dot__"): 95.0})
+    found = assess(at_roof)
+    assert (found.verdict, found.roof) == ("at-roof", "pipe_fma")
+    below = changed(profile, **{FMA_PIPE.replace(".", "__dot__"): 80.0, ISSUE.replace(".", "__dot__"): 95.0})
+    assert assess(below).verdict == "instructions"
