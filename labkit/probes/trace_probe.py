@@ -22,18 +22,21 @@ from labkit.access import NCU_METRICS
 
 CALIBRATION_FILE = "trace_calibration.json"
 COUNTER_METRICS = tuple(NCU_METRICS)
-#: The module whose kernels are profiled: ncu's demangled names hold it.
-KERNEL_FILTER = "regex:trace_patterns"
 
 
 class TraceProbeError(RuntimeError):
     """The launches and ncu's rows do not line up (one line)."""
 
 
-def ncu_command(ncu: str, child: list[str]) -> list[str]:
+def kernel_filter(functions: list[str]) -> str:
+    """ncu's -k for the patterns' kernels: their function names (ncu's demangled names hold them)."""
+    return "regex:" + "|".join(sorted(set(functions)))
+
+
+def ncu_command(ncu: str, child: list[str], functions: list[str]) -> list[str]:
     """One ncu process over the child: the counters only, clocks untouched, caches flushed per pass."""
     return [ncu, "--clock-control", "none", "--cache-control", "all", "--metrics", ",".join(COUNTER_METRICS),
-            "-k", KERNEL_FILTER, "--csv", "--page", "raw", *child]
+            "-k", kernel_filter(functions), "--csv", "--page", "raw", *child]
 
 
 def launch_all(device_path: Path) -> None:
@@ -86,7 +89,9 @@ def run(outdir: Path) -> Path:
     raw = outdir / Path(CALIBRATION_FILE).stem
     raw.mkdir(parents=True, exist_ok=True)
     device_path = raw / "device.json"
-    command = ncu_command(ncu_path, [sys.executable, "-m", "labkit.probes.trace_probe", "--launch", str(device_path)])
+    names = [(p.name, p.kernel.py_func.__name__) for p in patterns()]
+    command = ncu_command(ncu_path, [sys.executable, "-m", "labkit.probes.trace_probe", "--launch", str(device_path)],
+                          [function for _, function in names])
     repo = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
     start = time.monotonic()
@@ -97,7 +102,6 @@ def run(outdir: Path) -> Path:
     (raw / "ncu_log.txt").write_text(
         "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith('"')) + done.stderr)
     ncu.check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
-    names = [(p.name, p.kernel.py_func.__name__) for p in patterns()]
     rows = compare(names, ncu.parse_raw_csv(csv))
     device = json.loads(device_path.read_text())
     version = subprocess.run([ncu_path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
