@@ -214,13 +214,17 @@ def _check(args, console) -> int:
                           markup=False, highlight=False, soft_wrap=True)
         return 0
     item = exercise(args.exercise)
+    if args.file is not None and not args.file.strip():
+        raise LabkitError("--file '' names no file: give the path of your file, or leave --file out to check "
+                          f"{item.learner_file}")
     path = Path(args.file).resolve() if args.file else project.root / item.learner_file
     shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
     lang = args.lang or terminal_lang()
     progress = _ProgressLine(lang)
     try:
         limit = {"limit_seconds": args.time_limit} if args.time_limit else {}
-        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, **limit)
+        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, course=project.root,
+                       **limit)
     finally:
         progress.erase()
     if args.json:
