@@ -107,3 +107,11 @@ def kill_descendants() -> dict[int, int]:
         time.sleep(0.005)
         reaped.update(reap_children())
     return reaped
+
+
+def process_pool(workers: int):
+    """A ProcessPoolExecutor whose workers die with this process, whatever ends it (they sat
+    blocked for good after a SIGTERM, SIGKILL or SIGHUP of ``labkit run lab-02``)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent)
