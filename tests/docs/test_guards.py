@@ -111,6 +111,8 @@ MISTAKES = {
                                       (f"{ZH}, line 2: its front matter (between the '---' lines) is not valid YAML",)),
     "quiz without its right answer": (_drop_the_right_answer, (
         f"{ZH}: quiz 'q04-low-low': the key's answer ({ANSWER_KEY['q04-low-low'].answer}) is not among",)),
+    "quiz id used twice": (lambda p: _break(p, "zh", CHAPTER, "/// quiz | q04-l2-mirage", "/// quiz | q04-replay"),
+                           (f"{ZH}, line", ": quiz id q04-replay is already used at ", f"{ZH}, line ")),
     "unmarked translation": (lambda p: _break(p, "zh", "performance/index.md", "translation_of:", "translated:"),
                              ("docs/zh/performance/index.md: no 'translation_of' in its front matter",)),
     # MkDocs' own link checks, strict as `make build` is: a warning fails the build

@@ -21,7 +21,8 @@ from labkit.site.block_extension import BlockError
 from labkit.site.lab_block import LabExtension
 from tests.conftest import REPO_ROOT
 
-FILES = {"lab-01": "labs/01-roofline/results/nvidia-h200.json", "lab-04": "labs/04-profiling/results/nvidia-h200.json"}
+FILES = {"lab-01": "labs/01-roofline/results/nvidia-h200.json", "lab-02": "labs/02-coalescing/results/nvidia-h200.json",
+         "lab-04": "labs/04-profiling/results/nvidia-h200.json"}
 
 
 def edit(change):
@@ -59,6 +60,15 @@ def lab01(change):
 
 def lab04(change):
     return ("lab-04", change)
+
+
+def lab02(change):
+    return ("lab-02", change)
+
+
+def _stored_metric(name: str, value):
+    """Set one metric of lab 04's first stored ncu profile."""
+    return edit(lambda d: d["results"]["ncu"]["kernels"][0]["metrics"][name].update(value=value))
 
 
 def _faster(row_pointer: str, factor: float):
@@ -115,6 +125,18 @@ CASES = {
                   "not UTF-8 text (byte 0xff"),
     "not an object": (*lab01(lambda path: path.write_text("[1, 2]")), "holds a JSON list, not a results object"),
     "cut short": (*lab01(lambda path: path.write_text(path.read_text()[:200])), "not valid JSON (line"),
+    # the audit's silent passes: a stored profile's values held to their units, a launch the lab has not, a future date
+    "stored count negative": (*lab04(_stored_metric("dram__bytes_read.sum", -1)),
+                              "field results/ncu/ok/kernels/0/metrics: dram__bytes_read.sum: -1 Mbyte is negative"),
+    "stored value a word": (*lab04(_stored_metric("gpu__time_duration.sum", "fast")),
+                            "field results/ncu/ok/kernels/0/metrics: gpu__time_duration.sum: 'fast' is not a number"),
+    "stored percentage 150": (*lab04(_stored_metric("l1tex__t_sector_hit_rate.pct", 150.0)),
+                              "l1tex__t_sector_hit_rate.pct: 150 % is above 100 %"),
+    "unknown launch label": (*lab02(edit(lambda d: d["results"]["sweep"][1]["run"].update(launch="sweep.fast"))),
+                             "a kernel run's launch is 'sweep.fast', which is not a launch of this lab: the run of "
+                             "sweep.4B.s2.o0 must be named so"),
+    "recorded in 2999": (*lab01(edit(lambda d: d["provenance"].update(utc_time="2999-01-01T00:00:00+00:00"))),
+                         "field provenance/utc_time: 2999-01-01T00:00:00+00:00 is in the future"),
 }
 
 STRAY = {
