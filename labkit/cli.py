@@ -9,6 +9,7 @@ without labkit's packages (``make lab-04 PY=python3``) gets one line saying whic
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -323,7 +324,27 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _say(message: str, to_stderr: bool = False) -> None:
-    print(f"labkit: {message}", flush=True, file=sys.stderr if to_stderr else sys.stdout)
+    """One line, on stdout (or stderr); on stderr when stdout cannot be written (a full disk)."""
+    try:
+        print(f"labkit: {message}", flush=True, file=sys.stderr if to_stderr else sys.stdout)
+    except OSError:
+        _stdout_dropped()
+        print(f"labkit: {message}", flush=True, file=sys.stderr)
+
+
+def _stdout_dropped() -> None:
+    """Standard output to /dev/null from now on: what is left in its buffer cannot be written, and
+    Python's exit would fail on it again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _output_failed(exc: BaseException) -> bool:
+    """A failure to write labkit's output (``> /dev/full``, a full disk), not to read its input."""
+    return (isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError) and exc.filename is None
+            and exc.errno in {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,7 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from rich.console import Console
 
-        return args.handler(args, Console(stderr=getattr(args, "json", False)))
+        status = args.handler(args, Console(stderr=getattr(args, "json", False)))
+        sys.stdout.flush()
+        return status
     except ModuleNotFoundError as exc:
         if debug:
             raise
@@ -349,7 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
-        if isinstance(exc, LabkitError):
+        if _output_failed(exc):
+            _stdout_dropped()
+            _say(f"writing the output failed ({exc.strerror}): free some disk space, or send the output "
+                 "elsewhere", to_stderr=True)
+        elif isinstance(exc, LabkitError):
             _say(" ".join(str(exc).split()), quiet_stdout)
         else:
             _say(f"internal error, {type(exc).__name__}: {' '.join(str(exc).split())} "
