@@ -148,8 +148,13 @@ def _chapter(args, console) -> int:
     from labkit.project import find_project
     from labkit.site.chapter import check_chapter
 
+    from labkit.site.syntax import not_utf8
+
     started = time.monotonic()
     project = find_project()
+    for page in sorted(project.docs_dir.glob("*/**/*.md")):   # the check reads every page of both languages
+        if found := not_utf8(page.read_bytes()):
+            raise LabkitError(f"{project.relative(page)}, {found}")
     with tempfile.TemporaryDirectory(prefix="labkit-chapter-") as tmp:
         site_dir = Path(args.site).resolve() if args.site else Path(tmp)
         chapter, problems = check_chapter(project, args.chapter, site_dir)

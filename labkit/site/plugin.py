@@ -172,6 +172,9 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         return config
 
     def on_files(self, files: Files, config) -> Files:
+        for page in files.documentation_pages():
+            if page.abs_src_path and (found := syntax.not_utf8(Path(page.abs_src_path).read_bytes())):
+                raise PluginError(f"docs/{self.config.lang}/{page.src_uri}, {found}")
         for source in sorted(OWN_ASSETS.iterdir()):
             files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
         files.append(File.generated(config, "assets/labkit/occupancy_data.js", content=occupancy_data_script()))
