@@ -358,3 +358,68 @@ def test_a_record_removed_on_purpose_with_git_rm_is_not_missing(tracked_course, 
     subprocess.run(["git", "-C", str(tracked_course), "rm", "-q", "-f", FILES["lab-01"]], check=True)
     assert main(["results"]) == 0
     assert "lab-01: no results recorded" in capsys.readouterr().out
+
+
+# ----- the generic corruption check: eight corruptions of every lab's record ------------------------
+def _first_leaf(node, wanted) -> list | None:
+    """The path to the first leaf (depth first) for which ``wanted(leaf)`` holds."""
+    if isinstance(node, (dict, list)):
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            found = _first_leaf(value, wanted)
+            if found is not None:
+                return [key, *found]
+        return None
+    return [] if wanted(node) else None
+
+
+def _at(document: dict, path: list, value) -> None:
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value(node[path[-1]])
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _first_value(results: dict) -> list:
+    """The first string value outside ``checks`` (whose names are descriptions, not values)."""
+    return next([key, *found] for key, part in results.items()
+                if key != "checks" and (found := _first_leaf(part, lambda v: isinstance(v, str))) is not None)
+
+
+GENERIC = {
+    "NaN": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], lambda v: float("nan")),
+    "negative": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], lambda v: -v),
+    "string for number": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], str),
+    "unknown string": lambda d: _at(d, ["results", *_first_value(d["results"])], lambda v: "no-such-value"),
+    "missing key": lambda d: d["results"].pop(next(iter(d["results"]))),
+}
+RAW_BYTES = {
+    "empty": lambda data: b"",
+    "not UTF-8": lambda data: data.replace(b"NVIDIA", b"NV\xffIDIA", 1),
+    "truncated": lambda data: data[:len(data) // 2],
+}
+
+
+@pytest.mark.parametrize("corruption", [*GENERIC, *RAW_BYTES])
+@pytest.mark.parametrize("lab_id", ["lab-01", "lab-02", "lab-03", "lab-04", "lab-05", "lab-06"])
+def test_every_record_refuses_each_generic_corruption_in_one_line(tmp_path, lab_id, corruption):
+    from labkit.lab import lab
+    from labkit.results import ResultsError, read_results
+
+    the_lab = lab(lab_id)
+    source = REPO_ROOT / "labs" / the_lab.folder / "results/nvidia-h200.json"
+    folder = tmp_path / "results"
+    shutil.copytree(source.parent, folder)
+    path = folder / source.name
+    if corruption in GENERIC:
+        document = json.loads(source.read_text(encoding="utf-8"))
+        GENERIC[corruption](document)
+        path.write_text(json.dumps(document), encoding="utf-8")
+    else:
+        path.write_bytes(RAW_BYTES[corruption](source.read_bytes()))
+    with pytest.raises(ResultsError) as refused:
+        read_results(path, the_lab.results_type, lab_id, source="results/nvidia-h200.json")
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("results/nvidia-h200.json: ")
