@@ -252,7 +252,12 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
     if not folder.is_dir():
         return []
     files = []
-    for entry in sorted(folder.iterdir()):
+    entries = sorted(folder.iterdir())
+    for entry in entries:   # a record misnamed first: its raw folder would be blamed for it
+        if entry.is_file() and entry.suffix.lower() == ".json" and entry.suffix != ".json":
+            raise StrayFileError(f"{source(entry)}: a record's name ends in .json, in lower case: rename it "
+                                 f"{entry.stem}.json")
+    for entry in entries:
         if entry.name.startswith(INTERRUPTED_SWAP_PREFIX):
             raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
                                "to put the previous record back")

@@ -262,8 +262,9 @@ def ended_message(step: Step, status: int | None) -> str:
                "SIGABRT": ": an abort in native code"}.get(name, "")
         return f"{step.shown_as}: the process running your code died of {name}{why}, {unjudged}"
     code = "" if status is None else f" (exit status {status})"
-    return (f"{step.shown_as}: your code ended the process running it{code} {unjudged}: remove the exit "
-            f"(the check calls your code and needs it to return)")
+    return (f"{step.shown_as}: your code ended the process running it{code}, or closed the file descriptors it "
+            f"inherited (the check's pipe among them), {unjudged}: remove the exit or the close (the check calls your "
+            "code and needs it to return)")
 
 
 def _simulator_elements(exercise_id: str) -> int | None:

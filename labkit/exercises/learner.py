@@ -38,6 +38,8 @@ def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> M
     restore = ("check the path given to --file" if Path(shown_as).is_absolute()
                else f"put the skeleton back with `git checkout -- {shown_as}`")
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():   # a named pipe would block the read
+            raise LearnerError(f"{shown_as}: not a regular file (a named pipe or a device): {restore}")
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): {restore}") from None

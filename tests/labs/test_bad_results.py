@@ -146,6 +146,10 @@ STRAY = {
                    "labs/01-roofline/results/README.txt: a file that is not a record of this lab"),
     "misnamed record": (lambda results: shutil.copy(results / "nvidia-h200.json", results / "nvidia-a100.json"),
                         "nvidia-a100.json: holds results of 'NVIDIA H200', whose file is nvidia-h200.json"),
+    # it was its raw folder that was blamed ("not a record ... move it out"): harmful advice
+    "record named .JSON": (lambda results: (results / "nvidia-h200.json").rename(results / "nvidia-h200.JSON"),
+                           "labs/01-roofline/results/nvidia-h200.JSON: a record's name ends in .json, in lower case: "
+                           "rename it nvidia-h200.json"),
 }
 
 
@@ -423,3 +427,14 @@ def test_every_record_refuses_each_generic_corruption_in_one_line(tmp_path, lab_
     with pytest.raises(ResultsError) as refused:
         read_results(path, the_lab.results_type, lab_id, source="results/nvidia-h200.json")
     assert "\n" not in str(refused.value) and str(refused.value).startswith("results/nvidia-h200.json: ")
+
+
+def test_a_broken_git_index_is_one_line_not_a_skipped_check(tracked_course, capsys):
+    """A broken .git/index turned the missing-record check off silently ('no results recorded', exit 0)."""
+    (tracked_course / FILES["lab-01"]).unlink()
+    (tracked_course / ".git/index").write_bytes(b"not an index")
+    assert main(["results"]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].startswith(f"labkit: git fails in {tracked_course} (") and lines[-1].endswith(
+        "the check that the course's records are all there cannot run: repair the checkout (`git status` says what is "
+        "wrong)"), lines

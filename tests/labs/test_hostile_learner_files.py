@@ -464,3 +464,22 @@ def test_an_empty_file_option_is_refused(capsys):
     assert main(["check", "01-fuse", "--file", ""]) == 1
     assert capsys.readouterr().out.strip() == ("labkit: --file '' names no file: give the path of your file, or leave "
                                                "--file out to check labs/01-roofline/exercises/fuse.py")
+
+
+def test_a_named_pipe_is_refused_at_once(tmp_path):
+    """A FIFO given to --file waited out the whole limit, then blamed a sleep in the host code."""
+    import os
+
+    fifo = tmp_path / "f.py"
+    os.mkfifo(fifo)
+    report = check(ITEM, fifo, "f.py", limit_seconds=SHORT_LIMIT_SECONDS)
+    assert report.error == ("f.py: not a regular file (a named pipe or a device): put the skeleton back with "
+                            "`git checkout -- f.py`")
+
+
+def test_closing_the_inherited_descriptors_is_not_called_an_exit(tmp_path):
+    source = with_run("    import os\n    os.closerange(3, 4096)\n")
+    report = check(ITEM, write(tmp_path, source), "f.py")
+    assert re.fullmatch(r"f\.py: your code ended the process running it \(exit status 0\), or closed the file "
+                        r"descriptors it inherited \(the check's pipe among them\), before the check had judged every "
+                        r"criterion: remove the exit or the close .*", report.error), report.error
