@@ -277,7 +277,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
-    run.add_argument("--threads", type=int, metavar="N",
+    run.add_argument("--threads", type=_positive, metavar="N",
                      help="threads per block of the lab's adjustable kernels (records as an experiment)")
     run.add_argument("--json", action="store_true", help="print what the run did as JSON on stdout "
                      "(messages go to stderr)")
