@@ -28,13 +28,24 @@ PR_SET_CHILD_SUBREAPER = 36
 KILL_ROUNDS = 200
 
 
-def _prctl(option: int, value: int) -> bool:
+def _libc():
+    """The C library, loaded at import: after a fork of a threaded process, loading it could wait on
+    a lock another thread held."""
     if not sys.platform.startswith("linux"):
-        return False
+        return None
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        return _LIBC is not None and _LIBC.prctl(option, value, 0, 0, 0) == 0
+    except AttributeError:
         return False
 
 

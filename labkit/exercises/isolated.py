@@ -46,6 +46,7 @@ from pathlib import Path
 from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
+from labkit.lifetime import become_subreaper, kill_descendants, reap_children
 
 #: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
 #: simulator step takes about 30 s on a loaded two-core machine.
@@ -374,9 +375,8 @@ def _command(step: Step, write_fd: int) -> tuple[list[str], dict[str, str]]:
 
 def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], dict[str, str]] | None,
           status_fd: int, control_fd: int) -> None:
-    """The keeper's life: start the child, report its exit, kill its subtree when told or orphaned."""
-    from labkit.lifetime import become_subreaper, kill_descendants, reap_children
-
+    """The keeper's life: start the child, report its exit, kill its subtree when told or orphaned.
+    (It imports nothing: a fork of a threaded process must not wait on an import lock.)"""
     parent = os.getppid()
     os.setsid()
     for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
