@@ -125,9 +125,10 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
         report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed)
     finally:
         names = course_files.changed(before) if before is not None else []
+        aside = course_files.kept_aside(before, names) if names else None
         failed = course_files.put_back(before, names) if names else []
     if names:
-        return report.model_copy(update={"error": course_files.changed_message(shown_as, names, failed)})
+        return report.model_copy(update={"error": course_files.changed_message(shown_as, names, failed, aside)})
     return report
 
 

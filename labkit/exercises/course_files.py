@@ -6,8 +6,10 @@ absolute one can (``Path(labkit.__file__).parents[1]`` is the course). Rule: eve
 is looked at (``lstat``: size, inode, modification and change times; the change time cannot be set
 back) before and after the run; one that differs, or is gone, was changed during the run. It is put
 back: from git's index when it matched the index before the run, else from the bytes read before
-the run (a tracked file the learner had edited, e.g. the exercise's own file). Without git (an
-archive of the course) nothing is watched.
+the run (a tracked file the learner had edited, e.g. the exercise's own file). The versions the run
+left are copied first to a temporary folder outside the course, named in the line: the watch cannot
+tell the learner's code from a person editing the course during the check, whose edit must not be
+lost. Without git (an archive of the course) nothing is watched.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +77,24 @@ def changed(before: CourseFiles) -> list[str]:
     return [name for name, stat in before.stats.items() if _stat(before.root / name) != stat]
 
 
+def kept_aside(before: CourseFiles, names: list[str]) -> Path | None:
+    """A copy of the changed files as the run left them, in a temporary folder outside the course
+    (so that an edit someone made during the check is not lost with the learner's); None if none is
+    a file any more."""
+    folder = None
+    for name in names:
+        path = before.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        folder = folder or Path(tempfile.mkdtemp(prefix="labkit-check-changed-"))
+        try:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, folder / name)
+        except OSError:
+            pass
+    return folder
+
+
 def put_back(before: CourseFiles, names: list[str]) -> list[str]:
     """Put ``names`` back as they were before the run; those that could not be."""
     from_git = []
@@ -100,11 +121,14 @@ def put_back(before: CourseFiles, names: list[str]) -> list[str]:
     return failed
 
 
-def changed_message(shown_as: str, names: list[str], failed: list[str]) -> str:
-    """One line: which course files the run changed, that the check fails, what was put back."""
+def changed_message(shown_as: str, names: list[str], failed: list[str], aside: Path | None) -> str:
+    """One line: which course files the run changed, that the check fails, what was put back, and
+    where the changed versions are."""
     shown = ", ".join(names[:NAMED_MAX]) + (f" and {len(names) - NAMED_MAX} more" if len(names) > NAMED_MAX else "")
     back = ("they were put back" if not failed else
             f"put back all but {', '.join(failed[:NAMED_MAX])}: restore {'it' if len(failed) == 1 else 'them'} with "
             f"`git checkout -- {' '.join(failed[:NAMED_MAX])}`")
+    if aside is not None:
+        back += f" (the changed versions are in {aside})"
     return (f"{shown_as}: your code changed the course's files while the check ran ({shown}): a check passes only a "
             f"file that leaves the course alone (write only to the arrays you are given); {back}")

@@ -614,3 +614,26 @@ def test_a_backup_that_is_a_file_is_one_line(previous):
     with pytest.raises(ResultsError, match=r"\.previous-simulated-gpu: a file where an interrupted recording's backup "
                                            r"folder goes: look at it, then remove it"):
         recording.recover(place.folder)
+
+
+def test_a_recovery_the_folder_refuses_is_one_line(previous, new_record, monkeypatch):
+    """In a folder one cannot write (the audit ran it as another user): it was "internal error,
+    PermissionError ... report it"."""
+    place, before = previous
+    new, files, _ = new_record
+
+    def work():
+        _after_call(recording.os, "replace", 4)   # the new results file is in place
+        recording.record(place, new, files, "lab-98")
+
+    _in_a_child(work)
+
+    def refused(*args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(recording.os, "replace", refused)
+    with pytest.raises(ResultsError, match=r"results: putting back an interrupted recording failed \(Permission "
+                                           r"denied\): make the folder writable, then run `labkit results` again$"):
+        recording.recover(place.folder)
+    monkeypatch.undo()
+    assert recording.recover(place.folder) == [f"{SLUG}.json"] and snapshot(place.folder) == before
