@@ -7,10 +7,13 @@
    learner's time against ours and the compiled kernels' resources (labkit.exercises.on_gpu).
 
 Each step runs the learner's code in a child process, in a temporary working directory, under a
-wall-clock limit (labkit.exercises.isolated): it cannot touch the course's files by accident, a
-hang is stopped and explained, and an ``exit()`` in it cannot end the check. A mistake in the
-learner's file stops the check with one line (labkit.exercises.learner). A check passes only when
-every criterion has a verdict.
+wall-clock limit (labkit.exercises.isolated): a hang is stopped and explained, an ``exit()`` in it
+cannot end the check, and nothing it starts outlives the check. The simulator step's verdicts are
+computed here, in labkit's process, from the arrays the child hands over (:func:`judged_in_simulator`):
+code that patches the checker in its own process changes nothing. A command's check also watches
+the course's tracked files (labkit.exercises.course_files). A mistake in the learner's file stops
+the check with one line (labkit.exercises.learner). A check passes only when every criterion has
+a verdict.
 """
 
 from __future__ import annotations
