@@ -9,6 +9,7 @@ without labkit's packages (``make lab-04 PY=python3``) gets one line saying whic
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -147,8 +148,13 @@ def _chapter(args, console) -> int:
     from labkit.project import find_project
     from labkit.site.chapter import check_chapter
 
+    from labkit.site.syntax import not_utf8
+
     started = time.monotonic()
     project = find_project()
+    for page in sorted(project.docs_dir.glob("*/**/*.md")):   # the check reads every page of both languages
+        if found := not_utf8(page.read_bytes()):
+            raise LabkitError(f"{project.relative(page)}, {found}")
     with tempfile.TemporaryDirectory(prefix="labkit-chapter-") as tmp:
         site_dir = Path(args.site).resolve() if args.site else Path(tmp)
         chapter, problems = check_chapter(project, args.chapter, site_dir)
@@ -214,13 +220,17 @@ def _check(args, console) -> int:
                           markup=False, highlight=False, soft_wrap=True)
         return 0
     item = exercise(args.exercise)
+    if args.file is not None and not args.file.strip():
+        raise LabkitError("--file '' names no file: give the path of your file, or leave --file out to check "
+                          f"{item.learner_file}")
     path = Path(args.file).resolve() if args.file else project.root / item.learner_file
     shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
     lang = args.lang or terminal_lang()
     progress = _ProgressLine(lang)
     try:
         limit = {"limit_seconds": args.time_limit} if args.time_limit else {}
-        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, **limit)
+        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, course=project.root,
+                       **limit)
     finally:
         progress.erase()
     if args.json:
@@ -267,7 +277,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")
     run.add_argument("--record", action="store_true", help="write the results file (GPU only)")
-    run.add_argument("--threads", type=int, metavar="N",
+    run.add_argument("--threads", type=_positive, metavar="N",
                      help="threads per block of the lab's adjustable kernels (records as an experiment)")
     run.add_argument("--json", action="store_true", help="print what the run did as JSON on stdout "
                      "(messages go to stderr)")
@@ -319,7 +329,27 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _say(message: str, to_stderr: bool = False) -> None:
-    print(f"labkit: {message}", flush=True, file=sys.stderr if to_stderr else sys.stdout)
+    """One line, on stdout (or stderr); on stderr when stdout cannot be written (a full disk)."""
+    try:
+        print(f"labkit: {message}", flush=True, file=sys.stderr if to_stderr else sys.stdout)
+    except OSError:
+        _stdout_dropped()
+        print(f"labkit: {message}", flush=True, file=sys.stderr)
+
+
+def _stdout_dropped() -> None:
+    """Standard output to /dev/null from now on: what is left in its buffer cannot be written, and
+    Python's exit would fail on it again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _output_failed(exc: BaseException) -> bool:
+    """A failure to write labkit's output (``> /dev/full``, a full disk), not to read its input."""
+    return (isinstance(exc, OSError) and not isinstance(exc, BrokenPipeError) and exc.filename is None
+            and exc.errno in {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from rich.console import Console
 
-        return args.handler(args, Console(stderr=getattr(args, "json", False)))
+        status = args.handler(args, Console(stderr=getattr(args, "json", False)))
+        sys.stdout.flush()
+        return status
     except ModuleNotFoundError as exc:
         if debug:
             raise
@@ -345,7 +377,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
-        if isinstance(exc, LabkitError):
+        if _output_failed(exc):
+            _stdout_dropped()
+            _say(f"writing the output failed ({exc.strerror}): free some disk space, or send the output "
+                 "elsewhere", to_stderr=True)
+        elif isinstance(exc, LabkitError):
             _say(" ".join(str(exc).split()), quiet_stdout)
         else:
             _say(f"internal error, {type(exc).__name__}: {' '.join(str(exc).split())} "

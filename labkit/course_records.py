@@ -6,7 +6,8 @@ one in whole), so a tracked record that is missing from the working tree was los
 deleted file, a ``results/`` folder replaced): ``labkit results`` then fails, naming it and the
 ``git restore`` that brings it back, rather than report "no results recorded". Removing a record
 on purpose is ``git rm``, after which git no longer tracks it and nothing is missing. Outside a git
-checkout (an archive of the course), what the course holds is not known, and nothing is checked.
+checkout (an archive of the course), what the course holds is not known, and nothing is checked;
+in a checkout whose git fails (a broken index), that is one line, not a check silently skipped.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ def tracked_records(root: Path, lab_folder: str) -> list[str] | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
+        if (root / ".git").exists():   # a checkout whose git fails (a broken index): say so, do not skip the check
+            why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])[0]
+            raise LabkitError(f"git fails in {root} ({why}): the check that the course's records are all there "
+                              "cannot run: repair the checkout (`git status` says what is wrong)")
         return None
     names = [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]
     # git prints paths relative to the folder it runs in; from the project root they are project paths

@@ -126,19 +126,40 @@ def diagnose_report(paths: list[Path], kernel_regex: str | None, lang: str, json
     out = out or sys.stdout
     with reports.open_pages(paths) as pages:
         writer = _Writer(out, lang, json_output, pages.has_rules)
-        with _progress(progress_console, pages.total_bytes) as advance:
-            launches = reports.select(pages.launches(keep=diagnosis.needed_metric, progress=advance), kernel_regex)
-            if top is None:
-                _stream(launches, writer)
-            else:
-                _top(launches, top, writer)
+        try:
+            with _progress(progress_console, pages.total_bytes) as advance:
+                launches = reports.select(pages.launches(keep=diagnosis.needed_metric, progress=advance), kernel_regex)
+                if top is None:
+                    _stream(launches, writer, pages.raw)
+                else:
+                    _top(launches, top, writer, pages.raw)
+        except reports.ReportError:
+            if writer.count:   # the error's line on a line of its own, after what was written
+                out.write("\n")
+                out.flush()
+            raise
         writer.end()
 
 
-def _stream(launches: Iterator[KernelProfile], writer: _Writer) -> None:
+def _diagnosed(profile: KernelProfile, source: Path) -> diagnosis.Diagnosis:
+    """The launch's diagnosis; values no run of ncu gives (a zero or negative duration, a negative
+    count) are one line naming the file and the launch."""
+    from pydantic import ValidationError
+
+    from labkit.records import describe_validation_error
+
+    try:
+        return diagnosis.diagnose(profile)
+    except ValidationError as exc:
+        raise reports.ReportError(f"{source}: launch {profile.id} ({profile.name}): {describe_validation_error(exc)}: "
+                                  "not a value ncu measures; re-export the report, or profile the kernel again"
+                                  ) from None
+
+
+def _stream(launches: Iterator[KernelProfile], writer: _Writer, source: Path) -> None:
     first = True
     for profile in launches:
-        found = diagnosis.diagnose(profile)
+        found = _diagnosed(profile, source)
         assessment = checklist.assess(found)
         if first and writer.json:
             writer.start_json({"has_rules": writer.has_rules})
@@ -146,7 +167,7 @@ def _stream(launches: Iterator[KernelProfile], writer: _Writer) -> None:
         writer.launch(profile, found, assessment)
 
 
-def _top(launches: Iterator[KernelProfile], count: int, writer: _Writer) -> None:
+def _top(launches: Iterator[KernelProfile], count: int, writer: _Writer, source: Path) -> None:
     groups, launch_count, kernel_count, total = top_kernels(launches, count)
     if writer.json:
         writer.start_json({"has_rules": writer.has_rules, "top": count, "launch_count": launch_count,
@@ -156,7 +177,7 @@ def _top(launches: Iterator[KernelProfile], count: int, writer: _Writer) -> None
             "shown": len(groups), "kernels": kernel_count, "launches": launch_count,
             "total_ms": total * 1e3}))) + "\n\n")
     for group in groups:
-        found = diagnosis.diagnose(group.longest)
+        found = _diagnosed(group.longest, source)
         writer.launch(group.longest, found, checklist.assess(found), {
             "launches": group.launches, "total_seconds": group.total_seconds,
             "share_pct": 100 * group.total_seconds / total if total else 0.0,

@@ -19,8 +19,16 @@ the previous record back, byte for byte, and a failure to write (a full disk) is
 process is killed outright (SIGKILL, a power cut) at any point, :func:`recover` (run before every
 recording and by ``labkit results``) leaves the old record byte for byte or the new one whole:
 ``.previous-<name>/`` is put back, leftovers of the other folders are removed. Recovery deletes a
-part of the record in place only on the word of a whole manifest; a ``.previous-<name>/`` without
-one (a recording by an older labkit) is refused in one line, for a person to look at.
+part of the record in place only when it can prove it is the interrupted swap's own: the manifest
+also holds the digests of the record being swapped in, and only what matches them goes (a record
+that arrived in between, by ``git pull`` or ``git restore``, stays; one in the way of the moved-aside
+previous record is refused in one line). A ``.previous-<name>/`` without a whole manifest of this
+kind that holds anything is refused in one line, for a person to look at; an empty one is removed.
+
+One recording at a time per lab: :func:`record` holds an exclusive lock on the lab's folder
+(``flock``, released by the system if the process dies) and writes who holds it in ``.recording``
+there; a second recording is refused in one line naming that process, and :func:`recover` leaves a
+folder alone while a recording holds it (its staging folders are not leftovers).
 
 Canonical records live in ``results/`` (what the site renders); a run with non-default
 parameters is an experiment and records into ``experiments/`` instead, never over the course's
@@ -30,6 +38,8 @@ record.
 from __future__ import annotations
 
 import errno
+import fcntl
+import hashlib
 import os
 import shutil
 import signal
@@ -59,6 +69,10 @@ _STAGING = ".staging-"
 _MANIFEST = "previous.txt"
 #: The manifest's last line: a manifest without it was cut short and says nothing.
 _MANIFEST_END = "-- end of manifest --"
+#: The manifest's line before the digests of the record being swapped in (``json <sha256>``, ``raw <sha256>``).
+_MANIFEST_INCOMING = "-- incoming --"
+#: In the lab's folder while a recording holds its lock: the process, when, and the command.
+_HOLDER = ".recording"
 
 
 class RecordingError(ResultsError):
@@ -124,62 +138,152 @@ def held_interrupts() -> Iterator[None]:
             signal.raise_signal(received[0])
 
 
+class RecordingBusy(RecordingError):
+    """Another recording of the same lab holds its lock."""
+
+
+@contextmanager
+def recording_lock(lab_dir: Path) -> Iterator[None]:
+    """The lab's recording lock, held for the block; RecordingBusy at once if another process holds it."""
+    lab_dir.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(lab_dir, os.O_RDONLY)
+    holder = lab_dir / _HOLDER
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RecordingBusy(f"{lab_dir}: another recording of this lab is running ({_holder_text(holder)}): "
+                                "wait for it to end, then record again") from None
+        import sys
+        from datetime import datetime, timezone
+
+        try:
+            holder.write_text(f"process {os.getpid()}, since {datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC, "
+                              f"{' '.join(sys.argv)[:200]}\n", encoding="utf-8")
+        except OSError:
+            pass
+        try:
+            yield
+        finally:
+            try:
+                holder.unlink()
+            except OSError:
+                pass
+    finally:
+        os.close(descriptor)
+
+
+def _holder_text(holder: Path) -> str:
+    try:
+        return holder.read_text(encoding="utf-8").strip() or "process unknown"
+    except (OSError, UnicodeDecodeError):
+        return "process unknown"
+
+
 def recover(folder: Path) -> list[str]:
     """Finish what a killed recording left in ``folder``: put back a half-swapped previous record,
     remove a finished swap's leftovers, stale staging folders and unfinished backups (which moved
-    nothing). Returns the records it put back."""
-    restored = []
+    nothing). Returns the records it changed. A folder a recording holds now is left alone.
+    Failures (a folder one cannot write) are one line each (ResultsError)."""
     if not folder.is_dir():
-        return restored
+        return []
+    try:
+        with recording_lock(folder.parent):
+            return _recover(folder)
+    except RecordingBusy:
+        return []
+    except OSError as exc:
+        raise ResultsError(f"{folder}: putting back an interrupted recording failed ({exc.strerror or exc}): make the "
+                           "folder writable, then run `labkit results` again") from None
+
+
+def _recover(folder: Path) -> list[str]:
+    restored = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith(_PREVIOUS):
+            if not entry.is_dir() or entry.is_symlink():
+                raise ResultsError(f"{entry}: a file where an interrupted recording's backup folder goes: look at it, "
+                                   "then remove it")
             place = Place(folder, entry.name.removeprefix(_PREVIOUS))
-            _put_back(place, entry)
-            restored.append(place.json_path.name)
+            if _put_back(place, entry):
+                restored.append(place.json_path.name)
         elif entry.name.startswith((_DISCARD, _STAGING, _PREPARING)):
             shutil.rmtree(entry, ignore_errors=True)
     return restored
 
 
-def _manifest(backup: Path) -> set[str] | None:
-    """The names the previous record had, from the backup's manifest; None when there is no whole
-    manifest (missing, or cut short before its closing line)."""
+@dataclass(frozen=True)
+class _Manifest:
+    """What a backup's manifest says: the names the previous record had, and the digests of the
+    record being swapped in (:func:`_digest` of its results file and of its raw folder)."""
+
+    had: frozenset[str]
+    incoming: dict[str, str]
+
+
+def _manifest(backup: Path) -> _Manifest | None:
+    """The backup's manifest; None when there is no whole manifest of this labkit's (missing, cut
+    short before its closing line, or without the incoming record's digests)."""
     try:
         lines = (backup / _MANIFEST).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None
-    if not lines or lines[-1] != _MANIFEST_END:
+    if not lines or lines[-1] != _MANIFEST_END or _MANIFEST_INCOMING not in lines:
         return None
-    return set(lines[:-1])
+    split = lines.index(_MANIFEST_INCOMING)
+    incoming = dict(line.split(" ", 1) for line in lines[split + 1:-1] if " " in line)
+    if sorted(incoming) != ["json", "raw"]:
+        return None
+    return _Manifest(frozenset(lines[:split]), incoming)
 
 
-def _put_back(place: Place, backup: Path) -> None:
+def _digest(path: Path) -> str:
+    """SHA-256 of a file; of a folder, of its files' names and digests; "none" when it does not exist."""
+    if path.is_dir():
+        lines = "".join(f"{p.name}\t{sha256_of(p)}\n" for p in sorted(path.iterdir()) if p.is_file())
+        return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+    return sha256_of(path) if path.is_file() else "none"
+
+
+def _put_back(place: Place, backup: Path) -> bool:
     """Undo a swap, finished or not: ``backup`` holds what the previous record moved aside, and
-    its manifest names what the previous record had. Whatever is in place that is not a never-moved
-    part of the previous record goes; what was moved aside comes back.
+    its manifest names what the previous record had and what was being swapped in. What is in
+    place goes only if it is the incoming record's (its digest matches); what was moved aside
+    comes back. Whether anything in place changed.
 
-    Without a whole manifest nothing in place is deleted: this labkit writes the manifest before
-    the folder gets its name, so such a folder comes from elsewhere (an older labkit killed before
-    its manifest was written moved nothing: the folder is empty and goes)."""
-    had = _manifest(backup)
-    if had is None:
+    Without such a manifest nothing in place is touched: this labkit writes the manifest before
+    the folder gets its name, so such a folder comes from elsewhere; empty, it moved nothing and goes."""
+    manifest = _manifest(backup)
+    if manifest is None:
         kept = sorted(p.name for p in backup.iterdir() if p.name != _MANIFEST)
         if kept:
             raise ResultsError(f"{backup}: an interrupted recording's backup without its manifest, holding "
                                f"{', '.join(kept)}: compare them with the record in place, keep the one you want, "
                                "then delete the folder")
         shutil.rmtree(backup)
-        return
-    for current in (place.json_path, place.raw_dir):
+        return False
+    actions = []
+    for current, key in ((place.json_path, "json"), (place.raw_dir, "raw")):
         kept = backup / current.name
-        if kept.exists() or current.name not in had:
+        ours = current.exists() and _digest(current) == manifest.incoming[key]
+        if kept.exists() and current.exists() and not ours:
+            raise ResultsError(f"{backup}: holds the previous {current.name} of an interrupted recording, but another "
+                               f"{current.name} is in place (it arrived after): keep the one you want, then delete the "
+                               "folder")
+        actions.append((current, kept, ours))
+    changed = False
+    for current, kept, ours in actions:
+        if ours and (kept.exists() or current.name not in manifest.had):
             if current.is_dir():
                 shutil.rmtree(current)
-            elif current.exists():
+            else:
                 current.unlink()
+            changed = True
         if kept.exists():
             os.replace(kept, current)
+            changed = True
     shutil.rmtree(backup)
+    return changed
 
 
 def _fsync_file(path: Path, text: str) -> None:
@@ -225,7 +329,19 @@ def record(place: Place, document: ResultsFile, raw_files: list[Path], lab_id: s
     """
     try:
         place.folder.mkdir(parents=True, exist_ok=True)
-        recover(place.folder)
+        lock = recording_lock(place.folder.parent)
+        lock.__enter__()
+    except OSError as exc:
+        raise _write_failed(place, exc) from None
+    try:
+        return _record(place, document, raw_files, lab_id)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _record(place: Place, document: ResultsFile, raw_files: list[Path], lab_id: str) -> Path:
+    try:
+        _recover(place.folder)
         staging = Path(tempfile.mkdtemp(prefix=f"{_STAGING}{place.name}-", dir=place.folder))
     except OSError as exc:
         raise _write_failed(place, exc) from None
@@ -257,14 +373,17 @@ def record(place: Place, document: ResultsFile, raw_files: list[Path], lab_id: s
     return place.json_path
 
 
-def _prepare_backup(place: Place) -> Path:
-    """``.previous-<name>/``, holding the whole manifest of the previous record and nothing else:
+def _prepare_backup(place: Place, staged: Place) -> Path:
+    """``.previous-<name>/``, holding the whole manifest (the previous record's names, the staged
+    record's digests) and nothing else:
     written under a temporary name, synced, then renamed (a kill before the rename leaves a
     ``.preparing-`` folder that moved nothing, which recovery removes)."""
     preparing = Path(tempfile.mkdtemp(prefix=f"{_PREPARING}{place.name}-", dir=place.folder))
     try:
         names = [p.name for p in (place.json_path, place.raw_dir) if p.exists()]
-        _fsync_file(preparing / _MANIFEST, "".join(f"{name}\n" for name in [*names, _MANIFEST_END]))
+        incoming = [f"json {_digest(staged.json_path)}", f"raw {_digest(staged.raw_dir)}"]
+        _fsync_file(preparing / _MANIFEST, "".join(f"{line}\n" for line in [*names, _MANIFEST_INCOMING, *incoming,
+                                                                             _MANIFEST_END]))
         backup = place.folder / f"{_PREVIOUS}{place.name}"
         os.replace(preparing, backup)
     except BaseException:
@@ -275,7 +394,7 @@ def _prepare_backup(place: Place) -> Path:
 
 
 def _swap(place: Place, staged: Place) -> None:
-    backup = _prepare_backup(place)
+    backup = _prepare_backup(place, staged)
     try:
         for current in (place.json_path, place.raw_dir):
             if current.exists():

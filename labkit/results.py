@@ -18,12 +18,12 @@ import json
 import os
 import re
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Generic, Literal, TypeVar
 
-from pydantic import AwareDatetime, Field, StringConstraints, ValidationError
+from pydantic import AwareDatetime, Field, StringConstraints, ValidationError, field_validator
 
 import labkit
 from labkit.errors import LabkitError
@@ -53,6 +53,10 @@ class ClocksMhz(Record):
     memory: Positive | None
 
 
+#: How far ahead of this machine's clock a record's time may be (another machine's clock, time zones done wrong).
+FUTURE_SKEW = timedelta(days=1)
+
+
 class Provenance(Record):
     """Where, when and with what a result was measured."""
 
@@ -65,6 +69,16 @@ class Provenance(Record):
     git_commit: str
     utc_time: AwareDatetime
     simulated: bool
+
+    @field_validator("utc_time")
+    @classmethod
+    def _in_the_past(cls, when: datetime) -> datetime:
+        """A record is made before it is read: a date ahead of now (by more than a clock's drift) is
+        not a recording's."""
+        now = datetime.now(timezone.utc)
+        if when > now + FUTURE_SKEW:
+            raise ValueError(f"{when.isoformat()} is in the future (it is {now:%Y-%m-%d %H:%M} UTC now)")
+        return when
 
     @property
     def gpu_slug(self) -> str:
@@ -238,7 +252,12 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
     if not folder.is_dir():
         return []
     files = []
-    for entry in sorted(folder.iterdir()):
+    entries = sorted(folder.iterdir())
+    for entry in entries:   # a record misnamed first: its raw folder would be blamed for it
+        if entry.is_file() and entry.suffix.lower() == ".json" and entry.suffix != ".json":
+            raise StrayFileError(f"{source(entry)}: a record's name ends in .json, in lower case: rename it "
+                                 f"{entry.stem}.json")
+    for entry in entries:
         if entry.name.startswith(INTERRUPTED_SWAP_PREFIX):
             raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
                                "to put the previous record back")

@@ -7,19 +7,26 @@
    learner's time against ours and the compiled kernels' resources (labkit.exercises.on_gpu).
 
 Each step runs the learner's code in a child process, in a temporary working directory, under a
-wall-clock limit (labkit.exercises.isolated): it cannot touch the course's files by accident, a
-hang is stopped and explained, and an ``exit()`` in it cannot end the check. A mistake in the
-learner's file stops the check with one line (labkit.exercises.learner). A check passes only when
-every criterion has a verdict.
+wall-clock limit (labkit.exercises.isolated): a hang is stopped and explained, an ``exit()`` in it
+cannot end the check, and nothing it starts outlives the check. The simulator step's verdicts are
+computed here, in labkit's process, from the arrays the child hands over (:func:`judged_in_simulator`):
+code that patches the checker in its own process changes nothing. A command's check also watches
+the course's tracked files (labkit.exercises.course_files). A mistake in the learner's file stops
+the check with one line (labkit.exercises.learner). A check passes only when every criterion has
+a verdict.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import base64
+import math
+import secrets
 from pathlib import Path
 
 import numpy as np
 
+from labkit.exercises.guarded import GUARD_BYTES, problems
 from labkit.exercises.isolated import DEFAULT_LIMIT_SECONDS, Progress, Step, run_step
 from labkit.exercises.learner import LearnerError, learner_code, load
 from labkit.exercises.metrics import metric
@@ -28,9 +35,12 @@ from labkit.exercises.verdicts import CheckReport, GpuRun, Verdict, correctness,
 from labkit.exercises.watch import LaunchListener
 
 
-def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None = None,
-                 listener: LaunchListener | None = None) -> list[Verdict]:
-    """Step 1, in this process (which must be the simulator's): correctness and the trace's metrics."""
+def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int,
+                 listener: LaunchListener | None = None) -> dict:
+    """Step 1's run, in the check's child process (which must be the simulator's): the learner's
+    code on the inputs of ``seed``, traced. What it hands to labkit's process, which judges it
+    (:func:`judged_in_simulator`): each array's guarded buffer after the run (``buffers``, base64)
+    and each simulator metric the exercise holds or shows, computed from the trace (``values``)."""
     from labkit.exercises.guarded import Guarded
     from labkit.exercises.watch import watched
     from labkit.gpu import cuda
@@ -41,35 +51,102 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int | None
     outputs = {name: run.args[name] for name in exercise.outputs}
     with watched(exercise.simulator_elements, module, outputs, listener) as evidence, learner_code(path, shown_as):
         exercise.call(module, run.args)
-    problems = run.problems(exercise.expected(inputs), exercise.rtol, exercise.atol)
+    values = {name: float(metric(exercise, name).compute(evidence)) for name in _simulator_metrics(exercise)}
+    buffers = {name: base64.b64encode(raw.tobytes()).decode("ascii") for name, raw in run.raw().items()}
+    return {"buffers": buffers, "values": values}
+
+
+def _simulator_metrics(exercise: Exercise) -> list[str]:
+    """The simulator metrics a check computes: the criteria's, then those only shown."""
+    held = [c.metric for c in exercise.criteria if c.metric != CORRECT and c.where == "simulator"]
+    shown = [name for name in exercise.shown if metric(exercise, name).where == "simulator" and name not in held]
+    return held + shown
+
+
+def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: str) -> list[Verdict]:
+    """Step 1's verdicts, in labkit's own process: the inputs of ``seed`` made again here, NumPy's
+    answer computed here, and the child's buffers compared with them here (guard zones, inputs,
+    outputs: labkit.exercises.guarded.problems); the metrics' values held to the criteria here. An
+    answer of the wrong shape (not what labkit's child code sends) is a LearnerError."""
+    inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
+    raw = _buffers(answer, inputs, shown_as)
+    values = answer.get("values") if isinstance(answer, dict) else None
+    wanted = _simulator_metrics(exercise)
+    if (not isinstance(values, dict) or sorted(values) != sorted(wanted)
+            or not all(type(values[name]) in (int, float) and math.isfinite(values[name]) for name in wanted)):
+        raise LearnerError(_malformed(shown_as, "metric values"))
+    found = problems(raw, inputs, exercise.outputs, exercise.scratch, exercise.expected(inputs),
+                     exercise.rtol, exercise.atol)
     verdicts = []
     for criterion in exercise.criteria:
         if criterion.metric == CORRECT:
-            verdicts.append(correctness("simulator", problems))
+            verdicts.append(correctness("simulator", found))
         elif criterion.where == "simulator":
-            verdicts.append(judge(criterion, metric(exercise, criterion.metric).compute(evidence)))
-    for shown in exercise.shown:
-        if metric(exercise, shown).where == "simulator" and shown not in {c.metric for c in exercise.criteria}:
-            value = metric(exercise, shown).compute(evidence)
-            verdicts.append(Verdict(metric=shown, where="simulator", status="shown", value=value))
+            verdicts.append(judge(criterion, float(values[criterion.metric])))
+    held = {c.metric for c in exercise.criteria}
+    verdicts += [Verdict(metric=name, where="simulator", status="shown", value=float(values[name]))
+                 for name in wanted if name not in held]
     return verdicts
 
 
+def _buffers(answer: dict, inputs: dict[str, object], shown_as: str) -> dict[str, np.ndarray]:
+    """The child's guarded buffers, each of the size its array's takes; else a LearnerError."""
+    sent = answer.get("buffers") if isinstance(answer, dict) else None
+    arrays = {name: value for name, value in inputs.items() if isinstance(value, np.ndarray)}
+    if not isinstance(sent, dict) or sorted(sent) != sorted(arrays):
+        raise LearnerError(_malformed(shown_as, "arrays"))
+    raw = {}
+    for name, host in arrays.items():
+        try:
+            data = base64.b64decode(sent[name], validate=True)
+        except (TypeError, ValueError):
+            raise LearnerError(_malformed(shown_as, f"array {name}")) from None
+        if len(data) != 2 * GUARD_BYTES + host.nbytes:
+            raise LearnerError(_malformed(shown_as, f"array {name}"))
+        raw[name] = np.frombuffer(data, np.uint8)
+    return raw
+
+
+def _malformed(shown_as: str, what: str) -> str:
+    return (f"{shown_as}: the {what} that came back on the check's channel are not what the check's own code sends: "
+            "your code wrote on it; the check judges only your kernels' output: leave its file descriptors alone")
+
+
 def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = False,
-          limit_seconds: float = DEFAULT_LIMIT_SECONDS, progress: Callable[[Progress], None] | None = None
-          ) -> CheckReport:
+          limit_seconds: float = DEFAULT_LIMIT_SECONDS, progress: Callable[[Progress], None] | None = None,
+          seed: int | None = None, course: Path | None = None) -> CheckReport:
     """Both steps (the GPU one only on a GPU and when the simulator step found the output right),
-    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes."""
+    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes. The
+    simulator step's inputs come from ``seed`` (a fresh random one by default), drawn by this
+    process, which judges the child's output against them. With ``course`` (a git checkout: the
+    command's), a change to its tracked files during the check fails it, and is put back
+    (labkit.exercises.course_files)."""
+    from labkit.exercises import course_files
+
+    before = course_files.watch(course) if course is not None else None
+    try:
+        report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed)
+    finally:
+        names = course_files.changed(before) if before is not None else []
+        aside = course_files.kept_aside(before, names) if names else None
+        failed = course_files.put_back(before, names) if names else []
+    if names:
+        return report.model_copy(update={"error": course_files.changed_message(shown_as, names, failed, aside)})
+    return report
+
+
+def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, limit_seconds: float,
+           progress: Callable[[Progress], None] | None, seed: int | None) -> CheckReport:
     from labkit.backend import select_backend
 
     backend = "gpu" if select_backend() == "cuda" else "simulator"
     report = CheckReport(exercise=exercise.id, file=shown_as, backend="simulator" if simulator_only else backend)
-    step = Step("simulator", exercise.id, str(Path(path).resolve()), shown_as)
+    seed = secrets.randbits(63) if seed is None else seed
+    step = Step("simulator", exercise.id, str(Path(path).resolve()), shown_as, seed)
     try:
-        answer = run_step(step, limit_seconds, progress)
+        verdicts = judged_in_simulator(exercise, seed, run_step(step, limit_seconds, progress), shown_as)
     except LearnerError as exc:
         return report.model_copy(update={"error": str(exc)})
-    verdicts = [Verdict.model_validate(v) for v in answer["verdicts"]]
     correct = all(v.status == "pass" for v in verdicts if v.metric == CORRECT)
     gpu_criteria = [c for c in exercise.criteria if c.where == "gpu"]
     if backend == "simulator" or simulator_only or not correct:

@@ -89,8 +89,7 @@ def _run(step: Step, channel: _Channel) -> dict:
     if step.where == "simulator":
         from labkit.exercises.check import in_simulator
 
-        verdicts = in_simulator(item, Path(step.path), step.shown_as, step.seed, listener=channel)
-        return {"verdicts": [v.model_dump(mode="json") for v in verdicts], "gpu_run": None}
+        return in_simulator(item, Path(step.path), step.shown_as, step.seed, listener=channel)
     from labkit.exercises.on_gpu import on_gpu
 
     verdicts, run = on_gpu(item, Path(step.path), step.shown_as,

@@ -10,7 +10,7 @@ and each output is compared with NumPy's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -69,27 +69,41 @@ class Guarded:
             self.buffers[name] = _Buffer(name, value, device, view)
             self.args[name] = view
 
+    def raw(self) -> dict[str, np.ndarray]:
+        """Each array's whole guarded buffer (uint8), copied to the host."""
+        return {name: buffer.device.copy_to_host() for name, buffer in self.buffers.items()}
+
     def problems(self, expected: dict[str, np.ndarray], rtol: float, atol: float) -> list[Problem]:
         """What went wrong in the run, in order of the arrays; empty when it was right."""
-        found = []
-        for name, buffer in self.buffers.items():
-            raw = buffer.device.copy_to_host()
-            before, after = raw[:GUARD_BYTES], raw[GUARD_BYTES + buffer.host.nbytes:]
-            itemsize = buffer.host.dtype.itemsize
-            if (after != GUARD_PATTERN).any():
-                last = int(np.flatnonzero(after != GUARD_PATTERN).max())
-                found.append(Problem(kind="past_end", name=name, count=last // itemsize + 1))
-            if (before != GUARD_PATTERN).any():
-                first = int(np.flatnonzero(before != GUARD_PATTERN).min())
-                found.append(Problem(kind="before_start", name=name, count=(GUARD_BYTES - first + itemsize - 1) // itemsize))
-            got = raw[GUARD_BYTES:GUARD_BYTES + buffer.host.nbytes].view(buffer.host.dtype).reshape(buffer.host.shape)
-            if name in self.outputs:
-                problem = compare(name, got, expected[name], rtol, atol)
-                if problem:
-                    found.append(problem)
-            elif name not in self.scratch and not np.array_equal(got, buffer.host, equal_nan=True):
-                found.append(Problem(kind="input_changed", name=name, count=int((got != buffer.host).sum())))
-        return found
+        return problems(self.raw(), self.inputs, self.outputs, self.scratch, expected, rtol, atol)
+
+
+def problems(raw: Mapping[str, np.ndarray], inputs: Mapping[str, object], outputs: tuple[str, ...],
+             scratch: tuple[str, ...], expected: Mapping[str, np.ndarray], rtol: float, atol: float) -> list[Problem]:
+    """What went wrong in a run, from each array's guarded buffer after it (``raw``: uint8,
+    GUARD_BYTES, the array's bytes, GUARD_BYTES) and the run's ``inputs``; empty when it was right.
+    A pure function: labkit's own process applies it to the buffers the check's child sends."""
+    found = []
+    for name, host in inputs.items():
+        if not isinstance(host, np.ndarray):
+            continue
+        buffer = raw[name]
+        before, after = buffer[:GUARD_BYTES], buffer[GUARD_BYTES + host.nbytes:]
+        itemsize = host.dtype.itemsize
+        if (after != GUARD_PATTERN).any():
+            last = int(np.flatnonzero(after != GUARD_PATTERN).max())
+            found.append(Problem(kind="past_end", name=name, count=last // itemsize + 1))
+        if (before != GUARD_PATTERN).any():
+            first = int(np.flatnonzero(before != GUARD_PATTERN).min())
+            found.append(Problem(kind="before_start", name=name, count=(GUARD_BYTES - first + itemsize - 1) // itemsize))
+        got = buffer[GUARD_BYTES:GUARD_BYTES + host.nbytes].view(host.dtype).reshape(host.shape)
+        if name in outputs:
+            problem = compare(name, got, expected[name], rtol, atol)
+            if problem:
+                found.append(problem)
+        elif name not in scratch and not np.array_equal(got, host, equal_nan=True):
+            found.append(Problem(kind="input_changed", name=name, count=int((got != host).sum())))
+    return found
 
 
 def poisoned(value: np.ndarray) -> np.ndarray:

@@ -1,23 +1,31 @@
-"""The learner's code runs in a child process, never in labkit's own.
+"""The learner's code runs in a child process, never in labkit's own, and labkit's process judges.
 
 Each step of a check (the simulator's, then the GPU's) is one child process
 (labkit.exercises.child), started in a fresh temporary working directory with its standard input
-closed, in a session of its own; labkit's process only reads what the child sends on a pipe and
-holds it to a wall-clock limit. So a learner's file cannot touch the course's files by a relative
-path (``os.remove("labs/01-roofline/results/nvidia-h200.json")`` finds no such file), cannot end
-the check by exiting (no verdict comes back: one line says so), and cannot hang it: past the limit
-the child and everything it started are killed, and one line says where the code was (which
-kernel, with which grid, or host code) and the likely causes. This is a guard against accidents,
-not a sandbox: the code runs with the learner's rights.
+closed, in a session of its own, under a keeper process (:class:`_Child`); labkit's process only
+reads what the child sends on a pipe and holds it to a wall-clock limit. So a learner's file cannot
+touch the course's files by a relative path (``os.remove("labs/01-roofline/results/nvidia-h200.json")``
+finds no such file; an absolute path is caught after the run: labkit.exercises.course_files), cannot
+end the check by exiting (no verdict comes back: one line says so), and cannot hang it: past the
+limit the child and everything it started are killed, and one line says where the code was (which
+kernel, with which grid, or host code) and the likely causes. Nothing it starts outlives the check,
+whatever ends labkit's process (SIGKILL included): the keeper kills the child's whole subtree.
 
-In the simulator, where labkit's process has no GPU context, the child is a fork of it (it starts
+The channel is not trusted: the child runs the learner's code, which can patch anything in its
+process or write on the pipe. The child hands over data (the run's guarded buffers and the
+trace's metric values), labkit's process makes the inputs again from the seed it chose and
+compares (labkit.exercises.check); one outcome only, from a child that then exits normally. This
+is a guard against accidents and the easy tricks, not a sandbox: the code runs with the
+learner's rights.
+
+In the simulator, where labkit's process has no GPU context, the child is a fork (it starts
 at once, with numba already imported); otherwise (on a GPU machine, and for the GPU step) it is a
 fresh interpreter, ``python -m labkit.exercises.child``.
 
 Protocol: the child writes JSON lines, ``{"event": ...}``: ``launch`` (kernel, grid, block) and
 ``launched`` around each simulated launch, ``phase`` (text) for the GPU step, then one outcome:
-``answer`` (verdicts, gpu_run), ``error`` (the learner's mistake, one line), ``interrupted``, or
-``internal`` (labkit's own bug, with its traceback).
+``answer`` (simulator: buffers, values; GPU: verdicts, gpu_run), ``error`` (the learner's mistake,
+one line), ``interrupted``, or ``internal`` (labkit's own bug, with its traceback).
 """
 
 from __future__ import annotations
@@ -28,7 +36,6 @@ import os
 import select
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +46,7 @@ from pathlib import Path
 from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
+from labkit.lifetime import become_subreaper, kill_descendants, reap_children
 
 #: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
 #: simulator step takes about 30 s on a loaded two-core machine.
@@ -139,7 +147,7 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
     keep the pipe open); hold it to the limit."""
     state = Progress(step.where)
     started = time.monotonic()
-    outcome: dict | None = None
+    outcomes: list[dict] = []
     pending = b""
     next_report = started + PROGRESS_EVERY_SECONDS
     while True:
@@ -160,7 +168,8 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
                 event = _event(line)
                 if event is not None:
                     state.heard(event)
-                    outcome = event if event["event"] in OUTCOMES else outcome
+                    if event["event"] in OUTCOMES:
+                        outcomes.append(event)
         elif exited:
             break
         if time.monotonic() >= next_report:
@@ -169,7 +178,7 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
                 progress(state)
             next_report += PROGRESS_EVERY_SECONDS
     status = child.exit_status(EXIT_GRACE_SECONDS)
-    return _answer(step, outcome, status)
+    return _answer(step, outcomes, status)
 
 
 def _event(line: bytes) -> dict | None:
@@ -180,18 +189,32 @@ def _event(line: bytes) -> dict | None:
     return event if isinstance(event, dict) and "event" in event else None
 
 
-def _answer(step: Step, outcome: dict | None, status: int | None) -> dict:
-    if outcome is None:
+def _answer(step: Step, outcomes: list[dict], status: int | None) -> dict:
+    """The child's one outcome, as JSON data (without its ``event``). The channel is trusted only
+    as far as this: one outcome, from a child that then exited normally; what it says is judged by
+    labkit's process (labkit.exercises.check), never taken as a verdict."""
+    if not outcomes:
         raise LearnerError(ended_message(step, status))
+    if len(outcomes) > 1 or (outcomes[0]["event"] == "answer" and status != 0):
+        raise LearnerError(tampered_message(step, status))
+    outcome = outcomes[0]
     if outcome["event"] == "error":
-        raise LearnerError(outcome["error"])
+        raise LearnerError(str(outcome.get("error")))
     if outcome["event"] == "interrupted":
         raise KeyboardInterrupt
     if outcome["event"] == "internal":
         if os.environ.get(DEBUG_ENV):
-            sys.stderr.write(outcome.get("traceback", ""))
-        raise ChildFailed(f"{outcome['error']} (in the check's child process)")
-    return {"verdicts": outcome["verdicts"], "gpu_run": outcome.get("gpu_run")}
+            sys.stderr.write(str(outcome.get("traceback", "")))
+        raise ChildFailed(f"{outcome.get('error')} (in the check's child process)")
+    return {key: value for key, value in outcome.items() if key != "event"}
+
+
+def tampered_message(step: Step, status: int | None) -> str:
+    """One line: what came back on the check's channel is not what labkit's own code sends."""
+    how = "more than one outcome came back" if status == 0 else "an outcome came back from a process that then died"
+    return (f"{step.shown_as}: {how} on the check's channel: your code wrote on it or ended the process that runs it; "
+            "the check judges only your code's output arrays, computed by your kernels: leave the check's file "
+            "descriptors and process alone")
 
 
 def timeout_message(step: Step, state: Progress, limit_seconds: float) -> str:
@@ -240,8 +263,9 @@ def ended_message(step: Step, status: int | None) -> str:
                "SIGABRT": ": an abort in native code"}.get(name, "")
         return f"{step.shown_as}: the process running your code died of {name}{why}, {unjudged}"
     code = "" if status is None else f" (exit status {status})"
-    return (f"{step.shown_as}: your code ended the process running it{code} {unjudged}: remove the exit "
-            f"(the check calls your code and needs it to return)")
+    return (f"{step.shown_as}: your code ended the process running it{code}, or closed the file descriptors it "
+            f"inherited (the check's pipe among them), {unjudged}: remove the exit or the close (the check calls your "
+            "code and needs it to return)")
 
 
 def _simulator_elements(exercise_id: str) -> int | None:
@@ -252,74 +276,163 @@ def _simulator_elements(exercise_id: str) -> int | None:
 
 
 class _Child:
-    """A step's child process, the leader of its own session (so its whole group can be killed)."""
+    """A step's child process, under a keeper that outlives labkit's process for as long as it
+    takes to kill the child's whole subtree.
 
-    def __init__(self, pid: int, popen: subprocess.Popen | None):
-        self.pid = pid
-        self.popen = popen
-        self.status: int | None = None     # exit code, or minus the signal that killed it
+    The keeper is a fork of this process in a session of its own (a terminal's Ctrl-C or hang-up
+    reaches labkit, not it) and a subreaper (labkit.lifetime): every process the learner's code
+    starts, even in a new session or through a double fork, stays in its subtree. The keeper
+    forks the child, reports its exit code on a pipe, and kills the whole subtree when labkit
+    asks (a byte on the control pipe, or its end), when labkit's process is gone (SIGKILL,
+    SIGTERM, SIGHUP: the control pipe ends, its parent changes), and then exits.
+    """
+
+    def __init__(self, keeper: int, status_fd: int, control_fd: int):
+        self.keeper = keeper
+        self.status_fd = status_fd
+        self.control_fd = control_fd
+        self.status: int | None = None     # the child's exit code, or minus the signal that killed it
         self.stopped = False
+        self._pending = b""
 
     @classmethod
     def start(cls, step: Step, read_fd: int, write_fd: int, workdir: Path) -> _Child:
         if not hasattr(os, "killpg"):
             raise LabkitError("labkit check runs your code in a child process it can stop, which needs Linux or "
                               "macOS: on Windows, use WSL")
-        if step.where == "simulator" and _may_fork():
-            pid = os.fork()
-            if pid == 0:   # the child: never returns
-                try:
-                    os.setsid()
-                    os.close(read_fd)
-                    from labkit.exercises.child import serve
-
-                    serve(step, write_fd, workdir)
-                finally:
-                    os._exit(70)
-            return cls(pid, None)
-        sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
-        if step.where == "simulator":
-            env["NUMBA_ENABLE_CUDASIM"] = "1"
-        popen = subprocess.Popen([sys.executable, "-m", "labkit.exercises.child", step.to_json(), str(write_fd)],
-                                 cwd=workdir, env=env, pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
-                                 start_new_session=True)
-        return cls(popen.pid, popen)
+        command = None if step.where == "simulator" and _may_fork() else _command(step, write_fd)
+        status_read, status_write = os.pipe()
+        control_read, control_write = os.pipe()
+        keeper = os.fork()
+        if keeper == 0:   # the keeper: never returns
+            try:
+                for fd in (read_fd, status_read, control_write):
+                    os.close(fd)
+                _keep(step, write_fd, workdir, command, status_write, control_read)
+            finally:
+                os._exit(70)
+        os.close(status_write)
+        os.close(control_read)
+        return cls(keeper, status_read, control_write)
 
     def exited(self) -> bool:
-        """Whether it has exited (reaping it: its group, if processes it started remain, keeps its id)."""
+        """Whether the child has exited (the keeper said so)."""
         if self.status is None:
-            if self.popen is not None:
-                self.status = self.popen.poll()
-            else:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-                self.status = os.waitstatus_to_exitcode(status) if pid else None
+            ready, _, _ = select.select([self.status_fd], [], [], 0)
+            if ready:
+                self._read_status()
         return self.status is not None
 
+    def _read_status(self) -> None:
+        chunk = os.read(self.status_fd, 64)
+        self._pending += chunk
+        if b"\n" in self._pending:
+            self.status = int(self._pending.split(b"\n", 1)[0])
+        elif not chunk and self.status is None:
+            self.status = -signal.SIGKILL   # the keeper ended without a word: killed with its child
+
     def exit_status(self, within_seconds: float) -> int | None:
-        """Its exit code (minus the signal that killed it), waiting at most ``within_seconds``;
+        """The child's exit code (minus the signal that killed it), waiting at most ``within_seconds``;
         None if it is still running then (it is killed)."""
         deadline = time.monotonic() + within_seconds
-        while not self.exited() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        while not self.exited():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            select.select([self.status_fd], [], [], left)
         status = self.status
         self.stop()
         return status
 
     def stop(self) -> None:
-        """Kill whatever is left of its group, then reap it."""
+        """Have the keeper kill whatever is left of the child's subtree, then wait for it."""
         if self.stopped:
             return
         try:
-            os.killpg(self.pid, signal.SIGKILL)
+            os.write(self.control_fd, b"stop")
+        except OSError:
+            pass
+        os.close(self.control_fd)
+        os.waitpid(self.keeper, 0)
+        while self.status is None:
+            self._read_status()
+        os.close(self.status_fd)
+        self.stopped = True
+
+
+#: How often the keeper looks whether labkit's process is still there.
+KEEPER_POLL_SECONDS = 0.05
+
+
+def _command(step: Step, write_fd: int) -> tuple[list[str], dict[str, str]]:
+    """A fresh interpreter running the child: argv and environment."""
+    sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
+    if step.where == "simulator":
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    return [sys.executable, "-m", "labkit.exercises.child", step.to_json(), str(write_fd)], env
+
+
+def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], dict[str, str]] | None,
+          status_fd: int, control_fd: int) -> None:
+    """The keeper's life: start the child, report its exit, kill its subtree when told or orphaned.
+    (It imports nothing: a fork of a threaded process must not wait on an import lock.)"""
+    parent = os.getppid()
+    os.setsid()
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)   # only labkit's word or its end stops the keeper
+    subreaper = become_subreaper()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(status_fd)
+            os.close(control_fd)
+            for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+                signal.signal(number, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            os.setsid()
+            if command is None:
+                from labkit.exercises.child import serve
+
+                serve(step, write_fd, workdir)
+            os.chdir(workdir)
+            os.set_inheritable(write_fd, True)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.execve(command[0][0], command[0], command[1])
+        finally:
+            os._exit(70)
+    os.close(write_fd)
+    status: int | None = None
+
+    def said(code: int) -> None:
+        try:
+            os.write(status_fd, f"{code}\n".encode())
+        except OSError:
+            pass
+
+    while True:
+        ready, _, _ = select.select([control_fd], [], [], KEEPER_POLL_SECONDS)
+        if ready or os.getppid() != parent:
+            break
+        reaped = reap_children()
+        if status is None and child in reaped:
+            status = reaped[child]
+            said(status)
+    if not subreaper:
+        try:
+            os.killpg(child, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        if self.status is None:
-            if self.popen is not None:
-                self.status = self.popen.wait()
-            else:
-                self.status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
-        self.stopped = True
+    reaped = kill_descendants()
+    if status is None:
+        if child not in reaped:
+            try:
+                reaped[child] = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+            except ChildProcessError:
+                reaped[child] = -signal.SIGKILL
+        said(reaped[child])
+    os._exit(0)
 
 
 def _may_fork() -> bool:

@@ -10,7 +10,6 @@ labkit's own and propagates as it is.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import inspect
 import linecache
 import re
@@ -39,6 +38,8 @@ def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> M
     restore = ("check the path given to --file" if Path(shown_as).is_absolute()
                else f"put the skeleton back with `git checkout -- {shown_as}`")
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():   # a named pipe would block the read
+            raise LearnerError(f"{shown_as}: not a regular file (a named pipe or a device): {restore}")
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LearnerError(f"{shown_as}: cannot be read ({exc.__class__.__name__}): {restore}") from None
@@ -51,8 +52,8 @@ def load(path: Path, shown_as: str, entries: Mapping[str, tuple[str, ...]]) -> M
     except SyntaxError as exc:
         raise LearnerError(f"{shown_as}:{exc.lineno}: {exc.msg}" if exc.lineno else f"{shown_as}: {exc.msg}") from None
     _array_shapes_are_constants(ast.parse(source), shown_as)
-    spec = importlib.util.spec_from_file_location(f"labkit_learner_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
+    module = ModuleType(f"labkit_learner_{path.stem}")   # any file name: .py or not (spec_from_file_location needs .py)
+    module.__file__ = str(path)
     with learner_code(path, shown_as):
         exec(code, module.__dict__)
     for name, parameters in entries.items():
@@ -97,7 +98,8 @@ def _parameters(entry) -> tuple[str, ...] | None:
 
 @contextmanager
 def learner_code(path: Path, shown_as: str) -> Iterator[None]:
-    """Runs the body; an exception that is the learner's becomes one LearnerError line, and so does
+    """Runs the body; an exception that is the learner's (any BaseException: their own, or a
+    ``raise KeyboardInterrupt``) becomes one LearnerError line, and so does
     their file ending the process (``exit()``, ``sys.exit()``, ``raise SystemExit``; ``os._exit()``
     too in the check's child process, which makes it raise SystemExit)."""
     try:
@@ -113,7 +115,7 @@ def learner_code(path: Path, shown_as: str) -> Iterator[None]:
                                      "it has judged your code: remove this line (the check calls your code and needs "
                                      "it to return)", frame.line or linecache.getline(str(path), frame.lineno))
                            ) from None
-    except Exception as exc:
+    except BaseException as exc:   # KeyboardInterrupt too: no Ctrl-C reaches the check's child (its own session)
         line = describe(exc, path, shown_as)
         if line is None:
             raise

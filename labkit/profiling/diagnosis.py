@@ -18,7 +18,7 @@ import re
 from enum import Enum
 from typing import Annotated, ClassVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from labkit.profiling.ncu import KernelProfile, Metric, NcuError, Rule
 from labkit.profiling.units import MEMORY_SIDE_UNITS, UNIT_METRICS, UnitLoad, unit_loads
@@ -644,6 +644,24 @@ class StoredProfile(Record):
     grid_size: tuple[int, ...]
     metrics: dict[str, Metric]
     rules: list[Rule]
+
+    #: A stored percentage may exceed 100 by rounding, no more (as achieved occupancy's bound).
+    PERCENT_MAX: ClassVar[float] = 101.0
+
+    @field_validator("metrics")
+    @classmethod
+    def _held_to_their_units(cls, metrics: dict[str, Metric]) -> dict[str, Metric]:
+        """Every value a finite number (ncu's text such as "n/a" is not stored), none negative (counts,
+        bytes, times, rates and percentages all start at 0), a percentage at most PERCENT_MAX."""
+        for name, metric in metrics.items():
+            value = metric.value
+            if isinstance(value, str) or not math.isfinite(value):
+                raise ValueError(f"{name}: {value!r} is not a number")
+            if value < 0:
+                raise ValueError(f"{name}: {value:g} {metric.unit} is negative, which no ncu metric is")
+            if metric.unit == "%" and value > cls.PERCENT_MAX:
+                raise ValueError(f"{name}: {value:g} % is above 100 %")
+        return metrics
 
     @classmethod
     def of(cls, profile: KernelProfile) -> StoredProfile:

@@ -423,10 +423,30 @@ def _csv_rows(lines: Iterable[str], page: str) -> Iterator[list[str]]:
     seen_text = False
     for line in lines:
         if line.startswith(('"ID",', "ID,")):
-            return (row for row in csv.reader(itertools.chain([line], lines)) if row)
+            return _rows_of(csv.reader(itertools.chain([line], lines)), page)
         seen_text = seen_text or bool(line.strip())
     what = "has no 'ID' column" if seen_text else "is empty"
     raise NcuError(f"ncu {page} CSV {what} (expected `ncu --csv --page {page}` output)")
+
+
+#: The longest field an export may hold (a C++ template kernel's name can pass csv's default 128 KB).
+FIELD_CHARS_MAX = 16 << 20
+
+
+def _rows_of(reader, page: str) -> Iterator[list[str]]:
+    """The reader's non-empty rows; its error (a field past FIELD_CHARS_MAX, a stray quote) as an
+    NcuError naming the line."""
+    csv.field_size_limit(max(csv.field_size_limit(), FIELD_CHARS_MAX))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise NcuError(f"ncu {page} CSV line {reader.line_num}: {exc}: not an export as ncu writes it "
+                           f"(re-export it with `ncu --import REPORT.ncu-rep --csv --page {page}`)") from None
+        if row:
+            yield row
 
 
 def _launch_id(text: str) -> int:

@@ -90,12 +90,14 @@ class Pages:
         the details page's rules, the two pages read side by side. ``progress(n)`` is called after
         each launch with the bytes read from the files since its last call."""
         with contextlib.ExitStack() as files:
-            raw_file = files.enter_context(self.raw.open(encoding="utf-8", errors="replace", newline=""))
+            raw_file = files.enter_context(self.raw.open(encoding=text_encoding(self.raw), errors="replace",
+                                                          newline=""))
             opened = [raw_file]
             raws = _parse(ncu.iter_raw, raw_file, str(self.raw), keep=keep)
             details = None
             if self.details is not None:
-                details_file = files.enter_context(self.details.open(encoding="utf-8", errors="replace", newline=""))
+                details_file = files.enter_context(self.details.open(encoding=text_encoding(self.details),
+                                                                     errors="replace", newline=""))
                 opened.append(details_file)
                 details = _parse(ncu.iter_details, details_file, str(self.details), sections=False)
             read = 0
@@ -209,7 +211,15 @@ def select(profiles: Iterable[ncu.KernelProfile], pattern: str | None) -> Iterat
         raise ReportError(f"no kernel of the report matches --kernel {pattern!r}; it holds {', '.join(sorted(names))}")
 
 
+def text_encoding(path: Path) -> str:
+    """How an export is encoded: UTF-16 when it starts with its byte-order mark (what ``>`` writes
+    in Windows PowerShell 5), else UTF-8, a leading byte-order mark skipped."""
+    with path.open("rb") as file:
+        head = file.read(2)
+    return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+
+
 def _sort(path: Path, raws: list, details: list) -> None:
-    with path.open(encoding="utf-8", errors="replace") as file:
+    with path.open(encoding=text_encoding(path), errors="replace") as file:
         head = file.read(HEAD_CHARS)
     (details if page_of(head, str(path)) == "details" else raws).append(path)

@@ -42,6 +42,7 @@ from labkit.project import Project, find_project
 from labkit.report.labels import LANGUAGES, label
 from labkit.figures import FIGURES
 from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
+from labkit.site import syntax
 from labkit.site.inventory import REFERENCE_LANG
 from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension
@@ -154,6 +155,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         self.base_url = (config.site_url or "").removesuffix(root) if root else config.site_url
         #: The page being rendered, for the blocks' messages; the build's problems, which the blocks add to.
         self.context: dict = {"problems": []}
+        self.quiz_places: dict[str, str] = {}
         options = {"lang": lang, "project": str(self.project.root), "context": self.context}
         config.markdown_extensions.append(QuizExtension(**options))
         config.markdown_extensions.append(LabExtension(**options))
@@ -170,6 +172,9 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         return config
 
     def on_files(self, files: Files, config) -> Files:
+        for page in files.documentation_pages():
+            if page.abs_src_path and (found := syntax.not_utf8(Path(page.abs_src_path).read_bytes())):
+                raise PluginError(f"docs/{self.config.lang}/{page.src_uri}, {found}")
         for source in sorted(OWN_ASSETS.iterdir()):
             files.append(File.generated(config, f"assets/labkit/{source.name}", abs_src_path=str(source)))
         files.append(File.generated(config, "assets/labkit/occupancy_data.js", content=occupancy_data_script()))
@@ -204,6 +209,9 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_pre_build(self, config) -> None:
         self.context["problems"] = []
+        #: Each quiz id the build has met: where (page, line). A quiz's key is looked up by its id,
+        #: so a second quiz of the same id would be graded with the first one's key.
+        self.quiz_places: dict[str, str] = {}
 
     def problem(self, message: str) -> None:
         """One authoring problem: said now, and failing the build at its end."""
@@ -233,6 +241,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             self.problem(f"{where}, {front_matter}")
         for problem in authoring_problems(markdown, first_line=front_lines + 1):
             self.problem(f"{where}, {problem}")
+        self._quiz_ids_once(markdown, where, front_lines + 1)
         try:
             if lang != REFERENCE_LANG and not front_matter:
                 markdown = self._translation_banner(markdown, page, config) + markdown
@@ -243,6 +252,18 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         except LabkitError as exc:
             self.problem(f"{where}: {exc}")
             return markdown
+
+    def _quiz_ids_once(self, markdown: str, where: str, first_line: int) -> None:
+        """A quiz id used a second time in the language's pages is a problem naming both places."""
+        for block in syntax.blocks(syntax.read(markdown, first_line)):
+            if block.kind != "quiz":
+                continue
+            here = f"{where}, line {block.line}"
+            first = self.quiz_places.setdefault(block.id, here)
+            if first != here:
+                self.problem(f"{here}: quiz id {block.id} is already used at {first}: each quiz needs its own id "
+                             "(its answer key is found by it): rename one, here and in the other language, and in "
+                             "labkit/quizzes.py")
 
     def _translation_banner(self, markdown: str, page, config) -> str:
         """'' when the page has no French source (a lab notebook) or translates it as it is now; a

@@ -300,3 +300,14 @@ def without_code_spans(text: str, replacement: str = "") -> str:
 def placeholders(text: str) -> list[str]:
     """Each ``[[...]]`` of a prose line outside inline code, as written (brackets included)."""
     return [match.group(0) for match in PLACEHOLDER.finditer(without_code_spans(text))]
+
+
+def not_utf8(data: bytes) -> str | None:
+    """Where a page's bytes stop being UTF-8 (``line 12: byte 0xe9 is not UTF-8``); None when they are.
+    The build and `labkit chapter` say so in one line rather than fail inside MkDocs' reader."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return f"line {line}: byte 0x{data[exc.start]:02x} is not UTF-8: save the page as UTF-8"
+    return None

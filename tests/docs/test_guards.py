@@ -111,6 +111,8 @@ MISTAKES = {
                                       (f"{ZH}, line 2: its front matter (between the '---' lines) is not valid YAML",)),
     "quiz without its right answer": (_drop_the_right_answer, (
         f"{ZH}: quiz 'q04-low-low': the key's answer ({ANSWER_KEY['q04-low-low'].answer}) is not among",)),
+    "quiz id used twice": (lambda p: _break(p, "zh", CHAPTER, "/// quiz | q04-l2-mirage", "/// quiz | q04-replay"),
+                           (f"{ZH}, line", ": quiz id q04-replay is already used at ", f"{ZH}, line ")),
     "unmarked translation": (lambda p: _break(p, "zh", "performance/index.md", "translation_of:", "translated:"),
                              ("docs/zh/performance/index.md: no 'translation_of' in its front matter",)),
     # MkDocs' own link checks, strict as `make build` is: a warning fails the build
@@ -167,3 +169,22 @@ def test_front_matter_that_is_not_yaml_is_named_as_such():
         "line 3: its front matter (between the '---' lines) is not valid YAML (expected <block end>")
     assert front_matter_problem("---\n- a\n- b\n---\n# T\n").startswith("line 2: its front matter (between the '---' "
                                                                        "lines) is not 'key: value' lines")
+
+
+def test_a_byte_that_is_not_utf8_names_the_page_and_the_line(project, monkeypatch, capsys):
+    """It was a traceback from MkDocs' reader in the build, "internal error, UnicodeDecodeError" from
+    `labkit chapter`."""
+    from labkit.cli import main
+
+    page = project / "docs/fr" / CHAPTER
+    lines = page.read_bytes().split(b"\n")
+    lines[9] = lines[9] + b" caf\xe9"
+    page.write_bytes(b"\n".join(lines))
+    expected = f"docs/fr/{CHAPTER}, line 10: byte 0xe9 is not UTF-8: save the page as UTF-8"
+    result = build_language("fr", project / "site", project, notebooks=False)
+    assert result.returncode != 0 and "Traceback" not in result.log, result.log
+    assert [line for line in problems(result.log) if expected in line], result.log
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("LABKIT_PROJECT", raising=False)
+    assert main(["chapter", "01"]) == 1
+    assert capsys.readouterr().out.strip() == f"labkit: {expected}"

@@ -21,7 +21,8 @@ from labkit.site.block_extension import BlockError
 from labkit.site.lab_block import LabExtension
 from tests.conftest import REPO_ROOT
 
-FILES = {"lab-01": "labs/01-roofline/results/nvidia-h200.json", "lab-04": "labs/04-profiling/results/nvidia-h200.json"}
+FILES = {"lab-01": "labs/01-roofline/results/nvidia-h200.json", "lab-02": "labs/02-coalescing/results/nvidia-h200.json",
+         "lab-04": "labs/04-profiling/results/nvidia-h200.json"}
 
 
 def edit(change):
@@ -59,6 +60,15 @@ def lab01(change):
 
 def lab04(change):
     return ("lab-04", change)
+
+
+def lab02(change):
+    return ("lab-02", change)
+
+
+def _stored_metric(name: str, value):
+    """Set one metric of lab 04's first stored ncu profile."""
+    return edit(lambda d: d["results"]["ncu"]["kernels"][0]["metrics"][name].update(value=value))
 
 
 def _faster(row_pointer: str, factor: float):
@@ -115,6 +125,18 @@ CASES = {
                   "not UTF-8 text (byte 0xff"),
     "not an object": (*lab01(lambda path: path.write_text("[1, 2]")), "holds a JSON list, not a results object"),
     "cut short": (*lab01(lambda path: path.write_text(path.read_text()[:200])), "not valid JSON (line"),
+    # the audit's silent passes: a stored profile's values held to their units, a launch the lab has not, a future date
+    "stored count negative": (*lab04(_stored_metric("dram__bytes_read.sum", -1)),
+                              "field results/ncu/ok/kernels/0/metrics: dram__bytes_read.sum: -1 Mbyte is negative"),
+    "stored value a word": (*lab04(_stored_metric("gpu__time_duration.sum", "fast")),
+                            "field results/ncu/ok/kernels/0/metrics: gpu__time_duration.sum: 'fast' is not a number"),
+    "stored percentage 150": (*lab04(_stored_metric("l1tex__t_sector_hit_rate.pct", 150.0)),
+                              "l1tex__t_sector_hit_rate.pct: 150 % is above 100 %"),
+    "unknown launch label": (*lab02(edit(lambda d: d["results"]["sweep"][1]["run"].update(launch="sweep.fast"))),
+                             "a kernel run's launch is 'sweep.fast', which is not a launch of this lab: the run of "
+                             "sweep.4B.s2.o0 must be named so"),
+    "recorded in 2999": (*lab01(edit(lambda d: d["provenance"].update(utc_time="2999-01-01T00:00:00+00:00"))),
+                         "field provenance/utc_time: 2999-01-01T00:00:00+00:00 is in the future"),
 }
 
 STRAY = {
@@ -124,6 +146,10 @@ STRAY = {
                    "labs/01-roofline/results/README.txt: a file that is not a record of this lab"),
     "misnamed record": (lambda results: shutil.copy(results / "nvidia-h200.json", results / "nvidia-a100.json"),
                         "nvidia-a100.json: holds results of 'NVIDIA H200', whose file is nvidia-h200.json"),
+    # it was its raw folder that was blamed ("not a record ... move it out"): harmful advice
+    "record named .JSON": (lambda results: (results / "nvidia-h200.json").rename(results / "nvidia-h200.JSON"),
+                           "labs/01-roofline/results/nvidia-h200.JSON: a record's name ends in .json, in lower case: "
+                           "rename it nvidia-h200.json"),
 }
 
 
@@ -336,3 +362,79 @@ def test_a_record_removed_on_purpose_with_git_rm_is_not_missing(tracked_course, 
     subprocess.run(["git", "-C", str(tracked_course), "rm", "-q", "-f", FILES["lab-01"]], check=True)
     assert main(["results"]) == 0
     assert "lab-01: no results recorded" in capsys.readouterr().out
+
+
+# ----- the generic corruption check: eight corruptions of every lab's record ------------------------
+def _first_leaf(node, wanted) -> list | None:
+    """The path to the first leaf (depth first) for which ``wanted(leaf)`` holds."""
+    if isinstance(node, (dict, list)):
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            found = _first_leaf(value, wanted)
+            if found is not None:
+                return [key, *found]
+        return None
+    return [] if wanted(node) else None
+
+
+def _at(document: dict, path: list, value) -> None:
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value(node[path[-1]])
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _first_value(results: dict) -> list:
+    """The first string value outside ``checks`` (whose names are descriptions, not values)."""
+    return next([key, *found] for key, part in results.items()
+                if key != "checks" and (found := _first_leaf(part, lambda v: isinstance(v, str))) is not None)
+
+
+GENERIC = {
+    "NaN": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], lambda v: float("nan")),
+    "negative": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], lambda v: -v),
+    "string for number": lambda d: _at(d, ["results", *_first_leaf(d["results"], _number)], str),
+    "unknown string": lambda d: _at(d, ["results", *_first_value(d["results"])], lambda v: "no-such-value"),
+    "missing key": lambda d: d["results"].pop(next(iter(d["results"]))),
+}
+RAW_BYTES = {
+    "empty": lambda data: b"",
+    "not UTF-8": lambda data: data.replace(b"NVIDIA", b"NV\xffIDIA", 1),
+    "truncated": lambda data: data[:len(data) // 2],
+}
+
+
+@pytest.mark.parametrize("corruption", [*GENERIC, *RAW_BYTES])
+@pytest.mark.parametrize("lab_id", ["lab-01", "lab-02", "lab-03", "lab-04", "lab-05", "lab-06"])
+def test_every_record_refuses_each_generic_corruption_in_one_line(tmp_path, lab_id, corruption):
+    from labkit.lab import lab
+    from labkit.results import ResultsError, read_results
+
+    the_lab = lab(lab_id)
+    source = REPO_ROOT / "labs" / the_lab.folder / "results/nvidia-h200.json"
+    folder = tmp_path / "results"
+    shutil.copytree(source.parent, folder)
+    path = folder / source.name
+    if corruption in GENERIC:
+        document = json.loads(source.read_text(encoding="utf-8"))
+        GENERIC[corruption](document)
+        path.write_text(json.dumps(document), encoding="utf-8")
+    else:
+        path.write_bytes(RAW_BYTES[corruption](source.read_bytes()))
+    with pytest.raises(ResultsError) as refused:
+        read_results(path, the_lab.results_type, lab_id, source="results/nvidia-h200.json")
+    assert "\n" not in str(refused.value) and str(refused.value).startswith("results/nvidia-h200.json: ")
+
+
+def test_a_broken_git_index_is_one_line_not_a_skipped_check(tracked_course, capsys):
+    """A broken .git/index turned the missing-record check off silently ('no results recorded', exit 0)."""
+    (tracked_course / FILES["lab-01"]).unlink()
+    (tracked_course / ".git/index").write_bytes(b"not an index")
+    assert main(["results"]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1].startswith(f"labkit: git fails in {tracked_course} (") and lines[-1].endswith(
+        "the check that the course's records are all there cannot run: repair the checkout (`git status` says what is "
+        "wrong)"), lines

@@ -200,11 +200,12 @@ def test_the_simulator_step_in_a_fresh_interpreter_says_the_same(tmp_path, monke
     """On a GPU machine the simulator step cannot be a fork (the parent may hold a GPU context): it
     runs in a fresh interpreter with NUMBA_ENABLE_CUDASIM=1; same verdicts, same mistakes."""
     from labkit.exercises import isolated
+    from labkit.exercises.check import judged_in_simulator
 
     monkeypatch.setattr(isolated, "_may_fork", lambda: False)
     item = exercises()["01-fuse"]
-    step = isolated.Step("simulator", item.id, str(REPO_ROOT / item.learner_file), item.learner_file)
-    verdicts = isolated.run_step(step)["verdicts"]
+    step = isolated.Step("simulator", item.id, str(REPO_ROOT / item.learner_file), item.learner_file, seed=3)
+    verdicts = [v.model_dump() for v in judged_in_simulator(item, 3, isolated.run_step(step), item.learner_file)]
     assert [(v["metric"], v["status"], v["value"]) for v in verdicts] == [
         ("correct", "pass", None), ("host_written", "pass", 0.0), ("dram_bytes_per_element", "fail", 20.0),
         ("launches", "shown", 2.0)]
@@ -244,7 +245,7 @@ def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
 
     monkeypatch.setattr(labkit.exercises.check, "run_step", simulator_step_kept)
     item = exercises()["01-reduce"]
-    report = check(item, REPO_ROOT / item.learner_file, item.learner_file, simulator_only=True)
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file, simulator_only=True, seed=5)
     assert report.backend == "simulator" and report.error is None
     assert {v.metric: (v.status, v.note) for v in report.verdicts if v.where == "gpu"} == {
         "time_ratio": ("skipped", "gpu_only")}
@@ -260,7 +261,7 @@ def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
                 "gpu_run": None}
 
     monkeypatch.setattr(labkit.exercises.check, "run_step", gpu_step_stands_in)
-    report = check(item, REPO_ROOT / item.learner_file, item.learner_file)
+    report = check(item, REPO_ROOT / item.learner_file, item.learner_file, seed=5)   # the answer above's inputs
     assert called and report.backend == "gpu" and report.complete
     assert [v.metric for v in report.failed()] == ["atomics_per_element", "time_ratio"]
 

@@ -10,6 +10,7 @@ fails. Each case is 01-fuse's skeleton with one change; the hangs run under a sh
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -114,10 +115,16 @@ def test_an_exit_is_never_a_success_of_make_exercise(tmp_path, capsys, mistake):
     assert "SystemExit: ending the process ends the check" in out and "Traceback" not in out
 
 
-def test_ctrl_c_raised_by_the_learner_s_code_is_an_interruption(tmp_path, capsys):
+def test_ctrl_c_raised_by_the_learner_s_code_is_their_line_not_an_interruption(tmp_path, capsys):
+    """No Ctrl-C reaches the check's child (its own session): a KeyboardInterrupt there is the
+    learner's ``raise``, named by file and line (it was "labkit: interrupted", exit 130); so is a
+    BaseException of their own (it was an internal error blaming labkit)."""
     path = write(tmp_path, with_run("    raise KeyboardInterrupt\n"))
-    assert main(["check", "01-fuse", "--file", str(path)]) == 130
-    assert capsys.readouterr().out.strip().splitlines() == ["labkit: interrupted"]
+    assert main(["check", "01-fuse", "--file", str(path), "--lang", "en"]) == 1
+    assert "KeyboardInterrupt: KeyboardInterrupt  [raise KeyboardInterrupt]" in capsys.readouterr().out
+    own = with_run("    raise Stop('stop')\n") + "\n\nclass Stop(BaseException):\n    pass\n"
+    report = check(ITEM, write(tmp_path, own), "f.py")
+    assert re.fullmatch(r"f\.py:34: Stop: stop  \[raise Stop\('stop'\)\]", report.error), report.error
 
 
 def test_a_missing_file_outside_the_course_is_not_sent_to_git(tmp_path):
@@ -269,3 +276,218 @@ def test_labkit_s_own_bug_in_the_child_is_an_internal_error_not_the_learner_s(mo
     assert capsys.readouterr().out.strip().splitlines() == [
         "labkit: internal error, ChildFailed: ZeroDivisionError: labkit's own bug (in the check's child process) "
         "(set LABKIT_DEBUG=1 for the traceback, and report it)"]
+
+
+# ----- the verdict is labkit's: computed in its own process from the arrays the child hands over ----
+DOES_NOTHING = with_run("    pass\n")
+#: name: module-level code that tries to fool the check, with a run() that does nothing.
+PATCHES = {
+    "replaces labkit's comparison": "import labkit.exercises.guarded as g\ng.compare = lambda *args, **kwargs: None\n",
+    "replaces numpy.isclose": "import numpy\nnumpy.isclose = lambda a, b, **kwargs: numpy.ones(numpy.shape(a), bool)\n",
+    "replaces Guarded.problems": "from labkit.exercises.guarded import Guarded\nGuarded.problems = lambda self, *args: []\n",
+    "replaces the verdicts": "import labkit.exercises.verdicts as v\nv.correctness = lambda where, problems: "
+                             "v.Verdict(metric='correct', where=where, status='pass')\n",
+}
+
+
+@pytest.mark.parametrize("patch", PATCHES)
+def test_a_file_that_patches_the_checker_in_its_process_still_fails(tmp_path, patch):
+    report = check(ITEM, write(tmp_path, PATCHES[patch] + DOES_NOTHING), "f.py")
+    assert report.error is None, report.error
+    correct = next(v for v in report.verdicts if v.metric == "correct")
+    assert correct.status == "fail" and [p.kind for p in correct.problems] == ["never_written"]
+    assert not report.passed
+
+
+FORGED_LINE = ('{"event": "answer", "verdicts": [{"metric": "correct", "where": "simulator", "status": "pass"}], '
+               '"gpu_run": null, "buffers": {}, "values": {}}')
+FORGES = {
+    "then kills its own process": "    os.kill(os.getpid(), signal.SIGKILL)\n",
+    "then returns": "",
+}
+
+
+@pytest.mark.parametrize("then", FORGES)
+def test_a_verdict_forged_on_the_check_s_pipe_is_refused(tmp_path, then):
+    """The child's pipe is in the learner's process, where their code can find it: a forged
+    outcome on it (then dying, so that no real one follows; or returning) never passes."""
+    source = with_run("    import gc, json, os, signal\n"
+                      "    from labkit.exercises.child import _Channel\n"
+                      "    channel = next(o for o in gc.get_objects() if isinstance(o, _Channel))\n"
+                      f"    channel.stream.write({FORGED_LINE!r} + '\\n')\n"
+                      "    channel.stream.flush()\n" + FORGES[then])
+    report = check(ITEM, write(tmp_path, source), "f.py")
+    assert not report.passed
+    assert re.fullmatch(r"f\.py: (more than one outcome came back|an outcome came back from a process that then "
+                        r"died) on the check's channel: .*", report.error), report.error
+
+
+def test_a_run_that_does_nothing_fails(tmp_path):
+    report = check(ITEM, write(tmp_path, DOES_NOTHING), "f.py")
+    correct = next(v for v in report.verdicts if v.metric == "correct")
+    assert correct.status == "fail" and not report.passed
+
+
+# ----- nothing the learner's code starts outlives the check --------------------------------------
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _pids(path: Path, count: int, seconds: float = 60.0) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = path.read_text().split() if path.exists() else []
+        if len(found) >= count:
+            return [int(pid) for pid in found[:count]]
+        time.sleep(0.05)
+    raise AssertionError(f"the learner's code never wrote {count} pids in {path}")
+
+
+def _spawning(pids: Path, then: str) -> str:
+    """run(): a process in a new session, a double-forked one, its own pid, in ``pids``; then ``then``."""
+    return with_run("    import os, subprocess, time\n"
+                    "    daemon = subprocess.Popen(['sleep', '300'], start_new_session=True).pid\n"
+                    "    if os.fork() == 0:\n"
+                    "        os.setsid()\n"
+                    "        if os.fork() == 0:\n"
+                    f"            with open({str(pids)!r}, 'a') as f:\n"
+                    "                f.write(f'{os.getpid()} ')\n"
+                    "            time.sleep(300)\n"
+                    "        os._exit(0)\n"
+                    "    time.sleep(0.2)\n"
+                    f"    with open({str(pids)!r}, 'a') as f:\n"
+                    "        f.write(f'{daemon} {os.getpid()} ')\n" + then)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_processes_started_in_a_new_session_die_with_the_check(tmp_path):
+    """A process started in a new session, or double-forked, used to outlive the check, holding
+    its output pipe for minutes (the audit's daemon.py): the check's keeper is their subreaper."""
+    pids = tmp_path / "pids"
+    check(ITEM, write(tmp_path, _spawning(pids, "")), "f.py")
+    started = _pids(pids, 3)
+    assert not any(_alive(pid) for pid in started), "a process the learner's code started outlived the check"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_learner_s_code_dies_with_a_check_killed_by_sigkill(tmp_path):
+    """SIGKILL gives labkit's process no chance to clean up (nor do SIGTERM and SIGHUP, which have
+    no handler): its keeper sees it gone and kills the child's whole subtree."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    path = write(tmp_path, _spawning(pids, "    time.sleep(300)\n"))
+    command = subprocess.Popen([sys.executable, "-m", "labkit.cli", "check", "01-fuse", "--file", str(path)],
+                               cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        started = _pids(pids, 3)
+        assert all(_alive(pid) for pid in started)
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
+    finally:
+        command.kill()
+        command.wait()
+
+
+# ----- the course's files, reached by an absolute path -------------------------------------------
+def _stand_in_course(root: Path) -> Path:
+    """A git checkout with a chapter, a record, and a tracked file the learner had edited."""
+    import subprocess
+
+    for name, text in {"docs/fr/index.md": "# Accueil\n", "labs/01/results/nvidia-h200.json": '{"lab": "lab-01"}\n',
+                       "labs/01/exercises/fuse.py": "skeleton\n", "README.md": "course\n"}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "course"], check=True)
+    (root / "labs/01/exercises/fuse.py").write_text("the learner's edit\n", encoding="utf-8")
+    return root
+
+
+def test_a_file_that_changes_the_course_by_absolute_path_fails_and_the_files_come_back(tmp_path):
+    """The audit's abs_path_write.py deleted docs/fr/index.md and overwrote a record, and the check
+    passed: now it fails, names them, and they are as they were (the learner's own edit too)."""
+    course = _stand_in_course(tmp_path / "course")
+    solved = with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out)")
+    vandal = solved.replace("def run(a, x, y, out, tmp):\n", "def run(a, x, y, out, tmp):\n    import os\n"
+                            f"    os.remove({str(course / 'docs/fr/index.md')!r})\n"
+                            f"    open({str(course / 'labs/01/results/nvidia-h200.json')!r}, 'w').write('{{}}')\n"
+                            f"    open({str(course / 'labs/01/exercises/fuse.py')!r}, 'w').write('gone')\n")
+    assert check(ITEM, write(tmp_path, solved), "f.py", course=course).passed
+    report = check(ITEM, write(tmp_path, vandal), "f.py", course=course)
+    assert not report.passed
+    found = re.fullmatch(r"f\.py: your code changed the course's files while the check ran \(docs/fr/index\.md, "
+                         r"labs/01/exercises/fuse\.py, labs/01/results/nvidia-h200\.json\): a check passes only a file "
+                         r"that leaves the course alone \(write only to the arrays you are given\); they were put back "
+                         r"\(the changed versions are in (?P<aside>/\S+)\)", report.error)
+    assert found, report.error
+    aside = Path(found["aside"])   # what the run left, kept: a person's edit during the check is not lost
+    assert sorted(p.relative_to(aside).as_posix() for p in aside.rglob("*") if p.is_file()) == [
+        "labs/01/exercises/fuse.py", "labs/01/results/nvidia-h200.json"]
+    assert (aside / "labs/01/exercises/fuse.py").read_text() == "gone"
+    shutil.rmtree(aside)
+    assert (course / "docs/fr/index.md").read_text() == "# Accueil\n"
+    assert (course / "labs/01/results/nvidia-h200.json").read_text() == '{"lab": "lab-01"}\n'
+    assert (course / "labs/01/exercises/fuse.py").read_text() == "the learner's edit\n"
+
+
+def test_the_command_watches_the_course_it_runs_in(monkeypatch, tmp_path):
+    import labkit.exercises.check
+
+    seen = {}
+    monkeypatch.setattr(labkit.exercises.check, "check", lambda *args, **kwargs: seen.update(kwargs) or
+                        labkit.exercises.verdicts.CheckReport(exercise="01-fuse", file="f.py", backend="simulator",
+                                                              error="stop"))
+    main(["check", "01-fuse", "--file", str(write(tmp_path, SKELETON))])
+    assert seen["course"] == REPO_ROOT
+
+
+@pytest.mark.parametrize("name", ["fuse.txt", "fuse"])
+def test_a_right_answer_in_a_file_not_named_py_is_checked(tmp_path, name):
+    """It was "internal error, ChildFailed: AttributeError: 'NoneType' object has no attribute 'loader'"."""
+    path = tmp_path / name
+    path.write_text(with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out)"), encoding="utf-8")
+    report = check(ITEM, path, name)
+    assert report.error is None and report.passed, report.error
+
+
+def test_an_empty_file_option_is_refused(capsys):
+    """``--file ''`` silently checked the course's skeleton instead."""
+    assert main(["check", "01-fuse", "--file", ""]) == 1
+    assert capsys.readouterr().out.strip() == ("labkit: --file '' names no file: give the path of your file, or leave "
+                                               "--file out to check labs/01-roofline/exercises/fuse.py")
+
+
+def test_a_named_pipe_is_refused_at_once(tmp_path):
+    """A FIFO given to --file waited out the whole limit, then blamed a sleep in the host code."""
+    import os
+
+    fifo = tmp_path / "f.py"
+    os.mkfifo(fifo)
+    report = check(ITEM, fifo, "f.py", limit_seconds=SHORT_LIMIT_SECONDS)
+    assert report.error == ("f.py: not a regular file (a named pipe or a device): put the skeleton back with "
+                            "`git checkout -- f.py`")
+
+
+def test_closing_the_inherited_descriptors_is_not_called_an_exit(tmp_path):
+    source = with_run("    import os\n    os.closerange(3, 4096)\n")
+    report = check(ITEM, write(tmp_path, source), "f.py")
+    assert re.fullmatch(r"f\.py: your code ended the process running it \(exit status 0\), or closed the file "
+                        r"descriptors it inherited \(the check's pipe among them\), before the check had judged every "
+                        r"criterion: remove the exit or the close .*", report.error), report.error

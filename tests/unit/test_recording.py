@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -413,16 +414,22 @@ def test_sigterm_during_the_swap_waits_for_it(previous, new_record):
     assert snapshot(place.folder) == after
 
 
-@pytest.mark.parametrize("leftover", ["empty folder", "empty manifest", "manifest cut short"])
+@pytest.mark.parametrize("leftover", ["empty folder", "empty manifest", "manifest cut short",
+                                      "a whole manifest naming nothing", "a manifest that is not UTF-8"])
 def test_recovery_never_deletes_a_record_on_the_word_of_no_manifest(previous, leftover):
-    """A ``.previous-<name>/`` without a whole manifest (left by an older labkit killed before its
-    manifest was written) moved nothing: the record in place stays byte for byte."""
+    """A ``.previous-<name>/`` without a whole manifest of this labkit's (left by an older labkit
+    killed before its manifest was written, or made by hand) moved nothing: the record in place
+    stays byte for byte, and recovery says it put nothing back. A manifest naming nothing made
+    recovery delete the record and its raw files (the audit's case 262)."""
     place, before = previous
     backup = place.folder / f"{recording._PREVIOUS}{SLUG}"
     backup.mkdir()
-    if leftover != "empty folder":
-        (backup / recording._MANIFEST).write_text("" if leftover == "empty manifest" else f"{SLUG}.js")
-    assert recording.recover(place.folder) == [f"{SLUG}.json"]
+    contents = {"empty manifest": b"", "manifest cut short": f"{SLUG}.js".encode(),
+                "a whole manifest naming nothing": f"{recording._MANIFEST_END}\n".encode(),
+                "a manifest that is not UTF-8": b"\xff\xfe" + f"\n{recording._MANIFEST_END}\n".encode()}
+    if leftover in contents:
+        (backup / recording._MANIFEST).write_bytes(contents[leftover])
+    assert recording.recover(place.folder) == []
     assert snapshot(place.folder) == before
     assert sorted(p.name for p in place.folder.iterdir()) == [SLUG, f"{SLUG}.json"]
 
@@ -531,3 +538,102 @@ def test_a_run_with_other_sizes_records_as_an_experiment(gpu_run):
     assert snapshot(place.folder) == before
     experiment = place.folder.parent / "experiments" / "simulated-gpu-threads-64.json"
     assert read_results(experiment, TinyResults, "lab-98", canonical=False).results.sizes.threads == 64
+
+
+def test_a_record_that_arrived_after_a_killed_first_recording_stays(tmp_path):
+    """A first recording killed with its results file in place, then a record restored from git:
+    recovery removes only what it can prove is the interrupted swap's own (its digest)."""
+    place = recording.canonical_place(tmp_path / "labs/98-tiny", SLUG)
+    files = raw_files(tmp_path / "raw-new", 2.0)
+
+    def work():
+        _after_call(recording.os, "replace", 2)   # backup named, new results file in place
+        recording.record(place, document(2.0), files, "lab-98")
+
+    _in_a_child(work)
+    place.json_path.write_text("the record git restored\n")
+    assert recording.recover(place.folder) == []
+    assert sorted(p.name for p in place.folder.iterdir()) == [f"{SLUG}.json"]
+    assert place.json_path.read_text() == "the record git restored\n"
+
+
+def test_a_record_in_the_way_of_the_previous_one_is_left_for_a_person(previous, new_record):
+    place, before = previous
+    new, files, _ = new_record
+
+    def work():
+        _after_call(recording.os, "replace", 2)   # the old results file moved aside
+        recording.record(place, new, files, "lab-98")
+
+    _in_a_child(work)
+    place.json_path.write_text("arrived in between\n")
+    with pytest.raises(ResultsError, match=r"holds the previous simulated-gpu\.json of an interrupted recording, but "
+                                           r"another simulated-gpu\.json is in place"):
+        recording.recover(place.folder)
+    assert place.json_path.read_text() == "arrived in between\n"
+
+
+def test_one_recording_at_a_time_per_lab(previous, new_record):
+    """Two at once: each one's recovery removed the other's staging folder, and one failed with
+    "check the disk" (19 of 20 rounds). The second is now refused, naming who holds the lock, and
+    recovery leaves a folder a recording holds alone."""
+    place, before = previous
+    new, files, _ = new_record
+    with recording.recording_lock(place.folder.parent):
+        stale = place.folder / f"{recording._STAGING}{SLUG}-busy"
+        stale.mkdir()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # another process: the lock is per open file, not per process
+            try:
+                os.close(read)
+                try:
+                    recording.record(place, new, files, "lab-98")
+                    message = "recorded"
+                except recording.RecordingError as exc:
+                    message = str(exc)
+                message += f"|{recording.recover(place.folder)}"
+                os.write(write, message.encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        message, recovered = os.read(read, 4096).decode().split("|")
+        os.close(read)
+        assert stale.exists() and recovered == "[]"
+    assert re.fullmatch(rf"{re.escape(str(place.folder.parent))}: another recording of this lab is running \(process "
+                        rf"{os.getpid()}, since .* UTC, .*\): wait for it to end, then record again", message), message
+    assert snapshot(place.folder) == {**before}
+    assert recording.recover(place.folder) == [] and not stale.exists()
+    assert sorted(p.name for p in place.folder.parent.iterdir()) == ["results"]
+
+
+def test_a_backup_that_is_a_file_is_one_line(previous):
+    place, _ = previous
+    (place.folder / f"{recording._PREVIOUS}{SLUG}").write_text("x")
+    with pytest.raises(ResultsError, match=r"\.previous-simulated-gpu: a file where an interrupted recording's backup "
+                                           r"folder goes: look at it, then remove it"):
+        recording.recover(place.folder)
+
+
+def test_a_recovery_the_folder_refuses_is_one_line(previous, new_record, monkeypatch):
+    """In a folder one cannot write (the audit ran it as another user): it was "internal error,
+    PermissionError ... report it"."""
+    place, before = previous
+    new, files, _ = new_record
+
+    def work():
+        _after_call(recording.os, "replace", 4)   # the new results file is in place
+        recording.record(place, new, files, "lab-98")
+
+    _in_a_child(work)
+
+    def refused(*args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(recording.os, "replace", refused)
+    with pytest.raises(ResultsError, match=r"results: putting back an interrupted recording failed \(Permission "
+                                           r"denied\): make the folder writable, then run `labkit results` again$"):
+        recording.recover(place.folder)
+    monkeypatch.undo()
+    assert recording.recover(place.folder) == [f"{SLUG}.json"] and snapshot(place.folder) == before

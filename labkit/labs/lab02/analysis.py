@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ from labkit.access import Op, Space
 from labkit.access_trace import GridCounts, scale_to_grid, trace_launch
 from labkit.labs.lab02.plan import DT, SENTINEL, Launch, sweep_elements, traced_grid
 from labkit.labs.lab02.results import Counts
+from labkit.lifetime import process_pool
 
 _FIELDS = {
     "ld_requests": (Space.GLOBAL, Op.LOAD, "requests"), "ld_sectors": (Space.GLOBAL, Op.LOAD, "sectors"),
@@ -97,7 +97,7 @@ def predict_all(plan: list[Launch], workers: int = 1) -> dict[str, Counts]:
     """Every launch's predicted counts, by launch name; ``workers`` > 1 traces in parallel processes."""
     if workers <= 1:
         return {launch.name: predict(launch) for launch in plan}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with process_pool(workers) as pool:
         return dict(zip([launch.name for launch in plan], pool.map(predict, plan, chunksize=1)))
 
 

@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass
 
 from labkit.kernels.coalescing import DRIFT_READ_BYTES, DRIFT_WRITE_BYTES, SWEEP_LOADS, strided_read_blocks
 from labkit.kernels.coalescing_cuda import ROWS, THREADS, TILE
-from labkit.labs.lab02.results import PARTICLE_KERNELS, SHARED_WIDTHS, TRANSPOSE_KERNELS, Sizes
+from labkit.labs.lab02.results import (PARTICLE_KERNELS, SHARED_WIDTHS, TRANSPOSE_KERNELS, Sizes, particles_launch,
+                                       shared_launch, sweep_launch, transpose_launch)
 
 #: Blocks the analyzer traces per launch: two in a row (1-D grids), 2 x 2 (the transposes).
 TRACED_BLOCKS_1D = 2
@@ -114,21 +115,21 @@ def launches(sizes: Sizes, sm_count: int) -> list[Launch]:
     for element_bytes, stride, offset in sizes.sweep_points:
         kernel, source = sweep_kernel(element_bytes)
         elements = sweep_point_elements(sizes, element_bytes, stride, offset)
-        out.append(Launch("sweep", f"sweep.{element_bytes}B.s{stride}.o{offset}", kernel, source,
+        out.append(Launch("sweep", sweep_launch(element_bytes, stride, offset), kernel, source,
                           (strided_read_blocks(elements, THREADS), 1), (THREADS, 1), element_bytes, stride, offset))
     for layout, access in PARTICLE_KERNELS:
         kernel, source = particle_kernel(layout, access)
         threads = particle_threads(sizes.particles, access, layout)
-        out.append(Launch("particles", f"particles.{layout}.{access}", kernel, source, (threads // THREADS, 1),
+        out.append(Launch("particles", particles_launch(layout, access), kernel, source, (threads // THREADS, 1),
                           (THREADS, 1)))
     blocks = shared_grid_blocks(sizes, sm_count)
     for width in SHARED_WIDTHS:
         for stride in sizes.shared_strides:
-            out.append(Launch("shared", f"shared.{width}B.s{stride}", f"shared_stride_{width}", "cuda_c",
+            out.append(Launch("shared", shared_launch(width, stride), f"shared_stride_{width}", "cuda_c",
                               (blocks, 1), (THREADS, 1), width, stride, 0, sizes.shared_iterations))
     tiles = sizes.matrix_side // TILE
     for kernel in TRANSPOSE_KERNELS:
-        out.append(Launch("transpose", f"transpose.{kernel}", kernel, "cuda_c", (tiles, tiles), (TILE, ROWS)))
+        out.append(Launch("transpose", transpose_launch(kernel), kernel, "cuda_c", (tiles, tiles), (TILE, ROWS)))
     return out
 
 

@@ -212,12 +212,33 @@ class KernelRun(Record):
         return hardware_excess(self.predicted, self.measured, op) / wavefronts
 
 
+def sweep_launch(element_bytes: int, stride: int, offset: int) -> str:
+    """The lab's name of a sweep launch (labkit.labs.lab02.plan names them so): ``sweep.4B.s2.o0``."""
+    return f"sweep.{element_bytes}B.s{stride}.o{offset}"
+
+
+def particles_launch(layout: str, access: str) -> str:
+    return f"particles.{layout}.{access}"
+
+
+def shared_launch(element_bytes: int, stride: int) -> str:
+    return f"shared.{element_bytes}B.s{stride}"
+
+
+def transpose_launch(kernel: str) -> str:
+    return f"transpose.{kernel}"
+
+
 class SweepPoint(Record):
     element_bytes: Literal[4, 8, 16]
     stride: PositiveInt
     offset: Count                  # elements
     elements: PositiveInt          # read, one per thread
     run: KernelRun
+
+    @property
+    def launch_name(self) -> str:
+        return sweep_launch(self.element_bytes, self.stride, self.offset)
 
     @property
     def useful_bytes(self) -> int:
@@ -244,6 +265,10 @@ class ParticleRun(Record):
     run: KernelRun
 
     @property
+    def launch_name(self) -> str:
+        return particles_launch(self.layout, self.access)
+
+    @property
     def useful_gbps(self) -> float:
         return self.run.timing.gbps(self.useful_bytes)
 
@@ -254,6 +279,10 @@ class SharedPoint(Record):
     iterations: PositiveInt
     warps: PositiveInt             # of the whole launch
     run: KernelRun
+
+    @property
+    def launch_name(self) -> str:
+        return shared_launch(self.element_bytes, self.stride)
 
     @property
     def warp_accesses(self) -> int:
@@ -277,6 +306,10 @@ class TransposeRun(Record):
     kernel: Literal["tile_copy", "transpose_naive", "transpose_tiled", "transpose_padded", "transpose_swizzled"]
     moved_bytes: PositiveInt       # read + written
     run: KernelRun
+
+    @property
+    def launch_name(self) -> str:
+        return transpose_launch(self.kernel)
 
     @property
     def gbps(self) -> float:
@@ -387,9 +420,10 @@ class Lab02Results(Record):
                 ("transposes", [t.kernel for t in self.transposes], list(TRANSPOSE_KERNELS))):
             if [tuple(x) if isinstance(x, list) else x for x in found] != expected:
                 raise ValueError(f"{what}: holds {found}, expected {expected}, each once, in that order")
-        launches = [run.launch for run in self.runs()]
-        if len(set(launches)) != len(launches):
-            raise ValueError("two kernel runs share one launch name")
+        for point in [*self.sweep, *self.particles, *self.shared, *self.transposes]:
+            if point.run.launch != point.launch_name:
+                raise ValueError(f"a kernel run's launch is {point.run.launch!r}, which is not a launch of this lab: "
+                                 f"the run of {point.launch_name} must be named so")
         if isinstance(self.ncu, NcuRun) and any(run.measured is None or run.measured_sass is None
                                                 for run in self.runs()):
             raise ValueError("ncu ran, yet a kernel run has no measured counts (hardware or instruction level)")
