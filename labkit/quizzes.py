@@ -94,7 +94,7 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q02-pad36": Numeric("ch02.quiz.column36_wavefronts"),
     "q02-padding": Choice("b"),
     "q02-aos": Choice("b"),
-    "q02-hw-conflicts": Choice("b"),
+    "q02-hw-conflicts": Choice("d"),
     "q02-latency-bound": Choice("a"),
     "q04-tool-order": Choice("d"),
     "q04-low-low": Choice("a"),

@@ -227,3 +227,14 @@ def test_every_figure_of_chapters_1_to_3_is_used_by_a_page():
               and f"[[{name}]]" not in pages and not any(key.figure == name for key in ANSWER_KEY.values()
                                                           if hasattr(key, "figure"))]
     assert not unused, f"figures no page of chapters 1-3 quotes: {unused}"
+
+
+# ----- chapter 2: the hardware-conflicts quiz ------------------------------------------------------
+
+def test_the_hardware_conflicts_quiz_tile_is_conflict_free_and_its_distractor_is_not():
+    # q02-hw-conflicts: a [64][65] column is one wavefront (no instruction conflicts, so the hardware
+    # counter's few per cent prove nothing: key d); distractor (a)'s [64][66] would be two.
+    def wavefronts(row_words):
+        return access.analyze(access.WarpAccess(access.tile_column(0, row_words, 4), 4, "load", "shared")).wavefronts
+    assert (wavefronts(65), wavefronts(66)) == (1, 2)
+    assert ANSWER_KEY["q02-hw-conflicts"].answer == "d"
