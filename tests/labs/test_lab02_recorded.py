@@ -188,7 +188,8 @@ def test_useful_bandwidth_falls_as_the_fetched_bytes_say(recorded):
 
 def test_beyond_128_byte_strides_dram_itself_delivers_less_and_less(recorded):
     """Past 128 bytes between elements the fetched bytes flow below the copy's rate, the lower the
-    wider the stride, at every element width (what chapter 2 says after the sweep), above a floor."""
+    wider the stride, at every element width, above a floor (chapter 2 says it from about 96 bytes:
+    test_dram_delivers_less_and_less_from_about_96_bytes)."""
     results = recorded.results
     far = sorted({p.stride * p.element_bytes for p in results.sweep
                   if p.offset == 0 and p.stride * p.element_bytes > NEAR_STRIDE_BYTES})
