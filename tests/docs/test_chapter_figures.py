@@ -238,3 +238,13 @@ def test_the_hardware_conflicts_quiz_tile_is_conflict_free_and_its_distractor_is
         return access.analyze(access.WarpAccess(access.tile_column(0, row_words, 4), 4, "load", "shared")).wavefronts
     assert (wavefronts(65), wavefronts(66)) == (1, 2)
     assert ANSWER_KEY["q02-hw-conflicts"].answer == "d"
+
+
+@pytest.mark.parametrize("lang", ("fr", "zh"))
+def test_no_key_of_chapters_1_and_2_is_its_quiz_s_longest_option(lang):
+    # The third review (issue 30) found q01-verdict's and q02-hw-conflicts' keys the longest in ZH.
+    from labkit.site.quiz_balance import choice_quizzes
+
+    longest = [quiz.quiz_id for page in (CH01, CH02)
+               for quiz in choice_quizzes((DOCS / lang / page).read_text(encoding="utf-8")) if quiz.key_is_longest]
+    assert not longest, longest
