@@ -31,12 +31,17 @@ class Datasheet:
     memory_gb: float               # capacity as the vendor states it
     driver_names: tuple[str, ...]  # what cudaGetDeviceProperties().name says on this part
     source: str
+    #: The SM clock the vendor's FP16, BF16, TF32 and FP8 tensor-core figures assume, where it is not
+    #: boost_clock_mhz (None: the same clock, or no such figure). These datasheets print the 2:4-sparse
+    #: rates, twice the dense ones (labkit.tensor_cores).
+    tensor_clock_mhz: float | None = None
 
 
-def _sheet(name, cc, *, sms, boost, fp32, fp64, hbm, kind, memory_gb, l2, names, source) -> Datasheet:
+def _sheet(name, cc, *, sms, boost, fp32, fp64, hbm, kind, memory_gb, l2, names, source,
+           tensor_clock=None) -> Datasheet:
     return Datasheet(name=name, compute_capability=cc, hbm_gbps=hbm, fp32_gflops=fp32, fp64_gflops=fp64,
                      l2_megabytes=l2, sm_count=sms, boost_clock_mhz=boost, memory_kind=kind, memory_gb=memory_gb,
-                     driver_names=names, source=source)
+                     driver_names=names, source=source, tensor_clock_mhz=tensor_clock)
 
 
 T4 = _sheet("T4", (7, 5), sms=40, boost=1590.0, fp32=8_100.0, fp64=None, hbm=320.0, kind="GDDR6", memory_gb=16,
@@ -73,13 +78,17 @@ RTX_4090 = _sheet("GeForce RTX 4090", (8, 9), sms=128, boost=2520.0, fp32=82_580
                   kind="GDDR6X", memory_gb=24, l2=72.0, names=("NVIDIA GeForce RTX 4090",),
                   source="NVIDIA Ada Lovelace GPU architecture whitepaper (GeForce RTX 4090)")
 H100_SXM = _sheet("H100 SXM", (9, 0), sms=132, boost=1980.0, fp32=67_000.0, fp64=34_000.0, hbm=3_350.0, kind="HBM3",
-                  memory_gb=80, l2=50.0, names=("NVIDIA H100 80GB HBM3",),
-                  source="NVIDIA H100 Tensor Core GPU datasheet; SMs: H100 Tensor Core GPU architecture whitepaper")
+                  memory_gb=80, l2=50.0, names=("NVIDIA H100 80GB HBM3",), tensor_clock=1830.0,
+                  source="NVIDIA H100 Tensor Core GPU datasheet; SMs: H100 Tensor Core GPU architecture whitepaper; "
+                  "tensor-core clock: its Table 3 (maximum boost clock for Tensor Core use, 1830 MHz; 989.4 TFLOP/s "
+                  "dense FP16 = 4096 x 132 x 1.83 GHz)")
 H100_PCIE = _sheet("H100 PCIe", (9, 0), sms=114, boost=1755.0, fp32=51_000.0, fp64=26_000.0, hbm=2_000.0,
                    kind="HBM2e", memory_gb=80, l2=50.0, names=("NVIDIA H100 PCIe",),
                    source="NVIDIA H100 Tensor Core GPU datasheet (PCIe); H100 architecture whitepaper")
 H200_SXM = _sheet("H200 SXM", (9, 0), sms=132, boost=1980.0, fp32=67_000.0, fp64=34_000.0, hbm=4_800.0, kind="HBM3e",
-                  memory_gb=141, l2=50.0, names=("NVIDIA H200",), source="NVIDIA H200 Tensor Core GPU datasheet")
+                  memory_gb=141, l2=50.0, names=("NVIDIA H200",), tensor_clock=1830.0,
+                  source="NVIDIA H200 Tensor Core GPU datasheet (the H100 SXM's compute figures: 1 979 TFLOPS FP16 "
+                  "with sparsity, 989 dense, at the H100's 1830 MHz tensor-core clock)")
 #: One eighth of the 8-GPU HGX B200 board's figures (FP32 600 TFLOPS, FP64 296 TFLOPS, 1 440 GB).
 B200 = _sheet("B200", (10, 0), sms=148, boost=1980.0, fp32=75_000.0, fp64=37_000.0, hbm=8_000.0, kind="HBM3e",
               memory_gb=180, l2=None, names=("NVIDIA B200",),

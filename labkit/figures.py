@@ -18,6 +18,7 @@ from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
 from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
+from labkit.labs.lab02.results import DRAM_TOLERANCE as LAB02_DRAM_TOLERANCE
 from labkit.labs.lab04 import LAB as LAB04
 from labkit.labs.lab04.results import RANK_TIE_SHARE
 from labkit.kernels.mysteries_launch import IN_FLIGHT as LAB05_IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
@@ -110,7 +111,11 @@ STENCIL_N = LAB01.gpu_sizes.stencil_n
 #: element); an FP64 kernel of 10 FLOP per byte; a copy of 1 GB (read + written) in 270 us.
 AXPBY_FLOPS, AXPBY_BYTES = 3, 3 * workloads.FLOAT32_BYTES
 FP64_QUIZ_INTENSITY = 10.0
+#: The FP64 quiz's kernel does this much work (10^12 FLOP at FP64_QUIZ_INTENSITY: 100 GB of traffic).
+FP64_QUIZ_FLOPS = 1e12
 VERDICT_QUIZ_BYTES, VERDICT_QUIZ_SECONDS = 1e9, 270e-6
+#: The GEMM quiz: each thread keeps a 2 x 4 block of C in registers (a case the text does not work).
+GEMM_QUIZ_BLOCK = (2, 4)
 
 
 def _sectors_ratio(stride_elements: int, offset_bytes: int = 0) -> float:
@@ -151,8 +156,90 @@ def _verdict_quiz_t_min_measured() -> float:
     return roofline.t_min_seconds(0.0, VERDICT_QUIZ_BYTES, H200_SXM.fp32_gflops, recorded_results("lab-01").bandwidth_gbps)
 
 
+def _fp64_quiz_seconds(peak_gflops: float) -> float:
+    """t_min of the FP64 quiz's kernel (FP64_QUIZ_FLOPS at FP64_QUIZ_INTENSITY) against the H200
+    SXM's HBM and a compute roof of ``peak_gflops``."""
+    return roofline.t_min_seconds(FP64_QUIZ_FLOPS, FP64_QUIZ_FLOPS / FP64_QUIZ_INTENSITY, peak_gflops,
+                                  H200_SXM.hbm_gbps)
+
+
+def _lab01_placed(kernel: str):
+    results = recorded_results("lab-01")
+    return results, results.placed(kernel)
+
+
+def _lab01_ratio(kernel: str) -> float:
+    results, row = _lab01_placed(kernel)
+    return results.t_ratio(row)
+
+
+def _lab01_stencil_most_bytes_per_point() -> float:
+    """The most DRAM bytes per grid point lab 01's stencil can have moved: t_real x B over n^2."""
+    results, row = _lab01_placed("stencil_5pt")
+    return results.most_dram_bytes(row) / results.sizes.stencil_n ** 2
+
+
+def _lab01_stencil_no_reuse_us() -> float:
+    """The stencil without reuse (24 bytes per point) at lab 01's measured copy bandwidth, in us."""
+    results = recorded_results("lab-01")
+    return 1e6 * workloads.stencil_5pt(results.sizes.stencil_n, reuse=False).bytes_ / (results.bandwidth_gbps * 1e9)
+
+
+def _tensor_datasheet_tflops(precision: str, sheet: Datasheet = H200_SXM) -> float:
+    """The dense tensor-core rate at the clock the vendor's figures assume (labkit.datasheets)."""
+    from labkit.tensor_cores import tensor_peak_gflops
+
+    return tensor_peak_gflops(sheet.sm_count, sheet.compute_capability, precision, sheet.tensor_clock_mhz) / 1e3
+
+
+def _lab01_tensor_clock_mhz(precision: str) -> float:
+    return recorded_results("lab-01").tensor_ceiling(precision).timing.sm_clock_mhz
+
+
+def _lab01_tensor_share_of_datasheet(precision: str) -> float:
+    """cuBLAS's measured rate in lab 01 over the datasheet's dense rate (at 1830 MHz)."""
+    ceiling = recorded_results("lab-01").tensor_ceiling(precision)
+    return ceiling.gflops / 1e3 / _tensor_datasheet_tflops(precision)
+
+
 def _chapter1_figures() -> dict[str, Figure]:
     out = {
+        "ch01.quiz.fp64_t_min_ms": Figure(lambda: 1e3 * _fp64_quiz_seconds(H200_SXM.fp64_gflops), 1),
+        "ch01.quiz.fp64_t_memory_ms": Figure(lambda: 1e3 * _fp64_quiz_seconds(math.inf), 1),
+        "ch01.quiz.fp64_tflop": Figure(lambda: FP64_QUIZ_FLOPS / 1e12),
+        "ch01.fp32_ridge_at_boost": Figure(lambda: roofline.ridge_point(
+            fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), H200_SXM.hbm_gbps), 1),
+        "ch01.quiz.gemm_block.rows": Figure(lambda: GEMM_QUIZ_BLOCK[0]),
+        "ch01.quiz.gemm_block.cols": Figure(lambda: GEMM_QUIZ_BLOCK[1]),
+        "ch01.quiz.gemm_block.loads": Figure(lambda: sum(GEMM_QUIZ_BLOCK)),
+        "ch01.quiz.gemm_block.fmas": Figure(lambda: GEMM_QUIZ_BLOCK[0] * GEMM_QUIZ_BLOCK[1]),
+        "ch01.quiz.gemm_block.flops_per_wavefront": Figure(
+            lambda: workloads.gemm_flops_per_wavefront(*GEMM_QUIZ_BLOCK), 1),
+        "ch01.quiz.gemm_block.shared_roof_tflops": Figure(lambda: roofline.shared_roof_gflops(
+            workloads.gemm_flops_per_wavefront(*GEMM_QUIZ_BLOCK), H200_SXM.sm_count, H200_SXM.boost_clock_mhz) / 1e3, 1),
+        "ch01.quiz.verdict.copy_us": Figure(lambda: 1e6 * VERDICT_QUIZ_BYTES / (recorded_results("lab-01").bandwidth_gbps * 1e9)),
+        "ch01.quiz.verdict.margin_pct": Figure(
+            lambda: 100 * (1 - _verdict_quiz_t_min_measured() / VERDICT_QUIZ_SECONDS)),
+        "method.stop_roof_pct": Figure(lambda: 100 / roofline.STOP_BELOW),
+        "method.stop_margin_pct": Figure(lambda: 100 * (1 - 1 / roofline.STOP_BELOW)),
+        "method.structural_lost_pct": Figure(lambda: 100 * (1 - 1 / roofline.STRUCTURAL_ABOVE)),
+        "lab01.saxpy.ratio": Figure(lambda: _lab01_ratio("saxpy"), roofline.RATIO_DECIMALS),
+        "lab01.saxpy.pct_of_copy": Figure(lambda: 100 * recorded_results("lab-01").memory_roof_share(
+            recorded_results("lab-01").placed("saxpy"))),
+        "lab01.stencil.ratio": Figure(lambda: _lab01_ratio("stencil_5pt"), roofline.RATIO_DECIMALS),
+        "lab01.stencil.t_real_us": Figure(lambda: 1e6 * _lab01_placed("stencil_5pt")[1].t_real_seconds),
+        "lab01.stencil.t_no_reuse_us": Figure(_lab01_stencil_no_reuse_us),
+        "lab01.stencil.most_bytes_per_point": Figure(_lab01_stencil_most_bytes_per_point, 1),
+        "lab01.sweep.least_of_roof_pct": Figure(
+            lambda: 100 * min(recorded_results("lab-01").of_roof(p) for p in recorded_results("lab-01").sweep)),
+        "h200.tensor_clock_mhz": Figure(lambda: H200_SXM.tensor_clock_mhz),
+        "h200.tensor_tflops.fp64": Figure(lambda: _ch06_tensor_tflops("fp64"), 1),
+        "h200.tensor_ridge.fp64": Figure(lambda: _ch06_tensor_tflops("fp64") * 1e3 / H200_SXM.hbm_gbps, 1),
+        "h200.tensor_datasheet_sparse_tflops.fp16": Figure(lambda: 2 * _tensor_datasheet_tflops("fp16")),
+        "h200.tensor_datasheet_ridge.fp16": Figure(lambda: _tensor_datasheet_tflops("fp16") * 1e3 / H200_SXM.hbm_gbps),
+        "lab01.tensor.fp16_clock_mhz": Figure(lambda: _lab01_tensor_clock_mhz("fp16")),
+        "lab01.tensor.fp32_clock_mhz": Figure(lambda: recorded_results("lab-01").ceilings.fp32.sm_clock_mhz),
+        "lab01.tensor.fp16_pct_of_datasheet": Figure(lambda: 100 * _lab01_tensor_share_of_datasheet("fp16")),
         "h100.fp32_tflops": Figure(lambda: H100_SXM.fp32_gflops / 1000),
         "h200.fp32_tflops": Figure(lambda: H200_SXM.fp32_gflops / 1000),
         "h200.hbm_gbps": Figure(lambda: H200_SXM.hbm_gbps),
@@ -173,7 +260,6 @@ def _chapter1_figures() -> dict[str, Figure]:
         "h200.fp64_tflops": Figure(lambda: H200_SXM.fp64_gflops / 1000),
         "lab01.copy_gbps": Figure(lambda: recorded_results("lab-01").bandwidth_gbps),
         "ch01.quiz.axpby_intensity": Figure(lambda: roofline.arithmetic_intensity(AXPBY_FLOPS, AXPBY_BYTES), 2),
-        "ch01.quiz.fp64_memory_roof_tflops": Figure(lambda: FP64_QUIZ_INTENSITY * H200_SXM.hbm_gbps / 1000),
         "ch01.quiz.fp64_attainable_tflops": Figure(lambda: roofline.attainable_gflops(
             FP64_QUIZ_INTENSITY, H200_SXM.fp64_gflops, H200_SXM.hbm_gbps) / 1000),
         "ch01.quiz.fp64_ridge": Figure(lambda: roofline.ridge_point(H200_SXM.fp64_gflops, H200_SXM.hbm_gbps), 1),
@@ -185,6 +271,8 @@ def _chapter1_figures() -> dict[str, Figure]:
         "ch01.quiz.verdict.ratio_measured": Figure(
             lambda: VERDICT_QUIZ_SECONDS / _verdict_quiz_t_min_measured(), roofline.RATIO_DECIMALS),
     }
+    for precision in ("fp16", "tf32", "fp8"):
+        out[f"h200.tensor_datasheet_tflops.{precision}"] = Figure(lambda p=precision: _tensor_datasheet_tflops(p), 0)
     for gpu, sheet in (("h100", H100_SXM), ("h200", H200_SXM)):
         out[f"ch01.saxpy.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.saxpy(SAXPY_N), s))
         out[f"ch01.reduction.t_min_us.{gpu}"] = Figure(lambda s=sheet: _t_min_us(workloads.reduction(REDUCTION_N), s))
@@ -630,8 +718,51 @@ def _ch02_quiz_figures() -> dict[str, Figure]:
     }
 
 
+def _lab02_particle_ratio(what: str, slow: tuple[str, str], fast: tuple[str, str]) -> float:
+    """Lab 02's particle kernels, (layout, access) against (layout, access): the median times'
+    ratio (``"time"``) or ncu's DRAM read bytes' (``"dram_reads"``)."""
+    results = recorded_results("lab-02")
+    a, b = results.particle(*slow).run, results.particle(*fast).run
+    if what == "time":
+        return a.timing.median_seconds / b.timing.median_seconds
+    return a.measured.dram_read_bytes / b.measured.dram_read_bytes
+
+
+def _lab02_useful_pct_of_copy(element_bytes: int, stride: int) -> float:
+    results = recorded_results("lab-02")
+    return 100 * results.of_ceiling(results.sweep_point(element_bytes, stride).useful_gbps)
+
+
+def _lab02_highest_dram_pct() -> float:
+    """The fastest rate at which DRAM delivered what an aligned sweep point fetched, over the copy ceiling."""
+    results = recorded_results("lab-02")
+    return 100 * max(results.dram_share_of_ceiling(p) for p in results.sweep if p.offset == 0)
+
+
+def _chapter2_lab_figures() -> dict[str, Figure]:
+    """Chapter 2's figures read from lab 02's H200 record."""
+    aos, soa, aos_vector = ("aos", "scalar"), ("soa", "scalar"), ("aos", "vector")
+    out = {
+        "lab02.particles.aos_over_soa_time": Figure(lambda: _lab02_particle_ratio("time", aos, soa), 2),
+        "lab02.particles.aos_over_soa_dram_reads": Figure(lambda: _lab02_particle_ratio("dram_reads", aos, soa), 2),
+        "lab02.particles.aos_scalar_over_vector_time": Figure(
+            lambda: _lab02_particle_ratio("time", aos, aos_vector), 2),
+        "lab02.sweep.stride1_pct_of_copy": Figure(lambda: _lab02_useful_pct_of_copy(4, 1)),
+        "lab02.sweep.stride1_over_stride2": Figure(
+            lambda: _lab02_useful_pct_of_copy(4, 1) / _lab02_useful_pct_of_copy(4, 2), 2),
+        "lab02.sweep.highest_dram_pct": Figure(_lab02_highest_dram_pct),
+        "lab02.transpose.naive_pct_of_copy": Figure(lambda: 100 * recorded_results("lab-02").vs_copy("transpose_naive")),
+        "ch02.dram.tolerance_pct": Figure(lambda: 100 * LAB02_DRAM_TOLERANCE),
+    }
+    for byte_stride in (96, 112):
+        out[f"lab02.sweep.dram_pct.b{byte_stride}"] = Figure(
+            lambda b=byte_stride: 100 * recorded_results("lab-02").dram_share_at_byte_stride(b))
+    return out
+
+
 FIGURES.update(_chapter2_figures())
 FIGURES.update(_ch02_quiz_figures())
+FIGURES.update(_chapter2_lab_figures())
 
 
 

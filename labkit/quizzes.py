@@ -84,8 +84,8 @@ def readings(typed: str, lang: str, unit: str = "") -> tuple[float, ...]:
 
 ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q01-axpby-intensity": Numeric("ch01.quiz.axpby_intensity"),
-    "q01-fp64-roof": Numeric("ch01.quiz.fp64_attainable_tflops"),
-    "q01-gemm-tile": Choice("b"),
+    "q01-fp64-roof": Numeric("ch01.quiz.fp64_t_min_ms"),
+    "q01-gemm-tile": Numeric("ch01.quiz.gemm_block.shared_roof_tflops"),
     "q01-verdict": Choice("a"),
     "q01-stencil-reuse": Choice("c"),
     "q02-narrow-block": Numeric("ch02.quiz.narrow_block_sectors"),
@@ -94,7 +94,7 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q02-pad36": Numeric("ch02.quiz.column36_wavefronts"),
     "q02-padding": Choice("b"),
     "q02-aos": Choice("b"),
-    "q02-hw-conflicts": Choice("b"),
+    "q02-hw-conflicts": Choice("d"),
     "q02-latency-bound": Choice("a"),
     "q04-tool-order": Choice("d"),
     "q04-low-low": Choice("a"),

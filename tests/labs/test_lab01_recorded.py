@@ -65,3 +65,85 @@ def test_placement_is_labkits_arithmetic_and_no_kernel_beats_t_min(recorded):
         work = expected[row.kernel]
         assert (row.flops, row.moved_bytes) == (work.flops, work.bytes_)
         assert results.t_ratio(row) >= 1.0, f"{row.kernel} ran faster than t_min on the measured ceilings"
+
+
+# ----- the sentences of chapter 1 that conclude from this record, held in both H200 recordings ----------
+#
+# Chapter 1 (docs/{fr,zh}/performance/01-roofline.md) says, from lab 01's record:
+#   §ex-saxpy, §lab: SAXPY is in the middle band ([[lab01.saxpy.ratio]]), memory-bound, short of the
+#       copy roof ([[lab01.saxpy.pct_of_copy]] %): a lever is left inside the kernel;
+#   §lab: the reduction and the tiled GEMM stop, the GEMM bound by shared memory; SAXPY and the stencil
+#       are the two kernels in the middle band;
+#   §lab: the stencil loses almost half its time, just under the structural band
+#       ([[lab01.stencil.ratio]]); it ran faster than the no-reuse case could at the measured roof
+#       ([[lab01.stencil.t_real_us]] against [[lab01.stencil.t_no_reuse_us]] us), so it moved at most
+#       [[lab01.stencil.most_bytes_per_point]] bytes per point, between the 8 of reuse and the 24 of none;
+#   §lab (sweep): the knee sits as close to the roof as the low intensities ([[lab01.sweep.least_of_roof_pct]] %);
+#   §tensor-roofs: the FP32 FMA chains held the maximum clock ([[lab01.tensor.fp32_clock_mhz]] MHz), the
+#       FP16 product did not ([[lab01.tensor.fp16_clock_mhz]] MHz), and no tensor-core ceiling reached
+#       even the datasheet's dense rate at its 1830 MHz ([[lab01.tensor.fp16_pct_of_datasheet]] % for FP16).
+# A re-recording that changes one of these fails here, in either record.
+
+from labkit import roofline  # noqa: E402
+from labkit.datasheets import H200_SXM  # noqa: E402
+from labkit.tensor_cores import tensor_peak_gflops  # noqa: E402
+from tests.conftest import REPO_ROOT as _ROOT  # noqa: E402
+
+FIRST_PASS = _ROOT / "tests/fixtures/h200-first-pass/labs/01-roofline/results/nvidia-h200.json"
+#: Above this ratio and at most STRUCTURAL_ABOVE, "just under the structural band".
+JUST_UNDER_STRUCTURAL = 1.9
+#: The knee's points may sit this much (share of the roof) below or above the low intensities' and
+#: still be "as close to the roof".
+KNEE_LIKE_LOW = 0.03
+
+
+@pytest.fixture(scope="module", params=["course", "first-pass"])
+def either(request):
+    """Lab 01's results in the course's record and in the first H200 recording."""
+    path = RESULTS if request.param == "course" else FIRST_PASS
+    return read_results(path, LAB.results_type, LAB.id).results
+
+
+def test_saxpy_is_fine_tuning_short_of_the_copy_roof(either):
+    saxpy = either.placed("saxpy")
+    assert either.bound(saxpy) is roofline.Bound.MEMORY
+    assert either.verdict(saxpy) is roofline.Verdict.FINE_TUNING
+    assert either.memory_roof_share(saxpy) < 1 / roofline.STOP_BELOW
+
+
+def test_the_middle_band_holds_saxpy_and_the_stencil_the_others_stop(either):
+    verdicts = {row.kernel: either.verdict(row) for row in either.placement}
+    assert verdicts == {"saxpy": roofline.Verdict.FINE_TUNING, "reduction": roofline.Verdict.STOP,
+                        "gemm_tile32": roofline.Verdict.STOP, "stencil_5pt": roofline.Verdict.FINE_TUNING}
+    assert either.bound(either.placed("gemm_tile32")) is roofline.Bound.SHARED
+
+
+def test_the_stencil_loses_half_its_time_yet_some_neighbours_come_from_caches(either):
+    stencil = either.placed("stencil_5pt")
+    assert JUST_UNDER_STRUCTURAL <= round(either.t_ratio(stencil), roofline.RATIO_DECIMALS) <= roofline.STRUCTURAL_ABOVE
+    points = either.sizes.stencil_n ** 2
+    per_point = either.most_dram_bytes(stencil) / points
+    reuse = workloads.stencil_5pt(either.sizes.stencil_n).bytes_ / points
+    no_reuse = workloads.stencil_5pt(either.sizes.stencil_n, reuse=False).bytes_ / points
+    assert reuse < per_point < no_reuse, per_point
+
+
+def test_the_knee_is_as_close_to_the_roof_as_the_low_intensities(either):
+    ridge = either.ridge(either.peak_gflops)
+    low = [either.of_roof(p) for p in either.sweep if p.intensity < 1]
+    knee = [either.of_roof(p) for p in either.sweep if ridge / 2 <= p.intensity <= ridge * 1.2]
+    assert knee and low
+    assert min(knee) >= min(low) - KNEE_LIKE_LOW and max(knee) <= max(low) + KNEE_LIKE_LOW, (low, knee)
+
+
+def test_the_fp16_product_did_not_hold_the_clock_the_fma_chains_held(either):
+    assert either.ceilings.fp32.sm_clock_mhz == either.device.max_sm_clock_mhz
+    assert either.tensor_ceiling("fp16").timing.sm_clock_mhz < either.device.max_sm_clock_mhz
+
+
+@pytest.mark.parametrize("precision", ["tf32", "fp16", "bf16", "fp8"])
+def test_no_tensor_ceiling_reaches_the_datasheet_dense_rate(either, precision):
+    ceiling = either.tensor_ceiling(precision)
+    datasheet = tensor_peak_gflops(H200_SXM.sm_count, H200_SXM.compute_capability, precision,
+                                   H200_SXM.tensor_clock_mhz)
+    assert ceiling.gflops < datasheet, (precision, ceiling.gflops, datasheet)

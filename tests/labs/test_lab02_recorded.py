@@ -188,7 +188,8 @@ def test_useful_bandwidth_falls_as_the_fetched_bytes_say(recorded):
 
 def test_beyond_128_byte_strides_dram_itself_delivers_less_and_less(recorded):
     """Past 128 bytes between elements the fetched bytes flow below the copy's rate, the lower the
-    wider the stride, at every element width (what chapter 2 says after the sweep), above a floor."""
+    wider the stride, at every element width, above a floor (chapter 2 says it from about 96 bytes:
+    test_dram_delivers_less_and_less_from_about_96_bytes)."""
     results = recorded.results
     far = sorted({p.stride * p.element_bytes for p in results.sweep
                   if p.offset == 0 and p.stride * p.element_bytes > NEAR_STRIDE_BYTES})
@@ -197,3 +198,91 @@ def test_beyond_128_byte_strides_dram_itself_delivers_less_and_less(recorded):
     near = results.dram_share_at_byte_stride(NEAR_STRIDE_BYTES)
     assert all(later < earlier for earlier, later in zip([near, *shares], shares)), (far, shares)
     assert min(shares) >= FAR_DRAM_FLOOR and near >= STRIDED_DRAM_BAR, (near, shares)
+
+
+# ----- the sentences of chapter 2 that conclude from this record, held in both H200 recordings ----------
+#
+# Chapter 2 (docs/{fr,zh}/performance/02-coalescing.md) says, from lab 02's record:
+#   §aos-soa: scalar AoS takes [[lab02.particles.aos_over_soa_time]] times SoA's time for
+#       [[lab02.particles.aos_over_soa_dram_reads]] times its DRAM reads, so the bytes read explain only
+#       part of it; vector AoS reads the same DRAM bytes as scalar AoS and runs
+#       [[lab02.particles.aos_scalar_over_vector_time]] times faster, with three instructions per
+#       particle instead of nine, each still at 32 sectors per request;
+#   §stores: the naive transpose writes 32 sectors per request and holds
+#       [[lab02.transpose.naive_pct_of_copy]] % of the copy;
+#   §lab (sweep): the coalesced point reaches only [[lab02.sweep.stride1_pct_of_copy]] % of the copy,
+#       a read-only stream passes it ([[lab02.sweep.highest_dram_pct]] %), so stride 1 over stride 2 is
+#       [[lab02.sweep.stride1_over_stride2]], not 2; from about 96 bytes of stride DRAM delivers less
+#       and less ([[lab02.sweep.dram_pct.b96]], [[lab02.sweep.dram_pct.b112]],
+#       [[lab02.sweep.dram_pct.b128]], [[lab02.sweep.dram_pct.b256]] %).
+# A re-recording that changes one of these fails here, in either record.
+
+from tests.conftest import REPO_ROOT as _ROOT  # noqa: E402
+
+FIRST_PASS = _ROOT / "tests/fixtures/h200-first-pass/labs/02-coalescing/results/nvidia-h200.json"
+#: "Only part": the time ratio is more than this many times the DRAM-read ratio.
+READS_EXPLAIN_PART = 1.5
+#: "The same DRAM bytes": within this share.
+SAME_BYTES = 0.01
+#: "Reaches only ... of the copy": the coalesced point below this share of the copy ceiling.
+COALESCED_SHORT_OF_COPY = 0.92
+#: The byte strides at which chapter 2 says DRAM delivers less and less, and the share up to which
+#: it still delivers at the copy's rate at the first of them.
+FALLING_FROM_BYTES, STILL_AT_COPY = 96, 0.95
+
+
+@pytest.fixture(scope="module", params=["course", "first-pass"])
+def either(request):
+    """Lab 02's results in the course's record and in the first H200 recording."""
+    path = RESULTS if request.param == "course" else FIRST_PASS
+    return read_results(path, LAB.results_type, LAB.id).results
+
+
+def _seconds(results, layout, access):
+    return results.particle(layout, access).run.timing.median_seconds
+
+
+def _dram_reads(results, layout, access):
+    return results.particle(layout, access).run.measured.dram_read_bytes
+
+
+def test_the_aos_penalty_is_more_than_its_dram_reads(either):
+    time_ratio = _seconds(either, "aos", "scalar") / _seconds(either, "soa", "scalar")
+    reads_ratio = _dram_reads(either, "aos", "scalar") / _dram_reads(either, "soa", "scalar")
+    assert reads_ratio > 1 and time_ratio > READS_EXPLAIN_PART * reads_ratio, (time_ratio, reads_ratio)
+
+
+def test_vector_aos_reads_the_same_dram_bytes_faster_with_fewer_32_sector_instructions(either):
+    assert _dram_reads(either, "aos", "vector") == pytest.approx(_dram_reads(either, "aos", "scalar"), rel=SAME_BYTES)
+    assert _seconds(either, "aos", "scalar") > 1.3 * _seconds(either, "aos", "vector")
+    instructions = {kernel: sum(facts.global_loads_by_bits.values()) + sum(facts.global_stores_by_bits.values())
+                    for kernel, facts in either.sass.kernels.items()}
+    assert (instructions["drift_aos"], instructions["drift_aos_vector"]) == (9, 3)
+    for access in ("scalar", "vector"):
+        measured = either.particle("aos", access).run.measured
+        assert measured.ld_sectors_per_request == measured.st_sectors_per_request == 32, access
+
+
+def test_the_naive_transpose_writes_32_sectors_per_request_far_below_the_copy(either):
+    naive = either.transpose("transpose_naive").run.measured
+    assert naive.st_sectors_per_request == 32 and naive.ld_sectors_per_request == 4
+    assert either.vs_copy("transpose_naive") < 0.2
+
+
+def test_the_coalesced_point_is_short_of_the_copy_while_a_read_stream_passes_it(either):
+    stride1, stride2 = either.sweep_point(4, 1), either.sweep_point(4, 2)
+    assert either.of_ceiling(stride1.useful_gbps) < COALESCED_SHORT_OF_COPY
+    assert max(either.dram_share_of_ceiling(p) for p in either.sweep if p.offset == 0) > 1.0
+    assert stride1.useful_gbps / stride2.useful_gbps < 1.9
+
+
+def test_dram_delivers_less_and_less_from_about_96_bytes(either):
+    """At 96 bytes DRAM still delivers at the copy's rate (within 5 %); from there on, never more at a
+    wider stride (beyond 1 % of noise), and below 95 % from 112 bytes."""
+    strides = sorted({p.stride * p.element_bytes for p in either.sweep
+                      if p.offset == 0 and p.stride * p.element_bytes >= FALLING_FROM_BYTES})
+    shares = {b: either.dram_share_at_byte_stride(b) for b in strides}
+    assert {96, 112, 128, 256} <= set(strides), strides
+    assert shares[96] >= STILL_AT_COPY > shares[112] > shares[128] > shares[256], shares
+    ordered = [shares[b] for b in strides]
+    assert all(later <= earlier + 0.01 for earlier, later in zip(ordered, ordered[1:])), shares

@@ -217,6 +217,22 @@ class Lab01Results(Record):
                 roofline.Bound.SHARED: roofline.shared_seconds(
                     sample_workload(kernel.kernel, self.sizes).shared_wavefronts, self.device.sm_count, clock)}
 
+    def placed(self, name: str) -> Placement:
+        return next(row for row in self.placement if row.kernel == name)
+
+    def memory_roof_share(self, kernel: Placement) -> float:
+        """The kernel's own bytes (labkit.workloads' minimum) per second, over the measured copy
+        bandwidth: 1 / r for a memory-bound kernel."""
+        return kernel.moved_bytes / kernel.t_real_seconds / (self.bandwidth_gbps * 1e9)
+
+    def most_dram_bytes(self, kernel: Placement) -> float:
+        """The most DRAM bytes the kernel can have moved in its time at the measured copy bandwidth
+        (t_real x B): a bound on its real traffic while no profiler counted it."""
+        return kernel.t_real_seconds * self.bandwidth_gbps * 1e9
+
+    def tensor_ceiling(self, precision: str) -> TensorCeiling | None:
+        return next((ceiling for ceiling in self.tensor if ceiling.precision == precision), None)
+
     def t_min_seconds(self, kernel: Placement) -> float:
         """t_min: the slowest of the ceilings (a hierarchical roofline)."""
         return max(self.ceiling_seconds(kernel).values())

@@ -362,6 +362,12 @@ class Lab02Results(Record):
         return ([p.run for p in self.sweep] + [p.run for p in self.particles] + [p.run for p in self.shared]
                 + [t.run for t in self.transposes])
 
+    def particle(self, layout: str, access: str) -> ParticleRun:
+        return next(p for p in self.particles if (p.layout, p.access) == (layout, access))
+
+    def sweep_point(self, element_bytes: int, stride: int, offset: int = 0) -> SweepPoint:
+        return next(p for p in self.sweep if (p.element_bytes, p.stride, p.offset) == (element_bytes, stride, offset))
+
     def transpose(self, kernel: str) -> TransposeRun:
         return next(t for t in self.transposes if t.kernel == kernel)
 
