@@ -20,7 +20,6 @@ from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab02.results import DRAM_TOLERANCE as LAB02_DRAM_TOLERANCE
 from labkit.labs.lab04 import LAB as LAB04
-from labkit.labs.lab04.results import RANK_TIE_SHARE
 from labkit.kernels.mysteries_launch import IN_FLIGHT as LAB05_IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
 from labkit.kernels.reduction_launch import THREADS as REDUCTION_THREADS
 from labkit.profiling import checklist
@@ -135,6 +134,12 @@ def _lab04_chain_blocks() -> float:
 
 def _lab04_chain_warps_per_block() -> float:
     return REDUCTION_THREADS / access.WARP_LANES
+
+
+def _lab04_speed_of_light(kernel: str) -> diagnosis.SpeedOfLight:
+    """Lab 04's recorded Nsight Compute profile of ``kernel``: its Speed of Light."""
+    profile = next(k for k in recorded_results("lab-04").ncu.kernels if k.name == kernel)
+    return profile.diagnosis().speed_of_light
 
 
 def _lab05_sizes():
@@ -316,6 +321,8 @@ RECORDED_GPU = "NVIDIA H200"
 #: Dependent-FMA latency for the example: the Programming Guide's typical 4 cycles (CC 7.x); one
 #: warp instruction per scheduler per cycle.
 CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
+#: An H200 SM's on-chip memory, shared between its L1 and its shared memory (H100 whitepaper).
+SM90_ONCHIP_BYTES = 256 << 10
 #: Waves example: 2 resident blocks per SM, one block more than a wave; the small-grid quiz:
 #: 150 blocks of 256 threads.
 CH03_WAVE_BLOCKS_PER_SM = 2
@@ -323,11 +330,12 @@ CH03_SMALL_GRID = 150
 
 
 #: The quizzes' scenarios (new situations, not the text's examples): 192 threads x 48 registers;
-#: 256 threads cut from 40 to 36 registers; a float64 copy (one 8-byte load per thread); one FMA
+#: 256 threads cut from 40 to 36 registers; a copy kept to 8 warps per SM (CH03_QUIZ_COPY_KNEE_WARPS); one FMA
 #: chain per thread at 8 warps per SM; 1000 blocks at 3 blocks per SM.
 CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS = 192, 48
 CH03_QUIZ_CUT_REGISTERS = 36
-CH03_QUIZ_COPY_LOAD_BYTES = 8
+#: The copy-knee quiz: a copy kept to this many warps per SM; the reads in flight it needs per thread.
+CH03_QUIZ_COPY_KNEE_WARPS = 8
 CH03_QUIZ_FMA_WARPS = 8
 CH03_QUIZ_GRID, CH03_QUIZ_BLOCKS_PER_SM = 1000, 3
 #: The spills quiz: lab 03's register kernel (256 threads, 80 registers) capped at 32 registers.
@@ -375,6 +383,13 @@ def _ch03_copy_reads_per_sm() -> float:
     """Bytes of reads in flight per SM for the measured copy bandwidth C (half of it reads)."""
     little = little_inputs()
     return latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
+
+
+def _ch03_quiz_copy_bytes_per_warp() -> float:
+    """Read bytes a warp must have in flight for the copy's knee to fall at CH03_QUIZ_COPY_KNEE_WARPS."""
+    little = little_inputs()
+    return latency.copy_read_bytes_per_warp_for_knee(little.copy_gbps, little.latency_seconds, little.sm_count,
+                                                     CH03_QUIZ_COPY_KNEE_WARPS)
 
 
 def _ch03_copy_warps(loads: int, bytes_per_load: int) -> float:
@@ -429,6 +444,22 @@ def _lab03_fma_point_of_peak(chains: int, warps_per_sm: int) -> float:
     return point.gflops / results.fp32_peak_gflops()
 
 
+def _lab03_fma_max_warps() -> int:
+    """The most warps per SM lab 03's FMA sweep ran (64 on Hopper)."""
+    return max(point.launch.warps_per_sm for point in recorded_results("lab-03").arithmetic.points)
+
+
+def _lab03_ncu_launch(label: str):
+    """Lab 03's step 6: the profiled launch ``label``."""
+    return next(launch for launch in recorded_results("lab-03").ncu.launches if launch.label == label)
+
+
+def _lab03_achieved_warps_per_scheduler(launch) -> float:
+    """A profiled launch's achieved occupancy as warps per scheduler (sm__warps_active over 4 partitions)."""
+    sm90 = occupancy.SM90
+    return launch.achieved_pct / 100 * sm90.max_warps_per_sm / sm90.sm_sub_partitions
+
+
 def _lab03_register_slowdown(cap: int) -> float:
     """Lab 03's register kernel (step 4) capped at ``cap`` registers per thread: its median time over
     the uncapped kernel's, the same launch."""
@@ -478,9 +509,10 @@ def _chapter3_figures() -> dict[str, Figure]:
         "lab03.copy_gbps": Figure(lambda: little_inputs().copy_gbps),
         "ch03.little.total_mb": Figure(
             lambda: latency.bytes_in_flight(little_inputs().copy_gbps, little_inputs().latency_seconds) / 1e6, 2),
-        "ch03.little.per_sm_kb": Figure(lambda: latency.bytes_in_flight_per_sm(
-            little_inputs().copy_gbps, little_inputs().latency_seconds, little_inputs().sm_count) / 1e3, 1),
-        "ch03.little.copy_reads_per_sm_kb": Figure(lambda: _ch03_copy_reads_per_sm() / 1e3, 1),
+        # per SM in KiB, the unit of lab 03's table (lab03.little)
+        "ch03.little.per_sm_kib": Figure(lambda: latency.bytes_in_flight_per_sm(
+            little_inputs().copy_gbps, little_inputs().latency_seconds, little_inputs().sm_count) / 1024, 1),
+        "ch03.little.copy_reads_per_sm_kib": Figure(lambda: _ch03_copy_reads_per_sm() / 1024, 1),
         "ch03.little.copy_warps_scalar": Figure(lambda: _ch03_copy_warps(1, 4), 1),
         "ch03.little.copy_warps_vector": Figure(lambda: _ch03_copy_warps(1, 16), 1),
         "ch03.little.copy_warps_vector8": Figure(lambda: _ch03_copy_warps(8, 16), 1),
@@ -510,7 +542,31 @@ def _chapter3_figures() -> dict[str, Figure]:
         "lab03.fma.best_pct.c2": Figure(lambda: 100 * _lab03_fma_best_of_peak(2)),
         "lab03.fma.best_pct.c4": Figure(lambda: 100 * _lab03_fma_best_of_peak(4)),
         "lab03.fma.c1_w8_pct": Figure(lambda: 100 * _lab03_fma_point_of_peak(1, CH03_QUIZ_FMA_WARPS)),
+        # one chain per thread at the most warps swept, and how many times Little's knee that is
+        "lab03.fma.wmax": Figure(lambda: _lab03_fma_max_warps()),
+        "lab03.fma.wmax_per_scheduler": Figure(lambda: _lab03_fma_max_warps() / occupancy.SM90.sm_sub_partitions),
+        "lab03.fma.c1_wmax_pct": Figure(lambda: 100 * _lab03_fma_point_of_peak(1, _lab03_fma_max_warps())),
+        "lab03.fma.c1_wmax_over_knee": Figure(
+            lambda: _lab03_fma_max_warps() / recorded_results("lab-03").predicted_fma_knee(1), 1),
+        # step 6 on the one-chain kernel: 8 warps per SM (waves_one) and 16 (fma_1_chain_16_warps)
+        **{f"lab03.ncu.fma1_w{warps}.{name}": Figure(
+            (lambda label=label, read=read: read(_lab03_ncu_launch(label))), decimals)
+           for warps, label in ((8, "waves_one"), (16, "fma_1_chain_16_warps"))
+           for name, read, decimals in (("issue_pct", lambda launch: launch.issue_active_pct, 0),
+                                        ("warps_per_scheduler", _lab03_achieved_warps_per_scheduler, 1),
+                                        ("wait", lambda launch: launch.stall_wait, 1))},
+        # step 1, where each level stops answering (the pointer chase)
+        # ... the L1's end as a share of the SM's 256 KiB of on-chip memory (L1 + shared memory)
+        "lab03.chase.l1_end_pct": Figure(
+            lambda: 100 * recorded_results("lab-03").plateau_end_bytes("l1") / SM90_ONCHIP_BYTES),
+        "lab03.chase.l2_end_mib": Figure(lambda: recorded_results("lab-03").plateau_end_bytes("l2") / 2**20),
+        "lab03.chase.l2_end_pct": Figure(lambda: 100 * recorded_results("lab-03").plateau_end_bytes("l2")
+                                         / recorded_results("lab-03").device.l2_bytes),
+        "lab03.chase.hbm_from_mib": Figure(lambda: recorded_results("lab-03").level_reached_bytes("hbm") / 2**20),
         "lab03.registers.cap32_slowdown": Figure(lambda: _lab03_register_slowdown(CH03_QUIZ_SPILL_CAP)),
+        "lab03.ncu.registers_32.local_sectors": Figure(lambda: _lab03_ncu_launch("registers_32").local_sectors,
+                                                       count_words=True),
+        "lab03.ncu.fma8_w4.issue_pct": Figure(lambda: _lab03_ncu_launch("fma_8_chains_4_warps").issue_active_pct),
         # the quizzes
         "ch03.quiz.regs48.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_REGISTERS)),
         "ch03.quiz.regs48.warps_per_scheduler": Figure(
@@ -518,7 +574,7 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.quiz.regs48.warps_per_sm": Figure(lambda: _ch03_warps_per_sm_by_registers(CH03_QUIZ_REGISTERS)),
         "ch03.quiz.regs48.blocks": Figure(lambda: _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).blocks_per_sm),
         "ch03.quiz.regs48.occupancy_pct": Figure(
-            lambda: 100 * _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).occupancy, 1),
+            lambda: 100 * _ch03_launch(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS).occupancy, 2),
         "ch03.quiz.regs48.naive_blocks": Figure(lambda: _ch03_naive_blocks(CH03_QUIZ_BLOCK, CH03_QUIZ_REGISTERS)),
         "ch03.quiz.regs36.per_warp": Figure(lambda: occupancy.registers_per_warp(CH03_QUIZ_CUT_REGISTERS)),
         "ch03.quiz.regs36.warps_per_scheduler": Figure(
@@ -529,10 +585,13 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.quiz.regs36.naive_occupancy_pct": Figure(
             lambda: 100 * _ch03_naive_blocks(CH03_BLOCK, CH03_QUIZ_CUT_REGISTERS) * CH03_BLOCK / sm90.max_threads_per_sm,
             1),
-        "ch03.quiz.f64_copy.warps": Figure(lambda: _ch03_copy_warps(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
-        "ch03.quiz.f64_copy.knee": Figure(lambda: _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES), 1),
-        "ch03.quiz.f64_copy.knee_pct": Figure(
-            lambda: 100 * _ch03_copy_knee(1, CH03_QUIZ_COPY_LOAD_BYTES) / sm90.max_warps_per_sm),
+        "ch03.quiz.copy_knee.warps": Figure(lambda: CH03_QUIZ_COPY_KNEE_WARPS),
+        "ch03.quiz.copy_knee.latency_warps": Figure(lambda: CH03_QUIZ_COPY_KNEE_WARPS - 1),
+        "ch03.quiz.copy_knee.warp_bytes": Figure(lambda: _ch03_quiz_copy_bytes_per_warp()),
+        "ch03.quiz.copy_knee.thread_bytes": Figure(
+            lambda: _ch03_quiz_copy_bytes_per_warp() / access.WARP_LANES, 1),
+        "ch03.quiz.copy_knee.naive_thread_bytes": Figure(
+            lambda: _ch03_copy_reads_per_sm() / CH03_QUIZ_COPY_KNEE_WARPS / access.WARP_LANES, 1),
         "ch03.quiz.fma_bound_pct": Figure(lambda: 100 * latency.issue_share(
             CH03_QUIZ_FMA_WARPS, 1, CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE, sm90.sm_sub_partitions)),
         "ch03.quiz.tail.slots": Figure(lambda: H200_SXM.sm_count * CH03_QUIZ_BLOCKS_PER_SM),
@@ -546,6 +605,7 @@ def _chapter3_figures() -> dict[str, Figure]:
         "ch03.waves.tail_pct": Figure(lambda: 100 * occupancy.tail_efficiency(
             _ch03_wave_slots() + 1, H200_SXM.sm_count, CH03_WAVE_BLOCKS_PER_SM), 1),
         "ch03.small_grid.blocks": Figure(lambda: CH03_SMALL_GRID),
+        "ch03.small_grid.elements": Figure(lambda: CH03_SMALL_GRID * CH03_BLOCK),
         "ch03.small_grid.blocks_per_sm": Figure(lambda: small_grid.blocks_per_sm),
         "ch03.small_grid.waves": Figure(lambda: occupancy.waves(CH03_SMALL_GRID, H200_SXM.sm_count,
                                                                 small_grid.blocks_per_sm), 2),
@@ -572,7 +632,13 @@ FIGURES: dict[str, Figure] = {
     "ch04.tail.grid": Figure(lambda: TAIL_GRID),
     "ch04.tail.last_wave_sms": Figure(lambda: TAIL_GRID % (H200_SXM.sm_count * TAIL_BLOCKS_PER_SM)),
     "ch04.tail.sm_active_pct": Figure(lambda: 100 * _tail_sm_active_share(), 0),
-    "lab04.rank_tie_pct": Figure(lambda: 100 * RANK_TIE_SHARE),
+    # Chapter 4, Speed of Light: the tiled transpose's Memory Throughput under its own L2 row
+    "lab04.ncu.tiled.memory_pct": Figure(lambda: _lab04_speed_of_light("transpose_tiled").memory_pct, 1),
+    "lab04.ncu.tiled.l2_pct": Figure(lambda: _lab04_speed_of_light("transpose_tiled").l2_pct, 1),
+    # ... and the short kernel the lab's tree calls launch-bound: its duration and DRAM share
+    "lab04.ncu.sum_squares.duration_us": Figure(
+        lambda: _lab04_speed_of_light("sum_squares").duration_seconds * 1e6, 1),
+    "lab04.ncu.sum_squares.dram_pct": Figure(lambda: _lab04_speed_of_light("sum_squares").dram_pct),
     "method.stop_below": Figure(lambda: roofline.STOP_BELOW, 1),
     "method.structural_above": Figure(lambda: roofline.STRUCTURAL_ABOVE, 0),
     "method.ratio_decimals": Figure(lambda: roofline.RATIO_DECIMALS),

@@ -82,6 +82,16 @@ def copy_knee_warps_per_sm(ceiling_gbps: float, read_bytes_per_warp: float, late
     return copy_latency_warps_per_sm(ceiling_gbps, read_bytes_per_warp, latency_seconds, sm_count) + 1
 
 
+def copy_read_bytes_per_warp_for_knee(ceiling_gbps: float, latency_seconds: float, sm_count: int,
+                                      knee_warps_per_sm: float) -> float:
+    """The inverse of copy_knee_warps_per_sm: the read bytes each warp must have in flight for a
+    copy to reach C at ``knee_warps_per_sm`` warps per SM, (C / 2) x latency / SMs / (knee - 1)
+    (one warp of the knee is the one whose bytes are coming through)."""
+    if knee_warps_per_sm <= 1:
+        raise ValueError(f"knee_warps_per_sm must exceed 1 (one warp is the transfer's), got {knee_warps_per_sm}")
+    return bytes_in_flight_per_sm(ceiling_gbps / 2, latency_seconds, sm_count) / (knee_warps_per_sm - 1)
+
+
 def copy_gbps(warps_per_sm: float, read_bytes_per_warp: float, latency_seconds: float, ceiling_gbps: float,
               sm_count: int) -> float:
     """A copy's bandwidth (bytes read + written) by the asymptotic bound: each warp moves its bytes

@@ -105,8 +105,9 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     "q04-tail": Choice("b"),
     "q03-register-blocks": Numeric("ch03.quiz.regs48.blocks"),
     "q03-granularity": Choice("c"),
-    # The latency-only count (W_l, one warp fewer) is 4.5 % below the knee: a 2 % tolerance tells them apart.
-    "q03-double-copy": Numeric("ch03.quiz.f64_copy.knee", rel_tolerance=0.02),
+    # Bytes per thread for the knee at 8 warps: forgetting the transfer's warp (dividing by 8, not 7)
+    # is 12 % below, outside the 5 % tolerance; rounding to a whole byte (24) is inside.
+    "q03-double-copy": Numeric("ch03.quiz.copy_knee.thread_bytes"),
     "q03-fma-bound": Numeric("ch03.quiz.fma_bound_pct"),
     "q03-tail": Numeric("ch03.quiz.tail.pct"),
     "q03-not-selected": Choice("b"),

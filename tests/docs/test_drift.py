@@ -99,8 +99,8 @@ DIVERGENCES = [
     ("CuPy median/min/max timing function", "zh", PROFILING,
      "```python\nimport statistics\n", CutThrough("```\n"), "measuring"),
     ("Memory Throughput caveat", "zh", PROFILING,
-     "- “Memory Throughput” 是 `gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed`，"
-     "即各级存储以及它们之间的通路（DRAM、L2、L1/TEX）中最忙的那一个；\n", "", "speed-of-light"),
+     '- “Memory Throughput” 是 `gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed`，'
+     '即它*自己的*各个子指标（DRAM、L2、L1/TEX 以及它们之间的通路，`breakdown:` 会列出来）中最高的那一个，而不是这个 section 显示的各行中最高的那一个：在 lab 里，分块转置的 Memory Throughput 是 [[lab04.ncu.tiled.memory_pct]]%，而它的 L2 Cache Throughput 一行（`lts__throughput`）是 [[lab04.ncu.tiled.l2_pct]]%；\n', "", "speed-of-light"),
     ("CuPy -lineinfo tip", "zh", PROFILING,
      "，CuPy 的 `RawKernel` 则把 `-lineinfo` 选项传给编译器", "", "source-counters"),
     ("decimal-units note", "zh", ROOFLINE, '!!! note "十进制单位"\n', CutThrough("\n\n"), "intensity"),

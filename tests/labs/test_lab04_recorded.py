@@ -154,3 +154,64 @@ def test_the_ablation_columns_are_all_savings_and_the_bound_holds_them(recorded)
         low, high = results.saved_range_seconds(row)
         saved, bound = results.saved_seconds(row), results.saving_bound_seconds(row)
         assert low <= saved <= high <= bound, (row.fault, low, saved, high, bound)
+
+
+# ----- chapter 4's conclusions from this record, held on it and on the first H200 recording ----------------
+# Each test holds sentences of docs/{fr,zh}/performance/04-profiling.md drawn from lab 04's figures; a
+# re-recording that changes the lesson fails here, and the page must follow.
+#
+#   speed-of-light (« et non la plus haute des lignes que la section affiche »): the tiled transpose's Memory
+#     Throughput under its L2 Cache Throughput row, one under the "high" threshold, the other at it
+#     -> test_chapter4_memory_throughput_is_not_the_busiest_row_shown
+#   stall-tree (« La table du lab applique encore ce seuil avant Speed of Light »): sum_squares, a grid of more
+#     blocks than SMs, called launch-bound by its duration alone -> test_chapter4_the_duration_rule_...
+#   lab, step 1 (« deux réparations ont un bas positif ... tous les intervalles se chevauchent »)
+#     -> test_chapter4_the_ablation_ranks_no_fault_apart
+#   lab, step 2 (« l'écart va dans les deux sens »): the faulty normalisation and transfer span longer on the
+#     GPU clock than timed alone, the faulty loss shorter -> test_chapter4_a_phase_span_holds_its_idle_gaps
+#
+# Lab 04's ablation is being redesigned (paired, interleaved runs; overlapping intervals as ties): its new
+# record must keep these or the page changes with it.
+FIRST_PASS_RESULTS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/04-profiling/results/nvidia-h200.json"
+
+
+@pytest.fixture(scope="module", params=[pytest.param(RESULTS, id="course-record"),
+                                        pytest.param(FIRST_PASS_RESULTS, id="first-pass")])
+def each_record(request):
+    return read_results(request.param, LAB.results_type, LAB.id).results
+
+
+def _sol(results, kernel):
+    return next(k for k in results.ncu.kernels if k.name == kernel).diagnosis().speed_of_light
+
+
+def test_chapter4_memory_throughput_is_not_the_busiest_row_shown(each_record):
+    tiled = _sol(each_record, "transpose_tiled")
+    assert tiled.memory_pct < diagnosis.HIGH_PCT <= tiled.l2_pct
+    assert tiled.l2_pct > tiled.memory_pct + 5
+
+
+def test_chapter4_the_duration_rule_calls_a_kernel_launch_bound_that_only_a_timeline_could(each_record):
+    found = next(k for k in each_record.ncu.kernels if k.name == "sum_squares").diagnosis()
+    assert found.finding is diagnosis.Finding.LAUNCH_BOUND
+    assert found.speed_of_light.duration_seconds < diagnosis.LAUNCH_BOUND_SECONDS
+    assert found.grid_blocks > found.sm_count
+    assert found.speed_of_light.dram_pct > 25        # far from idle: duration, not Speed of Light, decided
+
+
+def test_chapter4_the_ablation_ranks_no_fault_apart(each_record):
+    ranges = {row.fault: each_record.saved_range_seconds(row) for row in each_record.ablation}
+    positive = {fault for fault, (low, _) in ranges.items() if low > 0}
+    assert positive == {"pageable_transfer", "tiny_kernels"}, ranges
+    assert all(low < 0 for fault, (low, _) in ranges.items() if fault not in positive)
+    for a, (low_a, high_a) in ranges.items():
+        for b, (low_b, high_b) in ranges.items():
+            assert low_a <= high_b and low_b <= high_a, (a, b)   # every pair of intervals overlaps
+
+
+def test_chapter4_a_phase_span_holds_its_idle_gaps(each_record):
+    faulty = each_record.timeline.faulty
+    alone = {name: each_record.phase(name).faulty.median_seconds for name in ("transfer", "normalise", "loss")}
+    assert faulty.phase_seconds("normalise") > 5 * alone["normalise"]
+    assert faulty.phase_seconds("transfer") > 1.2 * alone["transfer"]
+    assert faulty.phase_seconds("loss") < alone["loss"]

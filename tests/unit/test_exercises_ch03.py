@@ -20,7 +20,7 @@ def test_the_in_flight_target_is_the_chapter_s_little_law_example():
     figures the page shows) falling at 16 warps per SM: W* = W_l + 1 <= 16."""
     little = figures.little_inputs()
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
-    assert per_sm / 1e3 == pytest.approx(figures.figure_value("ch03.little.copy_reads_per_sm_kb"), abs=0.05)
+    assert per_sm / 1024 == pytest.approx(figures.figure_value("ch03.little.copy_reads_per_sm_kib"), abs=0.05)
     assert ch03.ILP_WARPS_PER_SM == 16
     knee = latency.copy_knee_warps_per_sm(little.copy_gbps, ch03.ILP_BYTES_PER_WARP, little.latency_seconds,
                                           little.sm_count)

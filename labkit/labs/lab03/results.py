@@ -35,6 +35,9 @@ L2_MAX_SHARE = 1 / 8
 #: HBM plateau: working sets of at least 8x L2, where at most an eighth of a random chase's
 #: steps can find their line in L2.
 HBM_MIN_L2_MULTIPLE = 8
+#: A chase point answers at a level's latency when its cycles per step are within this share of
+#: the level's plateau (the L1 and L2 plateaus are flat to 1 %; the steps between levels are x2 or more).
+PLATEAU_WITHIN = 0.10
 #: Bytes per load of the copy kernels (one load4) and threads per warp.
 LOAD_BYTES = 16
 WARP = 32
@@ -144,6 +147,33 @@ class LatencyStep(Record):
             return None
         return Plateau(level=level, points=len(inside), cycles=statistics.median(p.cycles_per_step for p in inside),
                        ns=statistics.median(p.ns_per_step for p in inside))
+
+    def _at_level(self, level: str, l2_bytes: int) -> list[ChasePoint]:
+        """The points, by working set, whose latency is the ``level`` plateau's (PLATEAU_WITHIN)."""
+        plateau = self.plateau(level, l2_bytes)
+        if plateau is None:
+            return []
+        return [p for p in sorted(self.points, key=lambda p: p.working_set_bytes)
+                if abs(p.cycles_per_step / plateau.cycles - 1) <= PLATEAU_WITHIN]
+
+    def plateau_end_bytes(self, level: str, l2_bytes: int) -> int | None:
+        """Where ``level`` stops answering: the largest working set of the unbroken run of points at
+        its latency that starts in its window (L1: 192 KiB; L2: 24 MiB of a 60 MiB L2, on the H200)."""
+        low, _ = self.window(level, l2_bytes)
+        at_level = {p.working_set_bytes for p in self._at_level(level, l2_bytes)}
+        end = None
+        for point in sorted(self.points, key=lambda p: p.working_set_bytes):
+            if point.working_set_bytes < low:
+                continue
+            if point.working_set_bytes not in at_level:
+                break
+            end = point.working_set_bytes
+        return end
+
+    def level_reached_bytes(self, level: str, l2_bytes: int) -> int | None:
+        """The smallest working set chased at ``level``'s latency (HBM: 48 MiB on the H200)."""
+        at_level = self._at_level(level, l2_bytes)
+        return at_level[0].working_set_bytes if at_level else None
 
 
 # ----- step 2: Little's law for memory ------------------------------------------------------------
@@ -378,6 +408,12 @@ class Lab03Results(Record):
     # ----- what is derived ---------------------------------------------------------------------
     def plateau(self, level: str) -> Plateau | None:
         return self.latency.plateau(level, self.device.l2_bytes)
+
+    def plateau_end_bytes(self, level: str) -> int | None:
+        return self.latency.plateau_end_bytes(level, self.device.l2_bytes)
+
+    def level_reached_bytes(self, level: str) -> int | None:
+        return self.latency.level_reached_bytes(level, self.device.l2_bytes)
 
     @property
     def hbm_latency_seconds(self) -> float | None:
