@@ -366,9 +366,10 @@ class Lab02Results(Record):
 
     def cycles_per_warp_access(self, point: SharedPoint) -> float:
         """(t(iterations) - t(0)) x SM clock x SMs / warp-level loads: the loop's cost per access
-        per SM, in SM cycles (clock read during the run; the maximum where none was read)."""
+        per SM, in SM cycles (at the clock it ran at, measured on the GPU; NVML's reading in a record
+        from before issue 29; the maximum where neither exists)."""
         timing = point.run.timing
-        clock_mhz = timing.sm_clock_mhz or self.device.max_sm_clock_mhz
+        clock_mhz = timing.peak_clock_mhz or self.device.max_sm_clock_mhz
         seconds = max(timing.median_seconds - self.baseline(point.element_bytes).median_seconds, 0.0)
         return seconds * clock_mhz * 1e6 * self.device.sm_count / point.warp_accesses
 
