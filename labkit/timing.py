@@ -82,6 +82,8 @@ MAX_REPEATS_FACTOR = 10
 #: nvbench's settled-noise test: after this many noise values, with this relative spread.
 SETTLED_AFTER = 64
 SETTLED_SPREAD = 0.05
+#: nvbench keeps the last 512 noise values (a ring buffer) for the settled test.
+NOISE_WINDOW = 512
 
 StoppedBy = Literal["noise", "settled", "budget", "cap"]
 
@@ -158,11 +160,11 @@ def noise_track(samples: list[float]) -> list[float]:
 
 def stop_reason(samples: list[float], min_repeats: int, max_noise: float) -> StoppedBy | None:
     """Why the samples so far are enough (module docstring), None while they are not: under the
-    noise target, or settled (nvbench: more than SETTLED_AFTER noise values whose standard
-    deviation around the latest is under SETTLED_SPREAD of it). Budget and cap are the caller's."""
+    noise target, or settled (nvbench: more than SETTLED_AFTER of the last NOISE_WINDOW noise
+    values, whose standard deviation around the latest is under SETTLED_SPREAD of it). Budget and cap are the caller's."""
     if len(samples) < max(min_repeats, 2):
         return None
-    track = noise_track(samples)
+    track = noise_track(samples)[-NOISE_WINDOW:]
     current = track[-1]
     if current < max_noise:
         return "noise"
@@ -348,6 +350,10 @@ class _Stamps:
         self.stamps = cuda.mapped_array((2 * HOLD_CHUNK, 2), dtype="uint64")
         with expected_warnings_hidden():  # one thread per block on purpose
             self.launch = cuda.jit(STAMP_SIGNATURE)(_stamp_on_sm0())[sm_count, 1]
+            # Its first launch loads the module: done here, not inside a hold, where it took long
+            # enough for the hold to give up (seen on the H200: back_to_back False on a 1 GiB copy).
+            self.stamp(0)
+        cuda.synchronize()
 
     def clear(self) -> None:
         self.stamps[:] = 0
