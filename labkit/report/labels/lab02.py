@@ -2,7 +2,7 @@
 
 WORDS = {
     'column.dram_write_ncu_mb': ('DRAM written, ncu (MB)', 'DRAM écrite, ncu (Mo)', 'DRAM 写入，ncu（MB）'),
-    'column.l1tex_pct': ('L1TEX throughput, ncu (% of peak)', 'débit L1TEX, ncu (% du pic)', 'L1TEX 吞吐，ncu（占峰值 %）'),
+    'column.l1tex_pct': ('L1TEX throughput, ncu (% of peak)', 'débit L1TEX, ncu (% du pic)', 'L1TEX 吞吐量，ncu（占峰值 %）'),
     'column.lsu_pct': ('LSU pipe, ncu (% of peak)', 'pipeline LSU, ncu (% du pic)', 'LSU 流水线，ncu（占峰值 %）'),
     'table.lab02.agreement': (
         ('The analyzer against Nsight Compute: launches where global counters, executed shared '
