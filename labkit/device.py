@@ -154,6 +154,26 @@ class Clocks:
     mem_mhz: float
 
 
+#: NVML's clocks-event reasons that cap the clock for power or heat (nvmlClocksEventReason*, the
+#: bits of nvmlDeviceGetCurrentClocksEventReasons): a sample taken under one is flagged throttled.
+#: Not among them: GpuIdle (0x1), application or user clocks (0x2), SyncBoost (0x10), display (0x100).
+THROTTLE_REASONS = {0x4: "sw_power_cap", 0x8: "hw_slowdown", 0x20: "sw_thermal_slowdown",
+                    0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown"}
+
+
+def throttle_names(reasons: int | None) -> list[str]:
+    """The power or thermal caps named by a clocks-event reasons bitmask (None: not read)."""
+    return [name for bit, name in THROTTLE_REASONS.items() if reasons and reasons & bit]
+
+
+@dataclass(frozen=True)
+class ClockState:
+    """The clocks now and NVML's clocks-event reasons (None where only nvidia-smi answered)."""
+
+    clocks: Clocks
+    reasons: int | None
+
+
 def median_clocks(samples: list[Clocks]) -> Clocks | None:
     """The median SM and memory clocks of the samples; None when there are none."""
     if not samples:
@@ -183,18 +203,25 @@ def _nvml_handle(pynvml, pci_bus_id: str | None):
     return pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id)
 
 
-def _clocks_from_nvml(pci_bus_id: str | None) -> Clocks | None:
+def _clocks_from_nvml(pci_bus_id: str | None, with_reasons: bool = False) -> ClockState | None:
     pynvml = _nvml()
     if pynvml is None:
         return None
     try:
         handle = _nvml_handle(pynvml, pci_bus_id)
-        return Clocks(
+        clocks = Clocks(
             sm_mhz=float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
             mem_mhz=float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM)),
         )
     except pynvml.NVMLError:
         return None
+    reasons = None
+    if with_reasons:
+        try:
+            reasons = int(pynvml.nvmlDeviceGetCurrentClocksEventReasons(handle))
+        except pynvml.NVMLError:  # not supported on this part or driver: clocks without reasons
+            reasons = None
+    return ClockState(clocks=clocks, reasons=reasons)
 
 
 def _smi_query(fields: str, pci_bus_id: str | None) -> str | None:
@@ -228,11 +255,21 @@ def read_clocks(pci_bus_id: str | None = None) -> Clocks | None:
 
     ``pci_bus_id`` picks the GPU (see :func:`current_pci_bus_id`); without it, the first GPU.
     """
-    clocks = _clocks_from_nvml(pci_bus_id)
-    if clocks is not None:
-        return clocks
+    state = _clocks_from_nvml(pci_bus_id)
+    if state is not None:
+        return state.clocks
     text = _smi_query("clocks.sm,clocks.mem", pci_bus_id)
     return None if text is None else parse_smi_clocks(text)
+
+
+def read_clock_state(pci_bus_id: str | None = None) -> ClockState | None:
+    """The clocks now with NVML's clocks-event reasons (the timer's sampler); without NVML, the
+    clocks nvidia-smi reads and no reasons; None when neither answers. Reads, never sets."""
+    state = _clocks_from_nvml(pci_bus_id, with_reasons=True)
+    if state is not None:
+        return state
+    clocks = read_clocks(pci_bus_id)
+    return None if clocks is None else ClockState(clocks=clocks, reasons=None)
 
 
 def read_driver_release(pci_bus_id: str | None = None) -> str | None:

@@ -82,3 +82,14 @@ def format_cell(value, kind: str, lang: str, label) -> str:
     if value is None:
         return "—"
     return FORMATS[kind](value, lang, label)
+
+
+#: The two SM clocks of a timed measurement, side by side (issue 29): the one it ran at, measured on
+#: the GPU (labkit.timing), which every "% of peak" uses, and NVML's reading, kept as provenance.
+CLOCK_COLUMNS = (Column("clock_ran_mhz", "count"), Column("clock_nvml_mhz", "count"))
+
+
+def clock_cells(timing) -> tuple[float | None, float | None]:
+    """CLOCK_COLUMNS' cells for a labkit.timing.Timing (None: no timing; the first is None in a
+    record from before issue 29)."""
+    return (None, None) if timing is None else (timing.sm_clock_ran_mhz, timing.sm_clock_mhz)

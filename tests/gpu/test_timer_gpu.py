@@ -140,11 +140,16 @@ def test_timing_reports_spread_and_clocks(record):
     fn, bytes_ = numba_copy(1 << 26)  # 256 MiB -> 256 MiB
     timing = time_gpu(fn, warmup=5, repeats=120)
     record("timing_fields", {"bytes": bytes_, "timing": timing.model_dump(), "gbps": timing.gbps(bytes_)})
-    assert timing.repeats == 120 and timing.warmup == 5 and not timing.l2_flushed
+    assert 120 <= timing.repeats <= 1200 and timing.warmup == 5 and not timing.l2_flushed
     assert 0 < timing.min_seconds <= timing.median_seconds <= timing.max_seconds
     assert timing.sm_clock_mhz is not None and timing.sm_clock_mhz > 0
     assert timing.mem_clock_mhz is not None and timing.mem_clock_mhz > 0
     assert timing.back_to_back
+    # issue 29: the noise, why it stopped, and the clock measured on SM 0; on a copy (no tensor-core
+    # load) the clock it ran at is NVML's within 3 % (1 977 against 1 980 MHz on the H200)
+    assert timing.relative_noise is not None and timing.stopped_by is not None
+    assert timing.throttled_repeats is not None and timing.throttled_repeats <= timing.repeats
+    assert timing.sm_clock_ran_mhz == pytest.approx(timing.sm_clock_mhz, rel=0.03)
 
 
 def test_a_function_that_waits_is_timed_one_call_at_a_time(record):

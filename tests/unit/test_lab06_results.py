@@ -238,3 +238,20 @@ def test_what_diagnose_puts_first_is_the_lever_chapter_6_names(profiled, key):
     profile = record(ncu=profiled[0]).profile(key)
     assessment = checklist.assess(profile.diagnosis())
     assert (assessment.items[0].item if assessment.items else None) == DIAGNOSED_FIRST[key]
+
+
+def _with_clock(results: Lab06Results, kernel: str, ran_mhz: float | None) -> Lab06Results:
+    runs = [r.model_copy(update={"timing": r.timing.model_copy(update={"sm_clock_ran_mhz": ran_mhz})})
+            if r.kernel == kernel else r for r in results.runs]
+    return record(runs=runs)
+
+
+def test_the_share_of_peak_is_at_the_clock_measured_not_nvmls():
+    """Issue 29: cuBLAS FP16 ran at 1.56 GHz while NVML read ~1 980 MHz; its share of the tensor
+    peak is taken at 1.56 GHz (higher), and NVML's reading stays in the record."""
+    nvml_only = record()
+    run = nvml_only.cublas("fp16")
+    measured = _with_clock(nvml_only, "cublas_fp16", 1560.0)
+    assert measured.cublas("fp16").timing.sm_clock_mhz == run.timing.sm_clock_mhz
+    assert measured.cublas_of_peak("fp16") == pytest.approx(
+        nvml_only.cublas_of_peak("fp16") * run.timing.sm_clock_mhz / 1560.0)

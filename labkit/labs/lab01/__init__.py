@@ -15,7 +15,7 @@ from labkit.lab import Lab, Need, Program
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
 from labkit.report.roofline_svg import roofline_svg
-from labkit.report.tables import Column, Table
+from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 
 
 class Lab01(Lab[Sizes, Lab01Results]):
@@ -59,10 +59,13 @@ class Lab01(Lab[Sizes, Lab01Results]):
 
     def tables(self, results: Lab01Results) -> list[Table]:
         hbm = results.ceilings.hbm
-        ceilings = [("hbm", hbm.gbps, hbm.reference_gbps, hbm.gbps / hbm.reference_gbps, hbm.reference_is)]
+        ceilings = [("hbm", hbm.gbps, hbm.reference_gbps, hbm.gbps / hbm.reference_gbps, hbm.reference_is,
+                     *clock_cells(hbm.timing))]
         for precision in ("fp32", "fp64"):
-            measured, reference = getattr(results.ceilings, precision).gflops, results.reference_gflops(precision)
-            ceilings.append((precision, measured, reference, measured / reference, "theoretical_at_clock"))
+            ceiling = getattr(results.ceilings, precision)
+            measured, reference = ceiling.gflops, results.reference_gflops(precision)
+            ceilings.append((precision, measured, reference, measured / reference, "theoretical_at_clock",
+                             ceiling.timing.sm_clock_ran_mhz, ceiling.sm_clock_mhz))
         tensor_rows = []
         for ceiling in results.tensor:
             reference = results.tensor_reference_gflops(ceiling)
@@ -72,16 +75,16 @@ class Lab01(Lab[Sizes, Lab01Results]):
                                 measured / reference if measured and reference else None,
                                 results.ridge(measured) if measured else None,
                                 top / results.device.hbm_peak_gbps if top else None,
-                                ceiling.unavailable))
+                                *clock_cells(ceiling.timing), ceiling.unavailable))
         tensor = ([Table("lab01.tensor", (Column("ceiling", "label"), Column("library"), Column("measured", "count"),
                                           Column("reference", "count"), Column("ratio", "share"),
                                           Column("ridge_measured", "intensity"), Column("ridge_theoretical", "intensity"),
-                                          Column("unavailable")), tuple(tensor_rows))]
+                                          *CLOCK_COLUMNS, Column("unavailable")), tuple(tensor_rows))]
                   if tensor_rows else [])
         return [
             Table("lab01.ceilings", (Column("ceiling", "label"), Column("measured", "count"),
                                      Column("reference", "count"), Column("ratio", "share"),
-                                     Column("reference_is", "label")), tuple(ceilings)),
+                                     Column("reference_is", "label"), *CLOCK_COLUMNS), tuple(ceilings)),
             Table("lab01.sweep", (Column("intensity", "intensity"), Column("gflops", "count"),
                                   Column("roof_gflops", "count"), Column("of_roof", "share")),
                   tuple((p.intensity, p.gflops, results.roof_gflops(p.intensity), results.of_roof(p))

@@ -81,7 +81,8 @@ class BandwidthCeiling(Record):
 
 
 class FmaCeiling(Record):
-    """FMA chains: FLOPs over the median time, against the peak at the SM clock read during the run."""
+    """FMA chains: FLOPs over the median time, against the peak at the SM clock the chains ran at
+    (measured on the GPU: labkit.timing); ``sm_clock_mhz`` is NVML's reading, kept as provenance."""
 
     flops: Positive
     timing: Timing
@@ -90,6 +91,11 @@ class FmaCeiling(Record):
     @property
     def gflops(self) -> float:
         return self.timing.gflops(self.flops)
+
+    @property
+    def clock_mhz(self) -> float:
+        """The clock of its reference peak: measured where the record has it, else NVML's reading."""
+        return self.timing.sm_clock_ran_mhz or self.sm_clock_mhz
 
 
 class Ceilings(Record):
@@ -185,12 +191,14 @@ class Lab01Results(Record):
         return self.ceilings.hbm.gbps
 
     def reference_gflops(self, precision: str) -> float:
-        """The FMA peak at the clock read while that ceiling was measured."""
-        return self.device.peak_gflops(precision, getattr(self.ceilings, precision).sm_clock_mhz)
+        """The FMA peak at the clock that ceiling's chains ran at (FmaCeiling.clock_mhz)."""
+        return self.device.peak_gflops(precision, getattr(self.ceilings, precision).clock_mhz)
 
     def tensor_reference_gflops(self, ceiling: TensorCeiling) -> float | None:
-        """The tensor cores' dense peak at the clock read while that ceiling was measured."""
-        clock = ceiling.timing.sm_clock_mhz if ceiling.timing else None
+        """The tensor cores' dense peak at the clock that library product ran at (measured on the
+        GPU; NVML's reading in a record from before issue 29): each library rate against its own
+        clock, since dense tensor-core load lowers the clock (1.56 GHz for cuBLAS FP16 on the H200)."""
+        clock = ceiling.timing.peak_clock_mhz if ceiling.timing else None
         return self.device.tensor_peak_gflops(ceiling.precision, clock)
 
     def ridge(self, gflops: float) -> float:
@@ -210,8 +218,8 @@ class Lab01Results(Record):
 
     def ceiling_seconds(self, kernel: Placement) -> dict[roofline.Bound, float]:
         """The time each ceiling alone allows: DRAM bytes / B and FLOPs / P (both measured), and
-        shared-memory wavefronts at one per SM per clock (at the SM clock read while it ran)."""
-        clock = kernel.timing.sm_clock_mhz or self.device.max_sm_clock_mhz
+        shared-memory wavefronts at one per SM per clock (at the SM clock it ran at)."""
+        clock = kernel.timing.peak_clock_mhz or self.device.max_sm_clock_mhz
         return {roofline.Bound.MEMORY: kernel.moved_bytes / (self.bandwidth_gbps * 1e9),
                 roofline.Bound.COMPUTE: kernel.flops / (self.peak_gflops * 1e9),
                 roofline.Bound.SHARED: roofline.shared_seconds(
@@ -274,7 +282,8 @@ class Lab01Results(Record):
             ceiling, peak = getattr(self.ceilings, precision), self.reference_gflops(precision)
             if ceiling.gflops > peak:
                 raise ValueError(f"ceilings/{precision}: {ceiling.gflops:.0f} GFLOP/s is above the FMA peak "
-                                 f"{peak:.0f} GFLOP/s at the {ceiling.sm_clock_mhz:g} MHz read")
+                                 f"{peak:.0f} GFLOP/s at the {ceiling.clock_mhz:g} MHz "
+                                 f"{'it ran at' if ceiling.timing.sm_clock_ran_mhz else 'read'}")
         for ceiling in self.tensor:
             top = self.device.tensor_peak_gflops(ceiling.precision)   # at the maximum clock
             if ceiling.gflops is not None and top is not None and ceiling.gflops > top:

@@ -94,12 +94,14 @@ class Lab02(Lab[Sizes, Lab02Results]):
         tables.append(Table("lab02.particles", (
             Column("layout", "label"), Column("access", "label"), Column("source", "label"),
             Column("sass_memory"), Column("spr_ld", "ratio_plain"), Column("spr_st", "ratio_plain"),
-            Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("useful_gbps", "gbps"),
-            Column("median_time_us", "us")), tuple(
+            Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"),
+            Column("dram_write_ncu_mb", "count"), Column("l1tex_pct", "pct"), Column("lsu_pct", "pct"),
+            Column("useful_gbps", "gbps"), Column("median_time_us", "us")), tuple(
             (p.layout, p.access, p.run.source, _memory_widths(sass.get(p.run.kernel)),
              p.run.predicted.ld_sectors_per_request, p.run.predicted.st_sectors_per_request,
              (p.run.predicted.dram_read_bytes or 0) / 1e6,
-             p.run.measured.dram_read_bytes / 1e6 if p.run.measured else None, p.useful_gbps,
+             p.run.measured.dram_read_bytes / 1e6 if p.run.measured else None,
+             *_profile_cells(p.run.measured), p.useful_gbps,
              p.run.timing.median_seconds) for p in results.particles)))
         tables.append(Table("lab02.shared", (
             Column("element_bytes", "count"), Column("stride", "count"), Column("loads_ncu", "count"),
@@ -186,3 +188,11 @@ def _memory_widths(facts) -> str:
 
 
 LAB = Lab02()
+
+
+def _profile_cells(measured) -> tuple[float | None, float | None, float | None]:
+    """DRAM MB written, L1TEX and LSU throughput (%) as ncu measured them (issue 29); dashes in a
+    record from before it, or without ncu."""
+    if measured is None or measured.dram_write_bytes is None:
+        return None, None, None
+    return measured.dram_write_bytes / 1e6, measured.l1tex_throughput_pct, measured.lsu_pipe_pct

@@ -25,7 +25,7 @@ from labkit.kernels import coalescing_cuda as cc
 from labkit.lab import Bench, Check, Program
 from labkit.report.tables import Column, Table
 from labkit.labs.lab02 import plan as lp
-from labkit.labs.lab02.results import (METRICS, SASS_METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun,
+from labkit.labs.lab02.results import (METRICS, PROFILE_METRICS, SASS_METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun,
                                        Lab02Results, NcuRun, ParticleRun, SassListing, SassShared, SharedBaseline,
                                        SharedPoint, Sizes, SweepPoint, TransposeRun, Unavailable, mismatches)
 
@@ -258,19 +258,30 @@ def nsight_compute(sizes: Sizes, plan: list[lp.Launch], work: Path
         measured = {}
         for launch, profile in zip(plan, run.profiles):
             values = {field: profile.value(metric) for field, metric in METRICS.items() if field != "dram_read_bytes"}
-            hardware = Counts(**values, dram_read_bytes=profile.bytes_(METRICS["dram_read_bytes"]))
+            hardware = Counts(**values, dram_read_bytes=profile.bytes_(METRICS["dram_read_bytes"]),
+                              **_profile_counts(profile))
             sass = SassShared(**{field: profile.value(metric) for field, metric in SASS_METRICS.items()})
             measured[launch.name] = (hardware, sass)
         return NcuRun(status="ok", version=run.version, seconds=run.seconds), measured
 
     return profile_lab("labkit.labs.lab02.program", KERNEL_REGEX, work, read,
                        lambda reason: (Unavailable(status="unavailable", reason=reason), {}),
-                       metrics=[*METRICS.values(), *SASS_METRICS.values(), "dram__bytes_write.sum"],
+                       metrics=[*METRICS.values(), *SASS_METRICS.values(), *PROFILE_METRICS.values()],
                        args=[str(work / "sizes.json"), str(work / "plan.json")], print_units="base",
                        report="lab02", timeout_seconds=600)
 
 
 # ----- SASS -------------------------------------------------------------------------------------------
+def _profile_counts(profile) -> dict[str, float | None]:
+    """Counts' issue-29 fields from a profile that holds all of PROFILE_METRICS; all None from one
+    made before them (a raw CSV kept with an older record, read back by the tests)."""
+    if not all(metric in profile.metrics for metric in PROFILE_METRICS.values()):
+        return dict.fromkeys(PROFILE_METRICS)
+    return {"dram_write_bytes": profile.bytes_(PROFILE_METRICS["dram_write_bytes"]),
+            "l1tex_throughput_pct": profile.value(PROFILE_METRICS["l1tex_throughput_pct"]),
+            "lsu_pipe_pct": profile.value(PROFILE_METRICS["lsu_pipe_pct"])}
+
+
 def sass_step(facts, work: Path) -> SassListing | Unavailable:
     """The loads and stores each kernel compiles to: Numba's through nvdisasm, the CUDA C ones
     through nvcc (same source and options as NVRTC's, for this GPU's architecture) and cuobjdump."""

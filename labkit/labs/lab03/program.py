@@ -222,7 +222,7 @@ def fma_latency_cycles(sizes: Sizes) -> tuple[int, int]:
 def arithmetic_step(sizes: Sizes, bench: Bench) -> ArithmeticStep:
     arch = occupancy.architecture(bench.facts.compute_capability)
     fmas, cycles = fma_latency_cycles(sizes)
-    kernels, points, clocks = [], [], []
+    kernels, points, clocks, ran = [], [], [], []
     for chains in sizes.fma_chains:
         kernel = ilp.fma_chains(chains)
         registers = resources(kernel, FMA_SIGNATURE).registers_per_thread
@@ -238,11 +238,13 @@ def arithmetic_step(sizes: Sizes, bench: Bench) -> ArithmeticStep:
             run = kernel[grid, FMA_THREADS, 0, launch.dynamic_shared_bytes]
             timing = bench.time_gpu(lambda: run(out, trips, FMA_A, FMA_B), warmup=1, repeats=sizes.repeats)
             clocks.append(timing.sm_clock_mhz)
+            ran.append(timing.sm_clock_ran_mhz)
             points.append(FmaPoint(chains=chains, launch=launch, flops=ilp.fma_flops(grid * FMA_THREADS, trips, chains),
                                    timing=timing))
-    read = [c for c in clocks if c is not None]
+    read, measured = [c for c in clocks if c is not None], [c for c in ran if c is not None]
     return ArithmeticStep(latency_fmas=fmas, latency_cycles=cycles, kernels=kernels, points=points,
-                          sm_clock_mhz=statistics.median(read) if read else None)
+                          sm_clock_mhz=statistics.median(read) if read else None,
+                          sm_clock_ran_mhz=statistics.median(measured) if measured else None)
 
 
 # ----- step 4: register pressure ------------------------------------------------------------------------

@@ -285,7 +285,8 @@ class ArithmeticStep(Record):
     latency_cycles: PositiveInt
     kernels: Annotated[list[FmaKernel], Field(min_length=1)]
     points: Annotated[list[FmaPoint], Field(min_length=1)]
-    sm_clock_mhz: Positive | None    # NVML, median over the sweep's timings
+    sm_clock_mhz: Positive | None    # NVML, median over the sweep's timings (provenance)
+    sm_clock_ran_mhz: Positive | None = None   # measured on the GPU (labkit.timing), median over the sweep
 
     @property
     def fma_latency_cycles(self) -> float:
@@ -480,8 +481,9 @@ class Lab03Results(Record):
         return out
 
     def fp32_peak_gflops(self) -> float:
-        """At the SM clock read during the FMA sweep (the maximum clock when none was read)."""
-        clock = self.arithmetic.sm_clock_mhz or self.device.max_sm_clock_mhz
+        """At the SM clock the FMA sweep ran at (measured on the GPU; NVML's reading in a record
+        from before issue 29; the maximum clock when neither exists)."""
+        clock = self.arithmetic.sm_clock_ran_mhz or self.arithmetic.sm_clock_mhz or self.device.max_sm_clock_mhz
         return fma_peak_gflops(self.device.sm_count, self.device.fp32_lanes_per_sm, clock)
 
     def predicted_fma_knee(self, chains: int) -> float:

@@ -177,26 +177,40 @@ def _read_kernel_reads() -> bool:
 
 # ----- step 1: the chronometer -----------------------------------------------------------------
 def chronometer(sizes: Sizes, seed: int = 4) -> tuple[Totals, list[AblationRow]]:
-    """Host wall clock of whole runs (synchronised), per iteration, of six configurations: faulty,
-    repaired, and the faulty program with each fault repaired alone.
+    """Host wall clock of whole runs (synchronised), per iteration: the faulty program against the
+    repaired one and against each fault repaired alone, in paired, interleaved runs.
 
-    Interleaved rounds: every configuration runs once per round, in a fresh random order each
-    round, so that drift (clocks, the host's page cache, other processes) weighs on all of them
-    alike rather than on whichever ran last; median, min and max over the rounds. Each
-    configuration first runs once to warm up (compilation, allocations) and is not counted.
+    Each round runs five pairs, in a fresh random order: (faulty, repaired) and, for each fault,
+    (faulty, only that fault repaired), the two runs of a pair back to back, the faulty one first
+    in even rounds and second in odd ones (so that neither side always follows the other). A pair's
+    difference, faulty - other, is one paired sample of the saving (AblationRow; its interval:
+    labkit.labs.lab04.results.paired_interval_seconds). The totals are the spreads of all faulty
+    runs and of the repaired runs. Each configuration first runs once to warm up (compilation,
+    allocations) and is not counted.
     """
     configurations = {"faulty": frozenset(FAULTS), "repaired": frozenset(),
                       **{fault: frozenset(FAULTS) - {fault} for fault in FAULTS}}
     pipelines = {name: Pipeline(sizes, faults) for name, faults in configurations.items()}
     for pipeline in pipelines.values():
         pipeline.run()
+
+    def per_iteration(name: str) -> float:
+        start = time.perf_counter()
+        pipelines[name].run()
+        return (time.perf_counter() - start) / sizes.iterations
+
     samples: dict[str, list[float]] = {name: [] for name in configurations}
+    differences: dict[str, list[float]] = {name: [] for name in configurations if name != "faulty"}
     order = np.random.default_rng(seed)
-    for _ in range(sizes.chronometer_rounds):
-        for name in order.permutation(list(configurations)):
-            start = time.perf_counter()
-            pipelines[name].run()
-            samples[name].append((time.perf_counter() - start) / sizes.iterations)
+    for round_index in range(sizes.chronometer_rounds):
+        for other in order.permutation(list(differences)):
+            if round_index % 2 == 0:
+                faulty, alone = per_iteration("faulty"), per_iteration(other)
+            else:
+                alone, faulty = per_iteration(other), per_iteration("faulty")
+            samples["faulty"].append(faulty)
+            samples[other].append(alone)
+            differences[other].append(faulty - alone)
 
     def spread(name: str) -> Spread:
         values = samples[name]
@@ -204,7 +218,8 @@ def chronometer(sizes: Sizes, seed: int = 4) -> tuple[Totals, list[AblationRow]]
                       repeats=len(values))
 
     totals = Totals(faulty=spread("faulty"), repaired=spread("repaired"))
-    return totals, [AblationRow(fault=fault, with_only_this_repaired=spread(fault)) for fault in FAULTS]
+    return totals, [AblationRow(fault=fault, with_only_this_repaired=spread(fault),
+                                paired_saved_seconds=differences[fault]) for fault in FAULTS]
 
 
 def phase_timings(sizes: Sizes, time_gpu) -> list[PhaseTimings]:
@@ -373,7 +388,7 @@ class Lab04Program(Program[Sizes, Lab04Results]):
             update={"threads_per_block": sizes.threads_per_block}))
         bench.progress("step 1: the timer against cupyx, and the L2 effect")
         instrument = timer_checks(sizes, bench.time_gpu, bench.facts)
-        bench.progress("step 1: chronometer, six configurations in interleaved rounds")
+        bench.progress("step 1: chronometer, the faulty program paired with each repair, interleaved rounds")
         totals, costs = chronometer(sizes)
         bench.progress("step 1: each phase with the timer")
         phases = phase_timings(sizes, bench.time_gpu)

@@ -9,6 +9,7 @@ what the measurement reads).
 
 from __future__ import annotations
 
+import statistics
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -33,9 +34,14 @@ PROFILED_KERNELS = ("transpose_naive", "transpose_tiled", "scale_add", "fused_ch
 #: The timer's L2 measurements, in the order they run; the last two read what HBM delivers.
 L2_MEASUREMENTS = ("l2_once_warm", "l2_once_flushed", "l2_passes_warm", "hbm_passes")
 HBM_MEASUREMENTS = ("l2_once_flushed", "hbm_passes")
-#: Two faults whose savings differ by less than this share of the faulty time rank equal: host-clock
-#: medians of whole runs move by a few percent from run to run.
+#: Records from before issue 29 only (no paired runs): two faults whose savings differ by less than
+#: this share of the faulty time rank equal. Paired records tie by their intervals (Lab04Results.ranks).
 RANK_TIE_SHARE = 0.05
+#: The paired saving's interval: a percentile bootstrap of the median of the paired differences,
+#: this confidence, this many resamples, this seed (deterministic: the same record, the same interval).
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 29
 #: The phase whose working set (the transposed matrix) is far bigger than L2, timed with L2 flushed.
 HBM_PHASE = "layer"
 STREAMS = ("compute", "copy")
@@ -53,7 +59,7 @@ class Sizes(Record):
     chain_steps: PositiveInt
     iterations: PositiveInt
     threads_per_block: PositiveInt = 256   # of the normalise kernels (``labkit run lab-04 --threads N``)
-    chronometer_rounds: PositiveInt = 15   # rounds of whole-program runs, every configuration once per round
+    chronometer_rounds: PositiveInt = 25   # rounds of paired whole-program runs, every pair once per round
     l2_set_bytes: PositiveInt = 20_000_000    # the timer check's working set that fits in L2 (60 MiB on an H200)
     hbm_set_bytes: PositiveInt = 400_000_000  # and the one that does not
 
@@ -118,16 +124,43 @@ class PhaseTimings(Record):
     repaired: Timing
 
 
+def paired_interval_seconds(differences: list[float]) -> tuple[float, float]:
+    """The CONFIDENCE interval of the median paired difference: a percentile bootstrap (resample
+    the pairs with replacement BOOTSTRAP_RESAMPLES times, take each resample's median, keep the
+    central CONFIDENCE of them). Why a bootstrap of the median rather than Student's t on the mean:
+    whole-program host times have a heavy right tail (a page fault, a descheduled thread), which
+    moves the mean and inflates a t interval, while the median of the differences ignores a few
+    such pairs; the bootstrap assumes no distribution for it."""
+    import numpy as np
+
+    values = np.asarray(differences, dtype=float)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    medians = np.median(values[rng.integers(0, values.size, (BOOTSTRAP_RESAMPLES, values.size))], axis=1)
+    tail = (1 - CONFIDENCE) / 2
+    low, high = np.quantile(medians, [tail, 1 - tail])
+    return float(low), float(high)
+
+
 class AblationRow(Record):
-    """The faulty program with only this fault repaired, per iteration (host clock), timed in the
-    same interleaved rounds as the totals."""
+    """The faulty program with only this fault repaired, per iteration (host clock).
+
+    ``paired_saved_seconds`` (issue 29): each round ran the faulty program and this one back to back
+    (which goes first alternates from round to round), and each holds one pair's difference,
+    faulty - repaired-alone, per iteration: drift between rounds (clocks, page cache, other
+    processes) weighs on both runs of a pair, and cancels out of the difference. Absent (None) from
+    records made before it, whose saving is the difference of two medians."""
 
     fault: Fault
     with_only_this_repaired: Spread
+    paired_saved_seconds: Annotated[list[float], Field(min_length=1)] | None = None
 
     @property
     def phase(self) -> str:
         return FAULT_PHASE[self.fault]
+
+    @property
+    def paired_interval_seconds(self) -> tuple[float, float] | None:
+        return None if self.paired_saved_seconds is None else paired_interval_seconds(self.paired_saved_seconds)
 
 
 class VersionTimeline(Record):
@@ -189,25 +222,43 @@ class Lab04Results(Record):
     sass: Annotated[SassListing | Unavailable, Field(discriminator="status")]
 
     # ----- what is derived ---------------------------------------------------------------
+    @property
+    def paired(self) -> bool:
+        """Whether the ablation was measured in paired runs (issue 29; every row or none)."""
+        return all(row.paired_saved_seconds is not None for row in self.ablation)
+
     def saved_seconds(self, row: AblationRow) -> float:
-        """What repairing this fault alone saves per iteration (medians)."""
+        """What repairing this fault alone saves per iteration: the median of the paired differences
+        (a record from before issue 29: the difference of the two medians)."""
+        if row.paired_saved_seconds is not None:
+            return float(statistics.median(row.paired_saved_seconds))
         return self.totals.faulty.median_seconds - row.with_only_this_repaired.median_seconds
 
     def ranks(self) -> dict[str, int]:
-        """Each fault's rank by saving, 1 the largest; a fault within RANK_TIE_SHARE of the faulty
-        time of the one ranked before it shares its rank (competition ranking: 1, 1, 3, 4)."""
+        """Each fault's rank by saving, 1 the largest (competition ranking: 1, 1, 3, 4). Paired: a
+        fault whose interval (saved_range_seconds) overlaps that of the one ranked just before it
+        shares its rank, since the data cannot order them. Before issue 29: within RANK_TIE_SHARE of
+        the faulty time of the one before."""
         ordered = sorted(self.ablation, key=self.saved_seconds, reverse=True)
         tie = RANK_TIE_SHARE * self.totals.faulty.median_seconds
         ranks: dict[str, int] = {}
         for position, row in enumerate(ordered):
             previous = ordered[position - 1] if position else None
-            tied = previous is not None and self.saved_seconds(previous) - self.saved_seconds(row) < tie
+            if previous is None:
+                tied = False
+            elif self.paired:
+                tied = self.saved_range_seconds(row)[1] >= self.saved_range_seconds(previous)[0]
+            else:
+                tied = self.saved_seconds(previous) - self.saved_seconds(row) < tie
             ranks[row.fault] = ranks[previous.fault] if tied else position + 1
         return ranks
 
     def saved_range_seconds(self, row: AblationRow) -> tuple[float, float]:
-        """The saving's spread: (faulty fastest - repaired-alone slowest, faulty slowest - repaired-alone
-        fastest), the least and the most the two spreads allow."""
+        """The saving's interval: paired, the CONFIDENCE bootstrap interval of the median paired
+        difference (paired_interval_seconds); before issue 29, the spread the two spreads allow
+        (faulty fastest - repaired-alone slowest, faulty slowest - repaired-alone fastest)."""
+        if row.paired_interval_seconds is not None:
+            return row.paired_interval_seconds
         faulty, alone = self.totals.faulty, row.with_only_this_repaired
         return faulty.min_seconds - alone.max_seconds, faulty.max_seconds - alone.min_seconds
 
@@ -237,6 +288,9 @@ class Lab04Results(Record):
                 ("ablation", [row.fault for row in self.ablation], FAULTS)):
             if tuple(found) != expected:
                 raise ValueError(f"{what}: holds {found}, expected each of {list(expected)} once, in that order")
+        paired = [row.fault for row in self.ablation if row.paired_saved_seconds is not None]
+        if paired and len(paired) != len(self.ablation):
+            raise ValueError(f"ablation: paired differences for {paired} only: measure every fault in pairs, or none")
         for version in ("faulty", "repaired") if isinstance(self.timeline, Timeline) else ():
             for span in getattr(self.timeline, version).spans:
                 if span.phase not in PHASES or span.stream not in STREAMS:

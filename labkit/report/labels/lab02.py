@@ -1,6 +1,9 @@
 """Lab 02: coalescing and bank conflicts, predicted and measured. (en, fr, zh)"""
 
 WORDS = {
+    'column.dram_write_ncu_mb': ('DRAM written, ncu (MB)', 'DRAM écrite, ncu (Mo)', 'DRAM 写入，ncu（MB）'),
+    'column.l1tex_pct': ('L1TEX throughput, ncu (% of peak)', 'débit L1TEX, ncu (% du pic)', 'L1TEX 吞吐量，ncu（占峰值 %）'),
+    'column.lsu_pct': ('LSU pipe, ncu (% of peak)', 'pipeline LSU, ncu (% du pic)', 'LSU 流水线，ncu（占峰值 %）'),
     'table.lab02.agreement': (
         ('The analyzer against Nsight Compute: launches where global counters, executed shared '
          'instructions and instruction-level shared counters are equal, and the hardware shared counters '

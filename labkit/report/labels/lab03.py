@@ -97,8 +97,8 @@ WORDS = {
     'column.best_low_of_copy': ('of the copy bandwidth', 'de la bande passante de copie', '占拷贝带宽'),
     'column.chains': ('independent chains per thread', 'chaînes indépendantes par thread', '每线程独立链数'),
     'column.best_gflops': ('best GFLOP/s', 'meilleur GFLOP/s', '最佳 GFLOP/s'),
-    'column.of_peak': ('of the FP32 peak at the clock read', 'du pic FP32 à l’horloge relevée',
-                       '占读取时钟下 FP32 峰值'),
+    'column.of_peak': ('of the FP32 peak at the clock it ran at', 'du pic FP32 à l’horloge où il a tourné',
+                       '占实际运行时钟下 FP32 峰值'),
     'column.max_registers': ('register limit', 'limite de registres', '寄存器上限'),
     'column.local_bytes': ('local memory per thread (bytes)', 'mémoire locale par thread (octets)',
                            '每线程 local memory（字节）'),
@@ -222,7 +222,8 @@ WORDS = {
     'lab03.plot.arithmetic.y': ('FP32 TFLOP/s', 'TFLOP/s FP32', 'FP32 TFLOP/s'),
     'lab03.plot.arithmetic.series': ('chains per thread: {chains}', 'chaînes par thread : {chains}',
                                      '每线程链数：{chains}'),
-    'lab03.plot.arithmetic.peak': ('FP32 peak at the clock read', 'pic FP32 à l’horloge relevée', '读取时钟下的 FP32 峰值'),
+    'lab03.plot.arithmetic.peak': ('FP32 peak at the clock it ran at', 'pic FP32 à l’horloge où il a tourné',
+                                   '实际运行时钟下的 FP32 峰值'),
     'lab03.plot.arithmetic.caption': (
         "FMA throughput against resident warps per SM, per independent chains per thread; dashed: Little's law "
         'with the measured FMA latency',

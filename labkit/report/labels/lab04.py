@@ -1,7 +1,8 @@
 """Lab 04: the profiling workflow on a program with four faults. (en, fr, zh)"""
 
 WORDS = {
-    'column.rank': ('rank (ties within noise)', 'rang (ex aequo dans le bruit)', '名次（噪声以内算并列）'),
+    'column.rank': ('rank (overlapping intervals tie)', 'rang (intervalles qui se chevauchent : ex aequo)',
+                    '名次（区间重叠即并列）'),
     'column.saving_bound_ms': ('at most (ms)', 'au plus (ms)', '上限（毫秒）'),
     'column.grid_blocks': ('blocks in the grid', 'blocs dans la grille', 'grid 中的 block 数'),
     'column.busiest': ('busiest unit', 'unité la plus occupée', '最忙的单元'),
@@ -155,8 +156,10 @@ WORDS = {
         '同上，cupyx.profiler.benchmark（每次调用单独同步）',
     ),
     # ----- ablation and timeline columns, every one comparable with its neighbours (issue 19) -----
-    'column.saved_least': ('saved: low (ms)', 'gagné : bas (ms)', '节省：低（毫秒）'),
-    'column.saved_most': ('saved: high (ms)', 'gagné : haut (ms)', '节省：高（毫秒）'),
+    'column.saved_least': ('saved: 95 % interval, low (ms)', 'gagné : intervalle à 95 %, bas (ms)',
+                           '节省：95% 区间下限（毫秒）'),
+    'column.saved_most': ('saved: 95 % interval, high (ms)', 'gagné : intervalle à 95 %, haut (ms)',
+                          '节省：95% 区间上限（毫秒）'),
     'column.span_share': ('share of the iteration', "part de l'itération", '占一次迭代的比例'),
     'column.alone_ms': ('timed alone, step 1 (ms, host waits included)', "chronométrée seule, étape 1 (ms, attentes de l'hôte comprises)",
                         '第 1 步单独计时（毫秒，含主机等待）'),
