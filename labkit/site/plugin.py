@@ -78,6 +78,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/mermaid/mermaid.min.js",
     "assets/labkit/course.js",
     "assets/labkit/math.js",
+    "assets/labkit/typed_numbers.js",   # before the quizzes and widgets, which read numbers with it
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
     "assets/labkit/occupancy_data.js",
