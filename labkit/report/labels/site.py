@@ -37,6 +37,8 @@ WORDS = {
         'Provenance complète : pilote, horloges, versions des bibliothèques, commit',
         '完整来源信息：驱动、时钟、库版本、commit',
     ),
+    'lab.provenance.driver': ('driver', 'pilote', '驱动'),
+    'lab.provenance.memory': ('memory', 'mémoire', '显存'),
     'lab.no_results': (
         'No results recorded yet: run',
         "Aucun résultat enregistré pour l'instant : lancez",
