@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from labkit.errors import LabkitError
 from labkit.figures import figure_value
+from labkit.site.typed_numbers import half_width
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,17 @@ class Numeric:
 
     def accepts(self, typed: str, lang: str, unit: str) -> bool:
         """Whether the reader's answer is right: one of its readings (see ``readings``) within
-        the tolerance. labkit/site/assets/quiz.js applies the same rule in the page."""
+        the tolerance. labkit/site/assets/quiz.js applies the same rule in the page (and says an
+        ambiguous answer is ambiguous, see ``ambiguous_readings``, without judging it)."""
         return any(abs(value - self.expected) <= self.rel_tolerance * abs(self.expected)
                    for value in readings(typed, lang, unit))
 
 
-#: The spaces a number may be grouped with: ordinary, no-break (U+00A0), narrow no-break (U+202F),
-#: thin (U+2009), as the site prints French numbers (2 048) and readers type them.
-_SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
-_SPACE_GROUPED = re.compile(r"\d{1,3}(?: \d{3})+(?:[.,]\d+)?")
-_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_PLAIN = re.compile(r"\d+(?:[.,]\d+)?")
+_SPACE_GROUPED = re.compile(r"[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]+)?")
+_COMMA_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
+_PLAIN = re.compile(r"[0-9]+(?:[.,][0-9]+)?")
+#: French "1.280": a decimal point (1,28) or, as some countries write it, a thousands dot (1 280).
+_DOT_GROUPED = re.compile(r"[0-9]{1,3}\.[0-9]{3}")
 
 
 def unit_spellings(unit: str) -> list[str]:
@@ -58,20 +59,40 @@ def unit_spellings(unit: str) -> list[str]:
     return sorted((u for u in spelled if u), key=len, reverse=True)
 
 
-def readings(typed: str, lang: str, unit: str = "") -> tuple[float, ...]:
-    """The numbers a typed answer can mean, in the ways the site prints numbers in that
-    language: 2048, 2 048 (any space, U+202F and U+00A0 included), 2,048 and 1,234.5 (thousands
-    commas, as Chinese pages print them), 130,5 and 130.5; optionally followed by the quiz's unit.
-    French "2,048" is ambiguous (a decimal comma, or thousands): both readings count. Nothing
-    else is a number: () for "abc", "1e3", "12 + 3" or a unit the question did not ask for."""
-    text = _SPACES.sub(" ", typed).strip()
+def _number_part(typed: str, unit: str) -> tuple[float, str]:
+    """The sign and the digits of a typed answer: full-width digits as ASCII, spaces as one
+    (labkit.site.typed_numbers.half_width), the quiz's unit after the number removed."""
+    text = half_width(typed)
     for spelled in unit_spellings(unit):
         if text.lower().endswith(spelled.lower()):
             text = text[: len(text) - len(spelled)].strip()
             break
-    sign = 1.0
     if text[:1] in ("-", "\u2212"):
-        sign, text = -1.0, text[1:].strip()
+        return -1.0, text[1:].strip()
+    return 1.0, text
+
+
+def ambiguous_readings(typed: str, lang: str, unit: str = "") -> tuple[float, ...]:
+    """The two numbers a French answer grouped with dots can mean ("1.280": 1,28 or 1 280), for
+    the quiz to say so and judge nothing; () for any other answer. Chinese pages write a decimal
+    point, so "1.280" is 1.28 there."""
+    sign, text = _number_part(typed, unit)
+    if lang != "fr" or not _DOT_GROUPED.fullmatch(text):
+        return ()
+    return sign * float(text), sign * float(text.replace(".", ""))
+
+
+def readings(typed: str, lang: str, unit: str = "") -> tuple[float, ...]:
+    """The numbers a typed answer can mean, in the ways the site prints numbers in that
+    language: 2048, 2 048 (any space, U+202F and U+00A0 included), 2,048 and 1,234.5 (thousands
+    commas, as Chinese pages print them), 130,5 and 130.5; optionally followed by the quiz's unit.
+    French "2,048" is ambiguous (a decimal comma, or thousands): both readings count. Full-width
+    digits (２０４８, as a Chinese input method types them) are digits. Nothing else is a number: ()
+    for "abc", "1e3", "12 + 3", a unit the question did not ask for, or French "1.280", which
+    ``ambiguous_readings`` reads."""
+    sign, text = _number_part(typed, unit)
+    if lang == "fr" and _DOT_GROUPED.fullmatch(text):
+        return ()   # ambiguous: see ambiguous_readings
     found: list[float] = []
     if _SPACE_GROUPED.fullmatch(text):
         found.append(float(text.replace(" ", "").replace(",", ".")))

@@ -14,6 +14,7 @@ from labkit.lab import Bench, lab
 from labkit.labs.runner import show_recorded
 from labkit.project import find_project
 from labkit.report.labels import label
+from labkit.report.numbers import format_percent
 from labkit.report.terminal import show_tables
 
 
@@ -38,6 +39,15 @@ class LabSession:
         """The lab's kernels, imported when first run: the site's build, which shows each notebook's
         cells and the recorded results without running a kernel, imports no Numba."""
         return self.lab.program()
+
+    def show_occupancy(self, answer) -> None:
+        """A labkit.occupancy answer as a sentence in the notebook's language: blocks per SM,
+        occupancy, the resources that limit it."""
+        limiters = label(self.lang, "notebook.occupancy.and").join(
+            label(self.lang, f"notebook.limiter.{name}") for name in answer.limiters)
+        self.console.print(label(self.lang, "notebook.occupancy").format(
+            blocks=answer.blocks_per_sm, occupancy=format_percent(100 * answer.occupancy, 0, self.lang),
+            limiters=limiters), markup=False, highlight=False)
 
     def check(self) -> None:
         """Every kernel at small size against NumPy: 'ok' or 'FAIL' per check."""

@@ -22,6 +22,7 @@ from labkit.lab import Bench, Lab
 from labkit.project import Project
 from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record
 from labkit.report.labels import label
+from labkit.report.numbers import format_number
 from labkit.report.terminal import show_tables
 from labkit.results import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance,
                             read_results, recorded_paths)
@@ -61,9 +62,11 @@ def show_recorded(lab: Lab, project: Project, console: Console, lang: str = "en"
         document = read_results(path, lab.results_type, lab.id, source=project.relative(path))
         documents.append(document)
         prov = document.provenance
-        console.rule(label(lang, "notebook.recorded_rule").format(
-            gpu=prov.gpu, cc=prov.compute_capability, driver=prov.driver, sm=prov.clocks_mhz.sm,
-            time=prov.utc_time.isoformat(), commit=prov.git_commit[:12]))
+        # a rule, then the line under it: as a rule's title a long line was cut ("commit 8fd6…")
+        console.rule()
+        console.print(label(lang, "notebook.recorded_rule").format(
+            gpu=prov.gpu, cc=prov.compute_capability, driver=prov.driver, sm=format_number(prov.clocks_mhz.sm, 0, lang),
+            time=prov.utc_time.isoformat(), commit=prov.git_commit[:12]), markup=False, highlight=False, soft_wrap=True)
         show_tables(lab.tables(document.results), console, lang)
     return documents
 

@@ -161,11 +161,19 @@ def line_chart(series: list[Series], x: Axis, y: Axis, title: str, guides: tuple
         middle = top + plot_h / 2
         _text(svg, WIDTH - 14, middle, second.title, **{"font-size": str(TITLE_FONT), "text-anchor": "middle",
                                                         "transform": f"rotate(90 {WIDTH - 14} {middle})"})
+    # A horizontal guide's label ends at the plot's right edge, above its line: (left, top, right, bottom)
+    across = [(LEFT + plot_w - 4 - text_width(g.label), py(g.value) - 4 - FONT, LEFT + plot_w - 4, py(g.value) - 4)
+              for g in guides if not g.vertical]
     for guide in guides:
         if guide.vertical:
             line = {"x1": f"{px(guide.value):.1f}", "x2": f"{px(guide.value):.1f}", "y1": str(top),
                     "y2": str(top + plot_h)}
             label_at = (px(guide.value) + 4, top + 16)
+            # under any horizontal guide's label it would cover: moved down, below that line
+            for left, upper, right, lower in sorted(across, key=lambda box: box[1]):
+                x0, x1 = label_at[0], label_at[0] + text_width(guide.label)
+                if x0 < right and left < x1 and label_at[1] - FONT < lower and upper < label_at[1]:
+                    label_at = (label_at[0], lower + 4 + FONT + 4)
         else:
             line = {"x1": str(LEFT), "x2": str(LEFT + plot_w), "y1": f"{py(guide.value):.1f}",
                     "y2": f"{py(guide.value):.1f}"}

@@ -9,11 +9,15 @@ hint per criterion, and our solution, folded, highlighted from its source file.
 from __future__ import annotations
 
 import ast
+import io
+import re
 import textwrap
+import tokenize
 import unicodedata
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
+from markdown.util import AtomicString
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
@@ -23,7 +27,7 @@ from labkit.errors import LabkitError
 from labkit.exercises import exercise
 from labkit.exercises.metrics import metric
 from labkit.exercises.spec import CORRECT, Exercise
-from labkit.report.labels import label
+from labkit.report.labels import MissingLabelError, label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 from labkit.site.typography import CJK_SPACE
@@ -88,6 +92,45 @@ def solution_for_page(source: str, lang: str) -> str:
     return "\n".join(lines[:first.lineno - 1] + shown + lines[first.end_lineno:])
 
 
+def comments_for_page(source: str, lang: str, name: str) -> str:
+    """The solution with each comment in the page's language: the file's comments are English, and
+    comment N (in the file's order) of ``solutions/<name>.py`` is the label
+    ``exercise.comment.<name>.N``, whose English must be the comment as the file writes it (a
+    comment edited or added without its label is refused, naming both)."""
+    lines = source.split("\n")
+    comments = [token for token in tokenize.generate_tokens(io.StringIO(source).readline)
+                if token.type == tokenize.COMMENT]
+    for number, token in reversed(list(enumerate(comments, start=1))):
+        marker = re.match(r"#:?\s*", token.string).group(0)
+        english = token.string[len(marker):]
+        key = f"exercise.comment.{name}.{number}"
+        try:
+            known = label("en", key)
+        except MissingLabelError as exc:
+            raise LabkitError(f"solutions/{name}.py, comment {number} ({english!r}) has no translation: {exc}") from None
+        if known != english:
+            raise LabkitError(f"solutions/{name}.py, comment {number} reads {english!r} but its label {key} "
+                              f"translates {known!r}: update the label (labkit/report/labels/exercises.py)")
+        row, column = token.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + marker + label(lang, key) + line[token.end[1]:]
+    return "\n".join(lines)
+
+
+def solution_html(item: Exercise, lang: str) -> etree.Element:
+    """The solution as a code block like every other on the site (Material's scroll box,
+    background and copy button hang on ``pre > code``), its text kept as the file writes it:
+    atomic, so that no Markdown inline pattern (a docstring's backticks) is applied to it."""
+    shown = comments_for_page(solution_for_page(solution_source(item), lang), lang, item.solution)
+    code = etree.fromstring(highlight(shown, PythonLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True)))
+    for element in code.iter():
+        if element.text:
+            element.text = AtomicString(element.text)
+        if element.tail:
+            element.tail = AtomicString(element.tail)
+    return code
+
+
 def render_exercise(block: etree.Element, item: Exercise, lang: str) -> None:
     words = lambda key: label(lang, key)  # noqa: E731
     title = etree.Element("p", {"class": "exercise-title"})
@@ -128,8 +171,7 @@ def render_exercise(block: etree.Element, item: Exercise, lang: str) -> None:
 
     solution = etree.SubElement(block, "details", {"class": "success", "data-solution": item.id})
     etree.SubElement(solution, "summary").text = words("exercise.block.solution")
-    code = highlight(solution_for_page(solution_source(item), lang), PythonLexer(), HtmlFormatter(cssclass="highlight"))
-    solution.append(etree.fromstring(code))
+    solution.append(solution_html(item, lang))
 
 
 class ExerciseBlock(PageBlock):

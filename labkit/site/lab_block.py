@@ -72,8 +72,9 @@ def provenance_details(parent: etree.Element, prov: Provenance, lang: str) -> No
     details = etree.SubElement(parent, "details", {"class": "lab-provenance"})
     etree.SubElement(details, "summary").text = label(lang, "lab.provenance")
     clocks = prov.clocks_mhz
-    text = (f"{prov.gpu} · CC {prov.compute_capability} · driver {prov.driver} · "
-            f"SM {format_number(clocks.sm, 0, lang)} MHz · mem {format_number(clocks.memory, 0, lang)} MHz · "
+    text = (f"{prov.gpu} · CC {prov.compute_capability} · {label(lang, 'lab.provenance.driver')} {prov.driver} · "
+            f"SM {format_number(clocks.sm, 0, lang)} MHz · {label(lang, 'lab.provenance.memory')} "
+            f"{format_number(clocks.memory, 0, lang)} MHz · "
             + " · ".join(f"{k} {v}" for k, v in sorted(prov.versions.items()))
             + f" · labkit {prov.labkit_version} · commit {prov.git_commit[:12]} · {prov.utc_time.isoformat()}")
     etree.SubElement(etree.SubElement(details, "p"), "code").text = text

@@ -51,6 +51,7 @@ from labkit.site.lab_block import LabExtension
 from labkit.site.notebook_page import (NotebookError, ipynb_name, language_notebook, page_markdown,
                                        run_for_the_site)
 from labkit.site.quiz_block import QuizExtension
+from labkit.site.search_math import rewrite_search_index
 from labkit.site.search_terms import search_terms
 from labkit.site.translations import digest
 from labkit.site.typography import typeset
@@ -79,6 +80,7 @@ EXTRA_JAVASCRIPT = [
     "assets/vendor/mermaid/mermaid.min.js",
     "assets/labkit/course.js",
     "assets/labkit/math.js",
+    "assets/labkit/typed_numbers.js",   # before the quizzes and widgets, which read numbers with it
     "assets/labkit/quiz.js",
     "assets/labkit/access_explorer.js",
     "assets/labkit/occupancy_data.js",
@@ -307,15 +309,18 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
 
     def on_post_build(self, config) -> None:
         """The build fails if any page had an authoring problem (each was said as it was found).
-        Then, for the archive: pages opened from the disk cannot fetch the search index, so Material
+        Then the search index's formulas become plain text (labkit.site.search_math: Material
+        runs first, its search plugin is listed before this one). Then, for the archive: pages opened from the disk cannot fetch the search index, so Material
         reads it from search/search_index.js (``var __index = ...``), written here."""
         problems = self.context["problems"]
         if problems:
             raise Abort(f"Aborted with {len(problems)} authoring problem(s) in the {self.config.lang} pages, "
                         "each named above.")
+        index = Path(config.site_dir, "search", "search_index.json")
+        if index.exists():
+            rewrite_search_index(index)
         if config.use_directory_urls:
             return
-        index = Path(config.site_dir, "search", "search_index.json")
         if index.exists():
             index.with_suffix(".js").write_text("var __index = " + index.read_text(encoding="utf-8"), encoding="utf-8")
 

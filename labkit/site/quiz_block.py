@@ -143,6 +143,7 @@ class QuizBlock(PageBlock):
         block.set("data-unit", unit)
         block.set("data-lang", lang)
         block.set("data-label-number", typeset_text(label(lang, "quiz.type_a_number"), lang))
+        block.set("data-label-ambiguous", typeset_text(label(lang, "quiz.ambiguous"), lang))
         form = etree.Element("form", {"class": "quiz-numeric"})
         field = etree.SubElement(form, "input", {
             "type": "text", "inputmode": "decimal", "name": quiz_id, "aria-label": unit, "autocomplete": "off",

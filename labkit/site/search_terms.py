@@ -14,11 +14,11 @@ from __future__ import annotations
 SEARCH_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
     "performance/01-roofline.md": {
         "fr": ("roofline", "intensité", "arithmétique", "borne"),
-        "zh": ("roofline", "算术强度", "屋顶"),
+        "zh": ("roofline", "算术强度", "屋顶", "屋顶线"),
     },
     "performance/02-coalescing.md": {
         "fr": ("coalescence", "coalescing", "banc", "bancs", "wavefront", "secteur", "secteurs"),
-        "zh": ("合并访存", "bank", "冲突", "wavefront", "sector"),
+        "zh": ("合并访存", "bank", "冲突", "wavefront", "sector", "共享内存"),
     },
     "performance/03-occupancy.md": {
         "fr": ("occupancy", "occupation", "latence", "little", "registres"),
@@ -31,6 +31,10 @@ SEARCH_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
     "performance/05-checklist.md": {
         "fr": ("checklist", "diagnose"),
         "zh": ("优化清单", "清单", "diagnose"),
+    },
+    "performance/06-matmul.md": {
+        "fr": ("tuile", "tuiles", "tiling", "gemm", "wgmma"),
+        "zh": ("共享内存", "张量核心", "分块", "gemm", "wgmma"),
     },
 }
 

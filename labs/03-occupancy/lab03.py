@@ -59,7 +59,7 @@ session.check()
 from labkit.occupancy import KernelLaunch, calculate
 
 answer = calculate(KernelLaunch(threads_per_block=256, registers_per_thread=64))
-print(answer.blocks_per_sm, f"{answer.occupancy:.0%}", answer.limiters)
+session.show_occupancy(answer)
 
 # %% [markdown] lang="fr"
 # ## 1-7 · Mesurer

@@ -8,10 +8,12 @@ import pytest
 
 import labkit.site
 from labkit.access import WARP_LANES, WarpAccess, analyze, broadcast, strided, tile_column
+from labkit.site.typed_numbers import whole_digits
 
 pytestmark = pytest.mark.browser
 
-SCRIPT = Path(labkit.site.__file__).parent / "assets" / "access_explorer.js"
+ASSETS = Path(labkit.site.__file__).parent / "assets"
+SCRIPT = ASSETS / "access_explorer.js"
 FIELDS = {  # Python field -> JavaScript field
     "active_lanes": "activeLanes", "unique_bytes": "uniqueBytes", "requests": "requests", "sectors": "sectors",
     "lines": "lines", "wavefronts": "wavefronts", "bank_conflicts": "bankConflicts",
@@ -65,6 +67,7 @@ def python_counts(case: dict) -> dict:
 def explorer(page):
     page.set_content('<div class="access-explorer" data-lang="fr"></div>'
                      '<div class="access-explorer" data-lang="zh"></div>')
+    page.add_script_tag(path=str(ASSETS / "typed_numbers.js"))   # the site loads it before the widgets
     page.add_script_tag(path=str(SCRIPT))
     return page
 
@@ -145,6 +148,11 @@ TYPED = [
     ("stride", "4", "", "Entrez un nombre.", None),
     ("stride", "4", "100", "Entre 0 et 64.", None),
     ("stride", "4", "12", None, {"Secteurs de 32\u202foctets": "32"}),
+    # as the page prints numbers, and as a Chinese input method types digits in full-width mode
+    ("offset", "4", "1\u202f024", None, {"Secteurs de 32\u202foctets": "4"}),
+    ("offset", "4", "1 024", None, {"Secteurs de 32\u202foctets": "4"}),
+    ("stride", "4", "１２", None, {"Secteurs de 32\u202foctets": "32"}),
+    ("offset", "4", "1,024", "Un nombre entier est attendu, écrit en chiffres.", None),   # French: 1.024
 ]
 
 
@@ -163,7 +171,7 @@ def test_typed_values_stay_as_typed_and_get_one_message_in_the_pages_language(ex
         shown = figures(explorer, 0)
         assert {key: shown[key] for key in expected} == expected
         # and they are the analyzer's for exactly what the fields show
-        stride, offset = (int(f.input_value()) for f in root.locator("input").all())
+        stride, offset = (int(whole_digits(f.input_value(), "fr")) for f in root.locator("input").all())
         python = analyze(WarpAccess(strided(stride, int(width), offset), int(width), "load", "global"))
         assert shown["Secteurs de 32\u202foctets"] == str(python.sectors)
     else:
@@ -175,6 +183,8 @@ def test_typed_values_stay_as_typed_and_get_one_message_in_the_pages_language(ex
 
 def test_a_chinese_message(explorer):
     root = explorer.locator("div.access-explorer >> nth=1")
+    retype(root.locator("input >> nth=1"), "1,024")   # as the Chinese page prints it
+    assert [m for m in root.locator(".access-explorer__message").all_inner_texts() if m] == []
     retype(root.locator("input >> nth=0"), "2.5")
     assert [m for m in root.locator(".access-explorer__message").all_inner_texts() if m] == ["请输入整数，只用数字。"]
     retype(root.locator("input >> nth=0"), "3")

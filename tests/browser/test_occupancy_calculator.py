@@ -36,8 +36,10 @@ def calculate_all(page, cases):
 
 
 def load_calculator(page):
-    """The page's two scripts, in the site's order: labkit's table as data, then the calculator."""
+    """The page's scripts, in the site's order: labkit's table as data, the typed-number reader, then
+    the calculator."""
     page.add_script_tag(content=occupancy_data_script())
+    page.add_script_tag(path=str(ASSET.with_name("typed_numbers.js")))
     page.add_script_tag(path=str(ASSET))
 
 
@@ -253,6 +255,27 @@ def test_a_typed_value_that_is_not_a_whole_number_is_named_next_to_its_field(pag
     assert widget.locator(f"#{field.get_attribute('aria-describedby')}").inner_text() == message
     assert field.get_attribute("aria-invalid") == "true"
     assert widget.locator("tr[data-key]").count() == 0 and widget.locator("svg").count() == 0
+
+
+def test_a_number_typed_as_the_page_prints_it_is_read(page):
+    """The calculator prints "1 024" (French) and "1,024" (Chinese): typed back, each is that
+    number, and so are full-width digits from a Chinese input method; French "1,024" is a decimal."""
+    page.set_content(WIDGETS)
+    load_calculator(page)
+    for lang, typed, threads in (("fr", "1 024", 1024), ("fr", "1\u202f024", 1024), ("fr", "２５６", 256),
+                                 ("zh", "1,024", 1024), ("zh", "２５６", 256), ("zh", "１，０２４", 1024)):
+        widget = page.locator(f'div.occupancy-calculator[data-lang="{lang}"]')
+        field = widget.locator('input[name="threads_per_block"]')
+        retype(field, typed)
+        assert field.input_value() == typed
+        assert [m for m in widget.locator(".occ-message").all_inner_texts() if m] == [], (lang, typed)
+        expected = occupancy.calculate(KernelLaunch(threads, 32))
+        assert numbers(page, lang)["blocks_per_sm"] == str(expected.blocks_per_sm), (lang, typed)
+    widget = page.locator('div.occupancy-calculator[data-lang="fr"]')
+    retype(widget.locator('input[name="threads_per_block"]'), "1,024")
+    assert [m for m in widget.locator(".occ-message").all_inner_texts() if m] == [
+        "Un nombre entier positif ou nul est attendu, écrit en chiffres."]
+    assert page.watch.errors == []
 
 
 @pytest.mark.parametrize("lang, expected", [

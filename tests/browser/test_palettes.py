@@ -104,3 +104,18 @@ def test_widgets_and_diagrams_are_readable_in_both_palettes(tour, scheme, lang, 
                     for item in colours
                     if contrast(item["colour"], item["backdrop"]) < (4.5 if item["kind"] == "text" else 3.0)})
     assert not faint, f"{scheme} palette on {seen['background']}:\n" + "\n".join(faint[:12])
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_code_keeps_its_contrast_in_both_palettes(tour, built_site, scheme):
+    """Every coloured token of every code block, inline code and link set in code, on its code's
+    background (WCAG 4.5:1): Material's slate numbers, built-ins and code links were just under."""
+    seen = tour.pages(PALETTES[scheme], site_pages(built_site))
+    faint = set()
+    for rel, page in seen.items():
+        assert "unsettled" not in page, f"{rel}: {page['unsettled']}"
+        for token in page["code_colours"]:
+            backdrop = token["backdrop"] if rgba(token["backdrop"])[3] > 0 else page["background"]
+            if contrast(token["colour"], backdrop) < 4.5:
+                faint.add(f"{token['what']!r} {token['colour']} on {backdrop}: {contrast(token['colour'], backdrop):.2f} ({rel})")
+    assert not faint, f"{scheme} palette:\n" + "\n".join(sorted(faint)[:12])

@@ -1,10 +1,15 @@
-"""The site as read on a desktop (1366 px) and a phone (360 px): no page scrolls sideways; every
-diagram, chart and widget drawing shows its text at least at the body's small size (Material's
-<small>, 12.8 px); a table wider than its column says so and keeps its first column in view."""
+"""The site as read on a desktop (1366 px) and a phone (360 px): no page scrolls sideways, even with
+every fold open; every diagram, chart and widget drawing shows its text at least at the body's
+small size (Material's <small>, 12.8 px), no label of a plot on another, none cut by its drawing's
+edge; a table wider than its column says so and keeps its first column in view, and chapter 5's
+profile tables show their values beside it; an exercise's solution is a code block like every
+other, its text the file's (its docstring and comments in the page's language)."""
 
 import pytest
 
+from labkit.exercises import exercises
 from labkit.report.labels import LANGUAGES
+from labkit.site.exercise_block import comments_for_page, solution_for_page, solution_source
 from tests.browser.tour import READERS, WIDTHS, site_pages
 
 pytestmark = pytest.mark.browser
@@ -20,8 +25,10 @@ def test_no_page_scrolls_sideways_on_a_phone(tour, built_site):
     phone = READERS[WIDTHS["phone"]]["viewport"]["width"]
     seen = tour.pages(WIDTHS["phone"], pages)
     problems = [f"{rel}: did not settle: {page['unsettled']}" if "unsettled" in page else
-                f"{rel}: {page['scroll_width']} px ({page['sticking_out']})"
-                for rel, page in seen.items() if "unsettled" in page or page["scroll_width"] > phone]
+                f"{rel}: {page['scroll_width']} px ({page['sticking_out']}), with every fold open "
+                f"{page['scroll_width_folds_open']} px ({page['sticking_out_folds_open']})"
+                for rel, page in seen.items()
+                if "unsettled" in page or max(page["scroll_width"], page["scroll_width_folds_open"]) > phone]
     assert not problems, f"pages wider than a {phone} px phone:\n" + "\n".join(problems)
 
 
@@ -70,3 +77,50 @@ def test_the_widgets_french_follows_french_typography(tour, path):
     problems = [f"{what}: {m.group(0)!r} in {text[max(0, m.start() - 30):m.end() + 10]!r}"
                 for text in shown for what, pattern in FRENCH_MISTAKES.items() for m in pattern.finditer(text)]
     assert not problems, "\n".join(problems[:10])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("path", DRAWN + ["performance/06-matmul/"])
+def test_no_label_of_a_drawing_covers_another_or_leaves_its_drawing(tour, width, lang, path):
+    seen = tour.page(WIDTHS[width], LANGUAGES[lang]["root"] + path)
+    assert "unsettled" not in seen, seen["unsettled"]
+    assert seen["overlapping_labels"] == [], "labels inside a plot on top of each other"
+    assert seen["cut_texts"] == [], "text cut by its drawing's edge"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_chapter_5s_profile_tables_show_every_value_beside_the_metrics_names(tour, width, lang):
+    """(Each table scrolled to its end: tour.CASE_TABLES_JS.)"""
+    seen = tour.page(WIDTHS[width], LANGUAGES[lang]["root"] + "performance/05-checklist/")
+    assert "unsettled" not in seen, seen["unsettled"]
+    assert len(seen["case_tables"]) >= 8
+    # all of each value, or at least half a phone's column of it (3 px for the cells' borders)
+    hidden = [f"kernel {t['table']}: {t['least_shown']:.0f} px of a {t['of_width']:.0f} px value in view"
+              for t in seen["case_tables"] if t["least_shown"] < min(t["of_width"], 160) - 3]
+    assert not hidden, "\n".join(hidden)
+
+
+def solution_pages():
+    return sorted({(lang, item.chapter) for item in exercises().values() for lang in LANGUAGES})
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("lang, chapter", solution_pages())
+def test_an_opened_solution_is_a_code_block_showing_the_files_text(tour, width, lang, chapter):
+    """Material's scroll box, code background and copy button (pre > code), inside its fold; the
+    text as the file has it (no Markdown applied to the docstring), in the page's language."""
+    seen = tour.page(WIDTHS[width], LANGUAGES[lang]["root"] + chapter.removesuffix(".md") + "/")
+    assert "unsettled" not in seen, seen["unsettled"]
+    shown = {solution["id"]: solution for solution in seen["solutions"]}
+    expected = {item.id for item in exercises().values() if item.chapter == chapter}
+    assert set(shown) == expected
+    for item_id, solution in shown.items():
+        item = exercises()[item_id]
+        assert solution["code_block"] and solution["copy_button"], f"{item_id}: not a code block"
+        assert solution["inner_code"] == 0, f"{item_id}: Markdown applied inside the code"
+        assert solution["scrolls"] == "auto" and solution["background"] not in ("rgba(0, 0, 0, 0)", "transparent")
+        assert solution["right"] <= solution["fold_right"] + 1, f"{item_id}: the code runs out of its fold"
+        text = comments_for_page(solution_for_page(solution_source(item), lang), lang, item.solution)
+        assert solution["text"].strip() == text.strip(), f"{item_id}: not the file's text"

@@ -1,12 +1,15 @@
 """The built site in a real browser: loads, offline, languages, search, math, diagrams, quizzes."""
 
+import json
+import re
+
 import pytest
 
 from labkit.figures import render_figure
 from labkit.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.site.typography import typeset_text
-from tests.browser.tour import READERS, load_problems, search, site_pages
+from tests.browser.tour import READERS, WIDTHS, load_problems, search, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -33,23 +36,40 @@ def test_switcher_leads_to_the_same_page_and_back(page, site_url):
         assert page.get_attribute("html", "lang") == target
 
 
-#: Queries whose first result must be chapter 3: French readers may say "occupation", the course
-#: says "occupancy"; in Chinese "占用率" is also in the lab 03 notebook and chapter 5
+#: Queries and the chapters one of which must be their first result: French readers may say
+#: "occupation", the course says "occupancy"; in Chinese "占用率" is also in the lab 03 notebook and
+#: chapter 5; Chinese readers type 共享内存 and 张量核心 where the course writes shared memory and
+#: tensor core; "tuile" is taught in chapter 6, chapter 1 only works an example with one
 #: (labkit.site.search_terms).
-NOTIONS = {"fr": ("occupation", "occupancy"), "zh": ("占用率", "occupancy")}
+OCCUPANCY, COALESCING, MATMUL = "performance/03-occupancy/", "performance/02-coalescing/", "performance/06-matmul/"
+NOTIONS = {"fr": (("occupation", (OCCUPANCY,)), ("occupancy", (OCCUPANCY,)), ("tuile", (MATMUL,)),
+                  ("coalescence", (COALESCING,))),
+           "zh": (("占用率", (OCCUPANCY,)), ("occupancy", (OCCUPANCY,)), ("共享内存", (COALESCING, MATMUL)),
+                  ("张量核心", (MATMUL,)))}
+#: TeX as written: a search snippet shows text, it renders no formula.
+RAW_TEX = re.compile(r"\\[(\[)]|\\(?:text|frac|times|min|left|right)\b")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_search_finds_the_language_and_puts_the_chapter_that_teaches_a_notion_first(search_page, site_url, lang):
-    """One page of each language, searched three times (Material indexes the language once a page)."""
+def test_search_finds_the_language_and_puts_the_chapter_that_teaches_a_notion_first(search_page, site_url, lang,
+                                                                                    built_site):
+    """One page of each language, searched several times (Material indexes the language once a page);
+    no snippet of the results shows TeX, nor does any entry of the index."""
     page = search_page
     page.goto(site_url + LANGUAGES[lang]["root"])
     hrefs = search(page, SEARCH_TERMS[lang])
     assert any(CHAPTER in href for href in hrefs), hrefs
     assert all(f"/{LANGUAGES['zh']['root']}" in href for href in hrefs) == (lang == "zh"), hrefs
-    for query in NOTIONS[lang]:
+    snippets = []
+    for query, chapters in NOTIONS[lang]:
         hrefs = search(page, query)
-        assert hrefs[0].startswith(site_url + LANGUAGES[lang]["root"] + "performance/03-occupancy/"), (query, hrefs[:4])
+        assert any(hrefs[0].startswith(site_url + LANGUAGES[lang]["root"] + chapter) for chapter in chapters), \
+            (query, hrefs[:4])
+        snippets.append(page.inner_text(".md-search-result__list"))
+    assert not [m.group(0) for text in snippets for m in RAW_TEX.finditer(text)], "TeX in the snippets"
+    index = json.loads((built_site / LANGUAGES[lang]["root"] / "search" / "search_index.json").read_text(encoding="utf-8"))
+    raw = [doc["location"] for doc in index["docs"] if RAW_TEX.search(doc["title"] + doc["text"])]
+    assert not raw, f"TeX in the search index: {raw[:5]}"
     assert page.watch.errors == [] and page.watch.remote_requests == []
 
 
@@ -116,3 +136,29 @@ def test_a_case_diagnosis_shows_once_its_quiz_is_answered(page, site_url, lang):
     assert diagnosis.locator("details").is_visible()
     assert not diagnosis.locator(".case-locked-note").is_visible()
     assert not page.locator('[data-after-quiz="q05-b"] details').is_visible()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_lab_notebook_and_its_record_speak_the_pages_language(tour, lang):
+    """The notebook page's record line names the whole commit and writes the clock as the chapter
+    does; the chapter's provenance fold speaks the page's language; the calculator cell prints a
+    sentence, not a Python tuple."""
+    from labkit.report.labels import label as word
+    from labkit.report.numbers import format_number
+
+    notebook = tour.page(WIDTHS["desktop"], LANGUAGES[lang]["root"] + "labs/03-occupancy/lab03/")
+    chapter = tour.page(WIDTHS["desktop"], LANGUAGES[lang]["root"] + "performance/03-occupancy/")
+    assert "unsettled" not in notebook and "unsettled" not in chapter
+    lines = notebook["provenance_lines"]
+    assert lines, "no record line on the notebook page"
+    for line in lines + chapter["provenance_lines"]:
+        assert re.search(r"commit [0-9a-f]{12}\b", line), f"the commit is cut: {line!r}"
+        sm = re.search(r"SM (\S+(?:\u202f\S+)?) MHz", line).group(1)
+        assert sm == format_number(float(sm.replace("\u202f", "").replace(",", "")), 0, lang), line
+    fold = chapter["provenance_lines"][0]
+    assert word(lang, "lab.provenance.driver") in fold and word(lang, "lab.provenance.memory") in fold, fold
+    if lang == "fr":
+        assert not re.search(r"\b(?:driver|mem)\b", fold), fold
+    shown = notebook["short_outputs"]
+    assert any(word(lang, "notebook.limiter.registers").strip() in text for text in shown), shown
+    assert not [text for text in shown if re.search(r"\('[a-z_]+',?\)", text)], shown

@@ -172,6 +172,33 @@ LOOK_JS = """(marks) => {
       .filter(e => !e.parentElement.closest('[class*=scroll], pre, .highlight, .arithmatex, div.mermaid, figure'))
       .slice(0, 2).map(e => e.tagName + '.' + e.className),
     katex: document.querySelectorAll('.arithmatex .katex').length,
+    // a drawing's labels: those inside a plot that overlap another, and any text cut by its drawing's edge
+    overlapping_labels: [...document.querySelectorAll('.lab-figure svg')].flatMap(svg => {
+      const boxes = [...svg.querySelectorAll('text.in-plot')].map(t => [t.textContent, t.getBoundingClientRect()]);
+      // (boxes include the font's ascent and descent: two labels on adjacent lines touch; on each other, they share a tenth)
+      const shared = (r, q) => Math.max(0, Math.min(r.right, q.right) - Math.max(r.left, q.left)) *
+        Math.max(0, Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top));
+      return boxes.flatMap(([a, r], i) => boxes.slice(i + 1)
+        .filter(([, q]) => shared(r, q) > 0.1 * Math.min(r.width * r.height, q.width * q.height))
+        .map(([b, q]) => a + ' / ' + b + ' ' + Math.round(100 * shared(r, q) / Math.min(r.width * r.height, q.width * q.height)) + ' %'));
+    }),
+    cut_texts: [...document.querySelectorAll('.lab-figure svg text, .occupancy-calculator svg text')].filter(t => {
+      const r = t.getBoundingClientRect(), frame = t.ownerSVGElement.getBoundingClientRect();
+      return r.width && (r.right > frame.right + 0.5 || r.left < frame.left - 0.5);
+    }).map(t => t.textContent),
+    // every coloured token of the code (blocks and inline, links set in code), on its code's background
+    code_colours: Object.values(Object.fromEntries([...document.querySelectorAll(
+        'article .highlight code span[class], article a code, article p code')].map(el => {
+      const code = el.closest('code'), colour = getComputedStyle(el).color;
+      const backdrop = getComputedStyle(code).backgroundColor;
+      const what = (el.getAttribute('class') || el.parentElement.tagName) + ' ' + el.textContent.trim().slice(0, 16);
+      return [colour + backdrop + (el.getAttribute('class') || 'a'), {what, colour, backdrop}];
+    }))),
+    // what a lab notebook page prints: the record's provenance lines, and its short outputs whole
+    provenance_lines: [...document.querySelectorAll('article pre code, .lab-provenance code')]
+      .flatMap(code => code.textContent.split('\\n')).filter(line => line.includes('commit')),
+    short_outputs: [...document.querySelectorAll('p.notebook-output-label')]
+      .map(p => p.nextElementSibling ? p.nextElementSibling.textContent.trim() : '').filter(text => text.length < 400),
     diagrams: [...document.querySelectorAll('div.mermaid')].map(d => ({
       nodes: Boolean(d.shadowRoot && d.shadowRoot.querySelector('svg .node')),
       text: d.shadowRoot ? d.shadowRoot.textContent : ''})),
@@ -311,10 +338,57 @@ WIDE_TABLES_JS = """() => [...document.querySelectorAll('.lab-recorded > .md-typ
   })"""
 
 
+#: The page with every fold opened (a solution, a hint, an answer), as a curious reader leaves it:
+#: how wide it is then, and each exercise solution as shown (a code block: pre > code with its
+#: copy button, scrolling in its own box inside its fold, its text as in the file).
+FOLDS_OPEN_JS = """async () => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const room = document.documentElement.clientWidth;
+  const width = document.documentElement.scrollWidth;
+  return {
+    scroll_width_folds_open: width,
+    sticking_out_folds_open: width <= room ? [] : [...document.querySelectorAll('article *')]
+      .filter(e => e.getBoundingClientRect().right > room + 1)
+      .filter(e => !e.parentElement.closest('[class*=scroll], pre, .highlight, .arithmatex, div.mermaid, figure'))
+      .slice(0, 2).map(e => e.tagName + '.' + e.className),
+    solutions: [...document.querySelectorAll('details[data-solution]')].map(fold => {
+      const code = fold.querySelector('.highlight pre > code');
+      const box = code || fold.querySelector('.highlight pre');
+      return {id: fold.dataset.solution, code_block: Boolean(code),
+              copy_button: Boolean(fold.querySelector('.highlight pre > .md-clipboard, .highlight .md-code__button')),
+              inner_code: code ? code.querySelectorAll('code').length : null,
+              scrolls: getComputedStyle(box).overflowX, background: getComputedStyle(box).backgroundColor,
+              right: box.getBoundingClientRect().right, fold_right: fold.getBoundingClientRect().right,
+              text: box.textContent};
+    }),
+  };
+}"""
+
+#: Chapter 5's profile tables (a metric's name, then its value), each scrolled to its end: the
+#: narrowest part of a value cell left in view beside the sticky first column, and that cell's width.
+CASE_TABLES_JS = """() => [...document.querySelectorAll('table[data-case]')].map(table => {
+  let box = table.closest('.md-typeset__scrollwrap');   // the wrapper that scrolls (Material adds one inside)
+  while (getComputedStyle(box).overflowX === 'visible' && box.parentElement.closest('.md-typeset__scrollwrap')) {
+    box = box.parentElement.closest('.md-typeset__scrollwrap');
+  }
+  box.scrollLeft = box.scrollWidth;
+  const edge = box.getBoundingClientRect();
+  const shown = [...table.querySelectorAll('tr')].map(row => {
+    const name = row.cells[0].getBoundingClientRect(), value = row.cells[1].getBoundingClientRect();
+    return [Math.min(value.right, edge.right) - Math.max(value.left, name.right, edge.left), value.width];
+  });
+  box.scrollLeft = 0;
+  return {table: table.dataset.case, least_shown: Math.min(...shown.map(([s]) => s)),
+          of_width: shown.reduce((least, [s, w]) => (s < least[0] ? [s, w] : least), [Infinity, 0])[1]};
+})"""
+
+
 def visit(tab, watch: PageWatch, url: str, html: str) -> dict:
     """Load one page in a reader's tab, let it settle, look, use its widgets, scroll its wide lab
     tables (each: its hint shown, its first column's and second column's x before and after
-    scrolling 400 px, whether it says there is more to the right before and at the end).
+    scrolling 400 px, whether it says there is more to the right before and at the end) and its
+    profile tables, then open every fold and look again (FOLDS_OPEN_JS).
 
     ``unsettled`` says why the page did not settle (then nothing is looked at); ``errors`` are the
     console and page errors of the load, ``errors_in_use`` those while the widgets were used.
@@ -332,6 +406,8 @@ def visit(tab, watch: PageWatch, url: str, html: str) -> dict:
         seen.update(tab.evaluate(LOOK_JS, MARKS))
         seen.update(use_widgets(tab))
         seen["wide_tables"] = tab.evaluate(WIDE_TABLES_JS)
+        seen["case_tables"] = tab.evaluate(CASE_TABLES_JS)
+        seen.update(tab.evaluate(FOLDS_OPEN_JS))
     seen["errors_in_use"] = watch.errors[len(seen["errors"]):]
     seen["remote_requests"] = list(watch.remote_requests)
     return seen

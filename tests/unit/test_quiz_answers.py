@@ -5,7 +5,7 @@ JavaScript applies the same rule (tests/browser/test_quiz_answers.py runs this t
 import pytest
 
 from labkit.figures import FIGURES
-from labkit.quizzes import ANSWER_KEY, Numeric, readings
+from labkit.quizzes import ANSWER_KEY, Numeric, ambiguous_readings, readings
 from labkit.report.numbers import format_number
 
 #: (typed, lang, unit, readings)
@@ -33,12 +33,33 @@ CASES = [
     ("12 + 3", "fr", "", ()),
     ("", "zh", "", ()),
     ("2048 Mo", "fr", "octets", ()),
+    ("２０４８", "zh", "字节", (2048.0,)),       # full-width digits, as a Chinese input method types them
+    ("２，０４８ 字节", "zh", "字节", (2048.0,)),
+    ("１２，５", "fr", "", (12.5,)),
+    ("1.280", "fr", "octets", ()),           # ambiguous in French: ambiguous_readings
+    ("1.280", "zh", "字节", (1.28,)),
+    ("12.500.000", "fr", "", ()),
+]
+
+#: (typed, lang, the two readings of an answer grouped with dots in French, or ()).
+AMBIGUOUS = [
+    ("1.280", "fr", (1.28, 1280.0)),
+    ("1.280 octets", "fr", (1.28, 1280.0)),
+    ("12.500.000", "fr", ()),              # not a number the site writes: "type a number"
+    ("1.280", "zh", ()),
+    ("130.5", "fr", ()),
+    ("1 280", "fr", ()),
 ]
 
 
 @pytest.mark.parametrize("typed, lang, unit, expected", CASES)
 def test_readings(typed, lang, unit, expected):
     assert readings(typed, lang, unit) == expected
+
+
+@pytest.mark.parametrize("typed, lang, expected", AMBIGUOUS)
+def test_ambiguous_readings(typed, lang, expected):
+    assert ambiguous_readings(typed, lang, "octets") == expected
 
 
 def printed_spellings(value: float, decimals: int, lang: str) -> set[str]:

@@ -11,6 +11,14 @@ WORDS = {
         'ENREGISTRÉ sur {gpu} (CC {cc}, pilote {driver}, SM {sm} MHz) le {time}, commit {commit}',
         '记录于 {gpu}（CC {cc}，驱动 {driver}，SM {sm} MHz），时间 {time}，commit {commit}',
     ),
+    'notebook.occupancy': ('{blocks} blocks per SM, occupancy {occupancy}, limited by {limiters}',
+                           '{blocks} blocs par SM, occupancy de {occupancy}, limitée par {limiters}',
+                           '每个 SM {blocks} 个 block，占用率 {occupancy}，受{limiters}限制'),
+    'notebook.occupancy.and': (' and ', ' et ', '和'),
+    'notebook.limiter.warps': ('warps per SM', 'les warps par SM', '每 SM warp 数'),
+    'notebook.limiter.registers': ('registers', 'les registres', '寄存器'),
+    'notebook.limiter.shared_memory': ('shared memory', 'la mémoire partagée', ' shared memory '),
+    'notebook.limiter.blocks': ('blocks per SM', 'les blocs par SM', '每 SM block 数'),
     'notebook.no_gpu': (
         'No CUDA GPU found: the labs run in the Numba CUDA simulator (correctness and access patterns only, '
         'no timing).',

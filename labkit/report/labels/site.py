@@ -16,6 +16,9 @@ WORDS = {
     'check': ('Check', 'Vérifier', '检查'),
     'quiz.type_a_number': ('Type a number, such as 2048 or 12.5.', 'Entrez un nombre, par exemple 2 048 ou 12,5.',
                            '请输入一个数，例如 2,048 或 12.5。'),
+    'quiz.ambiguous': ('“{typed}” can be read two ways: write {decimal} or {grouped}.',
+                       '« {typed} » se lit de deux façons : écrivez {decimal} ou {grouped}.',
+                       '“{typed}”有两种读法：请写成 {decimal} 或 {grouped}。'),
     'translation.stale_title': ('Translation behind its source', 'Traduction en retard sur sa source', '译文落后于原文'),
     'translation.stale': (
         'The French page changed after this translation was made: parts of it may be missing or out of date here.',
@@ -34,6 +37,8 @@ WORDS = {
         'Provenance complète : pilote, horloges, versions des bibliothèques, commit',
         '完整来源信息：驱动、时钟、库版本、commit',
     ),
+    'lab.provenance.driver': ('driver', 'pilote', '驱动'),
+    'lab.provenance.memory': ('memory', 'mémoire', '显存'),
     'lab.no_results': (
         'No results recorded yet: run',
         "Aucun résultat enregistré pour l'instant : lancez",

@@ -161,9 +161,11 @@
   }
 
   // A whole number typed in a field, as typed: {value} or {problem} (the message's key). Only
-  // digits are a number: "2.5", "1e1", "-8", "12abc" are refused, never rounded or cut.
-  function readWhole(text, min, max, t) {
-    const typed = text.trim();
+  // digits are a number: "2.5", "1e1", "-8", "12abc" are refused, never rounded or cut; digits
+  // grouped as the page prints them (4 096, Chinese 4,096) and full-width digits are read
+  // (labkitTypedNumbers.wholeDigits, typed_numbers.js).
+  function readWhole(text, min, max, t, lang) {
+    const typed = window.labkitTypedNumbers.wholeDigits(text, lang);
     if (typed === "") return { problem: t.empty };
     if (/^[-\u2212]\d+$/.test(typed)) return { problem: t.range(min, max) };
     if (!/^\d+$/.test(typed)) return { problem: t.whole };
@@ -348,8 +350,8 @@
 
     function update() {
       const widthBytes = Number(width.value);
-      const strideRead = readWhole(stride.value, 0, 64, t);
-      let offsetRead = readWhole(offset.value, 0, 4096, t);
+      const strideRead = readWhole(stride.value, 0, 64, t, lang);
+      let offsetRead = readWhole(offset.value, 0, 4096, t, lang);
       if (offsetRead.problem === undefined && offsetRead.value % widthBytes) offsetRead = { problem: t.aligned(widthBytes) };
       show(stride, strideRead.problem);
       show(offset, offsetRead.problem);

@@ -33,14 +33,21 @@
     zh: "内容比页面宽：请向右滚动 \u2192",
   };
 
+  // Where a box's hint goes: above it; above its whole code block for a code box (inside the
+  // <pre>, the line would not wrap and would widen the page).
+  function hintPlace(box) {
+    return box.tagName === "CODE" ? box.closest(".highlight") || box.parentElement : box;
+  }
+
   function hintFor(box) {
-    const previous = box.previousElementSibling;
+    const place = hintPlace(box);
+    const previous = place.previousElementSibling;
     if (previous && previous.classList.contains("scroll-hint")) return previous;
     const hint = document.createElement("p");
     hint.className = "scroll-hint";
     hint.setAttribute("aria-hidden", "true");
     hint.textContent = HINTS[document.documentElement.lang === "zh" ? "zh" : "fr"];
-    box.before(hint);
+    place.before(hint);
     return hint;
   }
 
@@ -49,7 +56,7 @@
     box.classList.toggle("scrolls", more);
     box.classList.toggle("scrolls--more-left", more && box.scrollLeft > 1);
     box.classList.toggle("scrolls--more-right", more && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
-    if (more || box.previousElementSibling?.classList.contains("scroll-hint")) hintFor(box).hidden = !more;
+    if (more || hintPlace(box).previousElementSibling?.classList.contains("scroll-hint")) hintFor(box).hidden = !more;
   }
 
   const SCROLLERS = ".md-typeset__scrollwrap, .access-explorer__drawing, div.mermaid, figure.lab-figure, " +

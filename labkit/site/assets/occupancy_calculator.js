@@ -373,7 +373,7 @@
   // A step chart of occupancy (0 to 100 %) against x, the current point marked, under its title,
   // with both axes titled and ticked. Drawn for a 320 px figure: text at 13 px.
   function drawChart(data, title, xTitle, words, lang, scale) {
-    const width = 340, height = 214, left = 58, right = 16, top = 10, bottom = 50;
+    const width = 340, height = 214, left = 58, right = 24, top = 10, bottom = 50;
     const xs = data.points.map((p) => p[0]);
     const xMin = Math.min(...xs, data.current[0]), xMax = Math.max(...xs, data.current[0]);
     const px = (x) => left + ((x - xMin) / (xMax - xMin || 1)) * (width - left - right);
@@ -453,7 +453,8 @@
       let typedWrong = false;
       for (const [name] of fields) {
         const field = form.elements[name];
-        const text = field.value.trim();
+        // grouped as the page prints numbers (1 024, Chinese 1,024), full-width digits read (typed_numbers.js)
+        const text = window.labkitTypedNumbers.wholeDigits(field.value, lang);
         const problem = text === "" ? words.empty : /^\d+$/.test(text) ? "" : words.whole;
         messages[name].textContent = problem;
         if (problem) field.setAttribute("aria-invalid", "true");

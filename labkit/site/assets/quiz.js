@@ -29,11 +29,12 @@
 
   // labkit.quizzes.readings, the same rule: the numbers a typed answer can mean, in the ways
   // the site prints numbers in the page's language (2048, 2 048 with any space, 2,048, 1,234.5,
-  // 130,5, 130.5), optionally followed by the quiz's unit; French "2,048" has both readings.
-  const SPACES = /[\s\u00a0\u202f\u2009]+/g;
+  // 130,5, 130.5), full-width digits as digits (typed_numbers.js), optionally followed by the
+  // quiz's unit; French "2,048" has both readings; French "1.280" none (ambiguousReadings).
   const SPACE_GROUPED = /^\d{1,3}(?: \d{3})+(?:[.,]\d+)?$/;
   const COMMA_GROUPED = /^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
   const PLAIN = /^\d+(?:[.,]\d+)?$/;
+  const DOT_GROUPED = /^\d{1,3}\.\d{3}$/;
 
   function unitSpellings(unit) {
     const spelled = new Set([unit.trim()]);
@@ -42,16 +43,28 @@
     return [...spelled].filter((u) => u).sort((a, b) => b.length - a.length);
   }
 
-  function readings(typed, lang, unit) {
-    let text = typed.replace(SPACES, " ").trim();
+  function numberPart(typed, unit) {
+    let text = window.labkitTypedNumbers.halfWidth(typed);
     for (const spelled of unitSpellings(unit || "")) {
       if (text.toLowerCase().endsWith(spelled.toLowerCase())) {
         text = text.slice(0, text.length - spelled.length).trim();
         break;
       }
     }
-    let sign = 1;
-    if (text.startsWith("-") || text.startsWith("\u2212")) { sign = -1; text = text.slice(1).trim(); }
+    if (text.startsWith("-") || text.startsWith("\u2212")) return [-1, text.slice(1).trim()];
+    return [1, text];
+  }
+
+  // labkit.quizzes.ambiguous_readings: French "1.280" is 1,28 or 1 280; [] for anything else.
+  function ambiguousReadings(typed, lang, unit) {
+    const [sign, text] = numberPart(typed, unit);
+    if (lang !== "fr" || !DOT_GROUPED.test(text)) return [];
+    return [sign * parseFloat(text), sign * parseFloat(text.replace(/\./g, ""))];
+  }
+
+  function readings(typed, lang, unit) {
+    const [sign, text] = numberPart(typed, unit);
+    if (lang === "fr" && DOT_GROUPED.test(text)) return [];
     const found = [];
     if (SPACE_GROUPED.test(text)) found.push(parseFloat(text.replace(/ /g, "").replace(",", ".")));
     if (COMMA_GROUPED.test(text)) found.push(parseFloat(text.replace(/,/g, "")));
@@ -61,15 +74,25 @@
     return [...new Set(found)].map((value) => sign * value);
   }
 
+  // What the reader is told of an ambiguous answer: its two French spellings (1,28 and 1 280).
+  function ambiguityMessage(quiz, typed) {
+    const [, text] = numberPart(typed, quiz.dataset.unit || "");
+    const [whole, ...rest] = text.split(".");
+    return quiz.dataset.labelAmbiguous.replace("{typed}", typed.trim())
+      .replace("{decimal}", `${whole},${rest.join("")}`).replace("{grouped}", [whole, ...rest].join("\u202f"));
+  }
+
   function setUpNumeric(quiz) {
     const form = quiz.querySelector("form.quiz-numeric");
     const lang = quiz.dataset.lang;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const values = readings(form.querySelector("input").value, lang, quiz.dataset.unit || "");
-      if (values.length === 0) {   // not a number: say so, and keep the answer folded
+      const typed = form.querySelector("input").value;
+      const values = readings(typed, lang, quiz.dataset.unit || "");
+      if (values.length === 0) {   // not a number, or an ambiguous one: say so, and keep the answer folded
         quiz.classList.remove("quiz--right", "quiz--wrong");
-        quiz.querySelector(".quiz-feedback").textContent = quiz.dataset.labelNumber;
+        quiz.querySelector(".quiz-feedback").textContent =
+          ambiguousReadings(typed, lang, quiz.dataset.unit || "").length ? ambiguityMessage(quiz, typed) : quiz.dataset.labelNumber;
         return;
       }
       const expected = parseFloat(quiz.dataset.answer);
@@ -78,7 +101,7 @@
     });
   }
 
-  window.labkitQuiz = { readings };
+  window.labkitQuiz = { readings, ambiguousReadings };
 
   if (typeof document$ === "undefined") return;   // a page without Material: the parser only
   document$.subscribe(() => {
