@@ -859,6 +859,16 @@ def _ch06_numba_registers() -> int:
     return next(r.registers for r in recorded_results("lab-06").resources if r.kernel == "regtile")
 
 
+def _ch06_scheduler(key: str):
+    """Scheduler Statistics of lab 06's profiled step ``key`` (issue active, No Eligible)."""
+    return recorded_results("lab-06").profile(key).diagnosis().scheduler
+
+
+def _ch06_unit_pct(key: str, unit: str) -> float:
+    """How busy ``unit`` was (% of its peak) in lab 06's profiled step ``key``."""
+    return next(u.pct for u in recorded_results("lab-06").profile(key).diagnosis().units if u.unit == unit)
+
+
 def _ch06_tensor_tflops(precision: str) -> float:
     from labkit.tensor_cores import tensor_peak_gflops
 
@@ -900,6 +910,10 @@ def _chapter6_figures() -> dict[str, Figure]:
     fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
     out = {
         "ch06.n": Figure(lambda: n),
+        # steps 3c and 4: Not Selected leads, yet issue slots stay empty (Scheduler Statistics)
+        **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
+            (lambda key=key: _ch06_scheduler(key).no_eligible_pct), 0) for key in ("ctile", "pipelined")},
+        "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
         "ch06.wmma.occupancy_pct": Figure(
             lambda: recorded_results("lab-06").profile("wmma").diagnosis().occupancy.theoretical_pct, 1),
         "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),
