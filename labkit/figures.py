@@ -859,11 +859,6 @@ def _ch06_numba_registers() -> int:
     return next(r.registers for r in recorded_results("lab-06").resources if r.kernel == "regtile")
 
 
-def _ch06_scheduler(key: str):
-    """Scheduler Statistics of lab 06's profiled step ``key`` (issue active, No Eligible)."""
-    return recorded_results("lab-06").profile(key).diagnosis().scheduler
-
-
 def _ch06_unit_pct(key: str, unit: str) -> float:
     """How busy ``unit`` was (% of its peak) in lab 06's profiled step ``key``."""
     return next(u.pct for u in recorded_results("lab-06").profile(key).diagnosis().units if u.unit == unit)
@@ -912,7 +907,7 @@ def _chapter6_figures() -> dict[str, Figure]:
         "ch06.n": Figure(lambda: n),
         # steps 3c and 4: Not Selected leads, yet issue slots stay empty (Scheduler Statistics)
         **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
-            (lambda key=key: _ch06_scheduler(key).no_eligible_pct), 0) for key in ("ctile", "pipelined")},
+            (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined")},
         "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
         "ch06.wmma.occupancy_pct": Figure(
             lambda: recorded_results("lab-06").profile("wmma").diagnosis().occupancy.theoretical_pct, 1),
