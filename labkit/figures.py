@@ -849,10 +849,19 @@ CH06_NUMBA_SMEM_BYTES = (8 * 132 + 8 * 128) * 4
 #: Step 5b (hgemm_mma_128x128): a 128 x 128 tile of C per block of 2 x 2 warps, 64 x 64 per warp;
 #: step 5a (hgemm_wmma): 32 x 64 per warp.
 CH06_MMA_BLOCK, CH06_MMA_WARP, CH06_WMMA_WARP = (128, 128), (64, 64), (32, 64)
-#: The quizzes: a thin product (M = N = 8192, K = 128, FP16 in and out); step 3's Numba kernel
-#: compiled to 136 registers per thread (no register bound).
+#: The quizzes: a thin product (M = N = 8192, K = 128, FP16 in and out).
 CH06_QUIZ_THIN = (8192, 8192, 128)
-CH06_QUIZ_REGISTERS = 136
+
+
+def _ch06_numba_registers() -> int:
+    """Registers per thread the compiler gave step 3's Numba kernel (no register bound), as lab 06
+    recorded them: the quiz q06-blocks reasons on the lab's own kernel."""
+    return next(r.registers for r in recorded_results("lab-06").resources if r.kernel == "regtile")
+
+
+def _ch06_unit_pct(key: str, unit: str) -> float:
+    """How busy ``unit`` was (% of its peak) in lab 06's profiled step ``key``."""
+    return next(u.pct for u in recorded_results("lab-06").profile(key).diagnosis().units if u.unit == unit)
 
 
 def _ch06_tensor_tflops(precision: str) -> float:
@@ -896,6 +905,10 @@ def _chapter6_figures() -> dict[str, Figure]:
     fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
     out = {
         "ch06.n": Figure(lambda: n),
+        # steps 3c and 4: Not Selected leads, yet issue slots stay empty (Scheduler Statistics)
+        **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
+            (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined")},
+        "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
         "ch06.wmma.occupancy_pct": Figure(
             lambda: recorded_results("lab-06").profile("wmma").diagnosis().occupancy.theoretical_pct, 1),
         "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),
@@ -924,20 +937,18 @@ def _chapter6_figures() -> dict[str, Figure]:
         "ch06.quiz.thin.t_memory_us": Figure(lambda: _ch06_thin_product().bytes_ / (H200_SXM.hbm_gbps * 1e9) * 1e6, 1),
         "ch06.quiz.thin.t_compute_us": Figure(
             lambda: _ch06_thin_product().flops / (_ch06_tensor_tflops("fp16") * 1e12) * 1e6, 1),
-        "ch06.quiz.regs.registers": Figure(lambda: CH06_QUIZ_REGISTERS),
+        "ch06.quiz.regs.registers": Figure(lambda: _ch06_numba_registers()),
         "ch06.quiz.regs.smem_kib": Figure(lambda: CH06_NUMBA_SMEM_BYTES / 1024, 1),
-        "ch06.quiz.regs.per_warp": Figure(lambda: occupancy.registers_per_warp(CH06_QUIZ_REGISTERS)),
+        "ch06.quiz.regs.per_warp": Figure(lambda: occupancy.registers_per_warp(_ch06_numba_registers())),
         "ch06.quiz.regs.warps_per_scheduler": Figure(
-            lambda: _ch03_warps_per_sm_by_registers(CH06_QUIZ_REGISTERS) // occupancy.SM90.sm_sub_partitions),
-        "ch06.quiz.regs.warps_by_registers": Figure(lambda: _ch03_warps_per_sm_by_registers(CH06_QUIZ_REGISTERS)),
-        "ch06.quiz.regs.warps_ignoring_partitions": Figure(
-            lambda: occupancy.SM90.registers_per_sm // occupancy.registers_per_warp(CH06_QUIZ_REGISTERS)),
+            lambda: _ch03_warps_per_sm_by_registers(_ch06_numba_registers()) // occupancy.SM90.sm_sub_partitions),
+        "ch06.quiz.regs.warps_by_registers": Figure(lambda: _ch03_warps_per_sm_by_registers(_ch06_numba_registers())),
         "ch06.quiz.regs.blocks_by_threads": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
-            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).limits.warps),
+            CH06_THREADS, _ch06_numba_registers(), CH06_NUMBA_SMEM_BYTES, 0)).limits.warps),
         "ch06.quiz.regs.warps_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
-            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).active_warps_per_sm),
+            CH06_THREADS, _ch06_numba_registers(), CH06_NUMBA_SMEM_BYTES, 0)).active_warps_per_sm),
         "ch06.quiz.regs.blocks_by_shared": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
-            CH06_THREADS, CH06_QUIZ_REGISTERS, CH06_NUMBA_SMEM_BYTES, 0)).limits.shared_memory),
+            CH06_THREADS, _ch06_numba_registers(), CH06_NUMBA_SMEM_BYTES, 0)).limits.shared_memory),
         "ch06.regtile.warps_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
             CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).active_warps_per_sm),
         "ch06.mma.warp_flops_per_wavefront": Figure(

@@ -70,6 +70,10 @@ GLOSSARY: tuple[Term, ...] = (
     Term("throughput", "吞吐量", (r"吞吐(?!量)", r"通量")),
     Term("bandwidth", "带宽", (r"频宽",)),
     Term("thread", "线程", (r"执行绪", _WORD_START + r"threads?" + _WORD_END)),
+    Term("lever (levier)", "手段", (r"对策",)),
+    Term("stall reason", "stall 原因", (r"停顿", r"停滞原因", r"阻塞原因")),
+    Term("slice along K (tranche)", "段", (r"分片", r"切片")),
+    Term("tile", "tile", (r"瓦片", r"瓷砖")),
 )
 
 #: Glosses of an English word beside its Chinese term: 占用率（occupancy）, **占用率**（occupancy，…）.

@@ -54,7 +54,7 @@ def test_french_and_chinese_text():
     assert "Premier levier — Coût de lancement et grilles trop petites" in french
     assert "16 blocs pour 132 SM" in french
     chinese = diagnose(LAB04, "--lang", "zh", "--kernel", "^scale_add$").stdout
-    assert "首要对策——启动开销与过小的 grid" in chinese
+    assert "首要手段——启动开销与过小的 grid" in chinese
     assert "━━ transpose" not in chinese
 
 

@@ -77,3 +77,46 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
     gains = {g.context: g.ratio for g in LAB.gains(recorded.results)}
     assert gains["gain.lab06.cublas_tf32"] > 2 and gains["gain.lab06.mma"] > 2
     assert gains["gain.lab06.padding"] > 1
+
+
+# ----- chapter 6's sentences that draw a conclusion from the profiles ---------------------------------
+# Held on the course's record and on the first H200 recording (tests/fixtures/h200-first-pass):
+# - steps 3c and 4 (06-matmul.md, "*Not Selected* mène ses attentes ..."): Not Selected leads, yet a
+#   share of the cycles has no eligible warp ([[lab06.ncu.ctile.no_eligible_pct]],
+#   [[lab06.ncu.pipelined.no_eligible_pct]]), so Not Selected does not prove issue is saturated;
+# - step 4 ("Le levier suivant"): its FMA pipe ([[lab06.ncu.pipelined.fma_pct]]) is below the roof
+#   threshold of the checklist, not "au plafond";
+# - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits.
+FIRST_PASS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/06-matmul/results/nvidia-h200.json"
+
+
+@pytest.fixture(scope="module", params=["course", "first-pass"])
+def either_record(request):
+    path = RESULTS if request.param == "course" else FIRST_PASS
+    return read_results(path, LAB.results_type, LAB.id)
+
+
+@pytest.mark.parametrize("key", ["ctile", "pipelined"])
+def test_not_selected_leads_yet_issue_slots_stay_empty(either_record, key):
+    diagnosis = either_record.results.profile(key).diagnosis()
+    assert diagnosis.top_stalls[0].reason == "not_selected", (key, diagnosis.top_stalls[0])
+    if diagnosis.scheduler is not None:
+        assert diagnosis.scheduler.no_eligible_pct > 10, (key, diagnosis.scheduler)
+    # a recording without Scheduler Statistics: the issue unit's load says the same, well below its peak
+    issue = next(u.pct for u in diagnosis.units if u.unit == "issue")
+    assert issue < 90, (key, issue)
+
+
+def test_step_4_fma_pipe_is_below_the_roof(either_record):
+    diagnosis = either_record.results.profile("pipelined").diagnosis()
+    fma = next(u.pct for u in diagnosis.units if u.unit == "pipe_fma")
+    assert fma < checklist.ROOF_PCT, fma
+
+
+def test_q06_blocks_reasons_on_the_recorded_registers(either_record):
+    from labkit import occupancy
+    from labkit.figures import CH06_NUMBA_SMEM_BYTES
+
+    registers = next(r.registers for r in either_record.results.resources if r.kernel == "regtile")
+    launch = occupancy.calculate(occupancy.KernelLaunch(256, registers, CH06_NUMBA_SMEM_BYTES, 0))
+    assert launch.blocks_per_sm == 1 and launch.active_warps_per_sm == 8, (registers, launch)

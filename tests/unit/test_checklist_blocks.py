@@ -86,7 +86,7 @@ def test_a_profile_card_shows_the_evidence_not_the_verdict(naive_case):
 
 @pytest.mark.parametrize("lang, first, gain", [
     ("fr", "Premier levier — Coalescence", "Le jumeau réparé va 4× plus vite (1\u202f000\u00a0µs → 250\u00a0µs"),
-    ("zh", "首要对策——合并访存", "修复后的版本快 4×（1,000\u00a0µs → 250\u00a0µs"),
+    ("zh", "首要手段——合并访存", "修复后的版本快 4×（1,000\u00a0µs → 250\u00a0µs"),
 ])
 def test_the_diagnosis_is_folded_with_the_planted_flaw_and_the_gain(naive_case, lang, first, gain):
     html = render("/// diagnosis | lab-05-a\n///\n", DiagnosisExtension, lang)

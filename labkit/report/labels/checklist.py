@@ -185,7 +185,7 @@ WORDS = {
                                        'ni GMMA dans le SASS) : pour ce travail, le premier levier, avant le reste de '
                                        'la liste',
                                        '矩阵乘或卷积在 FMA 管线上计算（SASS 中没有 HMMA 或 GMMA）：对这类工作，'
-                                       '这是第一个对策，排在清单其余各条之前'),
+                                       '这是第一个手段，排在清单其余各条之前'),
     'checklist.tensor-cores.lever': ('a library (cuBLAS, cuDNN, CUTLASS) on the tensor cores, in TF32, BF16 or FP8 '
                                      '(torch.set_float32_matmul_precision("high") in PyTorch)',
                                      'une bibliothèque (cuBLAS, cuDNN, CUTLASS) sur les tensor cores, en TF32, BF16 ou '
@@ -344,13 +344,13 @@ WORDS = {
     'diag.gain_from_rule': ('ncu {rule}', 'ncu {rule}', 'ncu {rule}'),
     'diag.gain_from_labkit': ('labkit estimate', 'estimation labkit', 'labkit 估算'),
     'diag.read': ('read', 'lire', '阅读'),
-    'diag.lever': ('lever', 'levier', '对策'),
+    'diag.lever': ('lever', 'levier', '手段'),
     'diag.verdict.at-roof': ('At the roof, stop: {unit} at {roof_pct} of its peak, no wasted work. Only another roof helps: '
                              '{lever}.',
                              'Au plafond, arrêtez : {unit} à {roof_pct} de son pic, sans travail gaspillé. Seul un autre '
                              'plafond aide : {lever}.',
                              '已到屋顶，停手：{unit} 达到峰值的 {roof_pct}，没有浪费的工作。只有换一个屋顶才有用：{lever}。'),
-    'diag.verdict.first': ('First lever — {title}.', 'Premier levier — {title}.', '首要对策——{title}。'),
+    'diag.verdict.first': ('First lever — {title}.', 'Premier levier — {title}.', '首要手段——{title}。'),
     'diag.verdict.none': ('No checklist item fires from this report: check the paper estimate (item 1) and the '
                           'timeline (item 2).',
                           "Aucun élément de la checklist ne se déclenche sur ce rapport : vérifiez l'estimation sur "
@@ -375,7 +375,7 @@ WORDS = {
     'column.number': ('#', 'n°', '序号'),
     'column.item': ('item', 'élément', '条目'),
     'column.symptom': ('symptom', 'symptôme', '症状'),
-    'column.lever': ('lever', 'levier', '对策'),
+    'column.lever': ('lever', 'levier', '手段'),
     'column.read': ('read', 'à lire', '阅读'),
     'column.measured_gain': ('gain measured in this course', 'gain mesuré dans ce cours', '本课程实测的收益'),
     'checklist.not_in_reports': ('(not in an ncu report)', "(absent d'un rapport ncu)", '（ncu 报告里看不到）'),
@@ -429,7 +429,7 @@ WORDS = {
                          'lever removes no work)',
                          'gain attendu {gain_pct} au plus ({estimate} ; {unit} est à {roof_pct} de son pic et ce '
                          'levier ne supprime aucun travail)',
-                         '预期收益至多 {gain_pct}（{estimate}；{unit} 已达峰值的 {roof_pct}，而这条对策不减少任何工作）'),
+                         '预期收益至多 {gain_pct}（{estimate}；{unit} 已达峰值的 {roof_pct}，而这条手段不减少任何工作）'),
     'diag.gain_discounted': ('expected gain {gain_pct} ({estimate}, less the {waste_pct} of it that is the waste '
                              '"{title}" removes)',
                              'gain attendu {gain_pct} ({estimate}, moins les {waste_pct} qui sont le gaspillage '

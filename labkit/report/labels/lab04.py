@@ -99,7 +99,7 @@ WORDS = {
     'column.span_ms': ('phase span (ms / iteration)', 'durée de la phase (ms / itération)', '阶段跨度（毫秒 / 迭代）'),
     'column.work_ms': ('GPU work alone (ms)', 'travail GPU seul (ms)', '单独的 GPU 工作（毫秒）'),
     'column.top_stall': ('main stall', 'blocage principal', '主要 stall'),
-    'column.remedy': ('remedy (decision tree)', 'remède (arbre de décision)', '对策（决策树）'),
+    'column.remedy': ('remedy (decision tree)', 'remède (arbre de décision)', '修复手段（决策树）'),
     'column.top_rule': ('top rule', 'règle en tête', '首要规则'),
     'column.speedup_pct': ('Est. Speedup', 'Est. Speedup', 'Est. Speedup'),
     'column.global_loads': ('global loads', 'chargements globaux', '全局加载指令'),
