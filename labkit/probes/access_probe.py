@@ -28,9 +28,7 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,11 +230,6 @@ def ncu_command(ncu: str, child: list[str]) -> list[str]:
             "-k", f"regex:^{KERNEL_PREFIX}", "--csv", "--page", "raw", *child]
 
 
-def csv_part(text: str) -> str:
-    """The CSV lines of ncu's output (all quoted), without ``==PROF==`` lines or anything else."""
-    return "".join(line + "\n" for line in text.splitlines() if line.startswith('"'))
-
-
 def compare(plan: list[Pattern], profiles: list) -> list[dict[str, Any]]:
     """Each pattern with its prediction, ncu's values and the counters that differ.
 
@@ -322,42 +315,23 @@ def launch_plan(plan_path: Path, device_path: Path) -> None:
 def run(outdir: Path) -> Path:
     """Profile the whole plan in one ncu process; write the calibration, and beside it a folder of
     the same name with the plan, the device, ncu's CSV and its log (as lab 04 keeps its raw files)."""
+    from labkit.probes import (device_provenance, find_ncu_or_fail, ncu_run_facts, probe_child, profile_child,
+                               write_calibration)
     from labkit.profiling import ncu
-    from labkit.probes import write_calibration
-    from labkit.results import provenance
 
-    ncu_path = ncu.find_ncu()
-    if ncu_path is None:
-        raise ncu.NcuError("ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin")
+    ncu_path = find_ncu_or_fail()
     raw = outdir / Path(CALIBRATION_FILE).stem
     raw.mkdir(parents=True, exist_ok=True)
     plan = patterns()
     check_plan(plan)
     plan_path, device_path = raw / "plan.json", raw / "device.json"
     plan_path.write_text(json.dumps([p.to_dict() for p in plan]) + "\n")
-    command = ncu_command(ncu_path, [sys.executable, "-m", "labkit.probes.access_probe", "--launch",
-                                     str(plan_path), str(device_path)])
-    repo = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
+    command = ncu_command(ncu_path, probe_child("labkit.probes.access_probe", str(plan_path), str(device_path)))
     print(f"profiling {len(plan)} probe launches with ncu (one process) ...", file=sys.stderr)
-    start = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
-    seconds = time.monotonic() - start
-    csv = csv_part(done.stdout)
-    (raw / "ncu_raw.csv").write_text(csv)
-    (raw / "ncu_log.txt").write_text(
-        "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith('"')) + done.stderr)
-    ncu.check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
+    csv, seconds = profile_child(command, raw, timeout_seconds=900)
     rows = compare(plan, ncu.parse_raw_csv(csv))
-    device = json.loads(device_path.read_text())
-    version = subprocess.run([ncu_path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    results = {
-        "patterns": rows,
-        "summary": summary(rows),
-        "ncu": {"version": version[-1] if version else "unknown", "command": command, "seconds": round(seconds, 1)},
-    }
-    prov = provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None,
-                      Path(repo))
+    results = {"patterns": rows, "summary": summary(rows), "ncu": ncu_run_facts(ncu_path, command, seconds)}
+    prov = device_provenance(device_path)
     return write_calibration(outdir / CALIBRATION_FILE, "lab-02", prov, results)
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from labkit.access import NCU_METRICS
@@ -77,38 +75,21 @@ def compare(names: list[tuple[str, str]], profiles: list) -> list[dict]:
 
 def run(outdir: Path) -> Path:
     """Profile every pattern in one ncu process; write the calibration and its raw folder."""
-    from labkit.probes import write_calibration
-    from labkit.probes.access_probe import csv_part
+    from labkit.probes import (device_provenance, find_ncu_or_fail, ncu_run_facts, probe_child, profile_child,
+                               write_calibration)
     from labkit.probes.trace_patterns import patterns
     from labkit.profiling import ncu
-    from labkit.results import provenance
 
-    ncu_path = ncu.find_ncu()
-    if ncu_path is None:
-        raise ncu.NcuError("ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin")
+    ncu_path = find_ncu_or_fail()
     raw = outdir / Path(CALIBRATION_FILE).stem
     raw.mkdir(parents=True, exist_ok=True)
     device_path = raw / "device.json"
     names = [(p.name, p.kernel.py_func.__name__) for p in patterns()]
-    command = ncu_command(ncu_path, [sys.executable, "-m", "labkit.probes.trace_probe", "--launch", str(device_path)],
+    command = ncu_command(ncu_path, probe_child("labkit.probes.trace_probe", str(device_path)),
                           [function for _, function in names])
-    repo = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
-    start = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
-    seconds = time.monotonic() - start
-    csv = csv_part(done.stdout)
-    (raw / "ncu_raw.csv").write_text(csv)
-    (raw / "ncu_log.txt").write_text(
-        "".join(line + "\n" for line in done.stdout.splitlines() if not line.startswith('"')) + done.stderr)
-    ncu.check_ncu_output(done.stdout + "\n" + done.stderr, done.returncode)
-    rows = compare(names, ncu.parse_raw_csv(csv))
-    device = json.loads(device_path.read_text())
-    version = subprocess.run([ncu_path, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
-    results = {"patterns": rows,
-               "ncu": {"version": version[-1] if version else "unknown", "command": command,
-                       "seconds": round(seconds, 1)}}
-    prov = provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None, Path(repo))
+    csv, seconds = profile_child(command, raw, timeout_seconds=600)
+    results = {"patterns": compare(names, ncu.parse_raw_csv(csv)), "ncu": ncu_run_facts(ncu_path, command, seconds)}
+    prov = device_provenance(device_path)
     return write_calibration(outdir / CALIBRATION_FILE, "lab-02", prov, results)
 
 

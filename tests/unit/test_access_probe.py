@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 
 from labkit.access import DRAM_READ_METRIC, Op, Space
+from labkit import probes
 from labkit.probes import access_probe as probe
 from labkit.profiling import ncu
 
@@ -121,7 +122,7 @@ def test_ncu_command_reads_counters_without_touching_clocks():
 
 def test_csv_part_keeps_only_quoted_rows():
     text = '==PROF== Connected\n"ID","Kernel Name"\n"",""\nok\n"0","probe_global_ld_4"\n==PROF== Disconnected\n'
-    assert probe.csv_part(text) == '"ID","Kernel Name"\n"",""\n"0","probe_global_ld_4"\n'
+    assert probes.csv_part(text) == '"ID","Kernel Name"\n"",""\n"0","probe_global_ld_4"\n'
 
 
 def raw_csv(plan, values=None, names=None):
@@ -195,6 +196,7 @@ import json, sys
 if sys.argv[1] == "--version":
     print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (stand-in)")
     sys.exit(0)
+from labkit import probes
 from labkit.probes import access_probe as probe
 from labkit.access import DRAM_READ_METRIC
 at = sys.argv.index("--launch")
