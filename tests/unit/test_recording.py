@@ -365,9 +365,9 @@ def test_a_recording_killed_at_any_point_leaves_one_whole_record(previous, new_r
     assert read_results(place.json_path, TinyResults, "lab-98").results.value == (1.0 if survivor == "old" else 2.0)
 
 
-def test_a_first_recording_killed_mid_swap_leaves_no_record(tmp_path):
-    """No previous record: killed with the new results file in place but not its raw folder, the
-    recovery removes the half-made record rather than keep it."""
+def _first_recording_killed_mid_swap(tmp_path):
+    """The place of a first recording (no previous record) killed with its new results file in
+    place but not its raw folder."""
     place = recording.canonical_place(tmp_path / "labs/98-tiny", SLUG)
     files = raw_files(tmp_path / "raw-new", 2.0)
 
@@ -376,6 +376,13 @@ def test_a_first_recording_killed_mid_swap_leaves_no_record(tmp_path):
         recording.record(place, document(2.0), files, "lab-98")
 
     _in_a_child(work)
+    return place
+
+
+def test_a_first_recording_killed_mid_swap_leaves_no_record(tmp_path):
+    """No previous record: killed with the new results file in place but not its raw folder, the
+    recovery removes the half-made record rather than keep it."""
+    place = _first_recording_killed_mid_swap(tmp_path)
     assert recording.recover(place.folder) == [f"{SLUG}.json"]
     assert list(place.folder.iterdir()) == []
 
@@ -543,14 +550,7 @@ def test_a_run_with_other_sizes_records_as_an_experiment(gpu_run):
 def test_a_record_that_arrived_after_a_killed_first_recording_stays(tmp_path):
     """A first recording killed with its results file in place, then a record restored from git:
     recovery removes only what it can prove is the interrupted swap's own (its digest)."""
-    place = recording.canonical_place(tmp_path / "labs/98-tiny", SLUG)
-    files = raw_files(tmp_path / "raw-new", 2.0)
-
-    def work():
-        _after_call(recording.os, "replace", 2)   # backup named, new results file in place
-        recording.record(place, document(2.0), files, "lab-98")
-
-    _in_a_child(work)
+    place = _first_recording_killed_mid_swap(tmp_path)
     place.json_path.write_text("the record git restored\n")
     assert recording.recover(place.folder) == []
     assert sorted(p.name for p in place.folder.iterdir()) == [f"{SLUG}.json"]
