@@ -136,10 +136,14 @@ def _lab04_chain_warps_per_block() -> float:
     return REDUCTION_THREADS / access.WARP_LANES
 
 
+def _lab04_diagnosis(kernel: str) -> diagnosis.Diagnosis:
+    """Lab 04's recorded Nsight Compute profile of ``kernel``, read as `labkit diagnose` reads it."""
+    return next(k for k in recorded_results("lab-04").ncu.kernels if k.name == kernel).diagnosis()
+
+
 def _lab04_speed_of_light(kernel: str) -> diagnosis.SpeedOfLight:
     """Lab 04's recorded Nsight Compute profile of ``kernel``: its Speed of Light."""
-    profile = next(k for k in recorded_results("lab-04").ncu.kernels if k.name == kernel)
-    return profile.diagnosis().speed_of_light
+    return _lab04_diagnosis(kernel).speed_of_light
 
 
 def _lab05_sizes():
@@ -635,6 +639,13 @@ FIGURES: dict[str, Figure] = {
     # Chapter 4, Speed of Light: the tiled transpose's Memory Throughput under its own L2 row
     "lab04.ncu.tiled.memory_pct": Figure(lambda: _lab04_speed_of_light("transpose_tiled").memory_pct, 1),
     "lab04.ncu.tiled.l2_pct": Figure(lambda: _lab04_speed_of_light("transpose_tiled").l2_pct, 1),
+    # ... its scheduler statistics and first stall (chapter 5's quiz q05-tiled)
+    "lab04.ncu.tiled.dram_pct": Figure(lambda: _lab04_speed_of_light("transpose_tiled").dram_pct),
+    "lab04.ncu.tiled.issue_active_pct": Figure(lambda: _lab04_diagnosis("transpose_tiled").scheduler.issue_active_pct),
+    "lab04.ncu.tiled.no_eligible_pct": Figure(lambda: _lab04_diagnosis("transpose_tiled").scheduler.no_eligible_pct),
+    "lab04.ncu.tiled.first_stall_pct": Figure(lambda: _lab04_diagnosis("transpose_tiled").top_stalls[0].pct),
+    "lab04.ncu.tiled.achieved_occupancy_pct": Figure(
+        lambda: _lab04_diagnosis("transpose_tiled").occupancy.achieved_pct),
     # ... and the short kernel the lab's tree calls launch-bound: its duration and DRAM share
     "lab04.ncu.sum_squares.duration_us": Figure(
         lambda: _lab04_speed_of_light("sum_squares").duration_seconds * 1e6, 1),

