@@ -46,7 +46,12 @@ Back to back: the timed calls are enqueued while a one-thread kernel holds the s
 released together, so a kernel shorter than Python's launch latency is timed alone rather
 than with the host's delay before it. When ``fn`` waits for the GPU (a synchronisation, a
 copy to the host), the hold gives up after a short while and the remaining calls are timed
-one by one, like a plain event timer: ``Timing.back_to_back`` then reads False.
+one by one, like a plain event timer: ``Timing.back_to_back`` then reads False. A hold also gives
+up when the host cannot enqueue a whole chunk before it does: a call that launches many kernels
+(lab 04's chain of 64) fills CUDA's launch queue, whose capacity is about a thousand entries, and
+the host blocks on a launch until the hold has given up. Such a chunk's samples are dropped (those
+enqueued after the hold ended were timed with the host's delays, the others not: a mixture of two
+measurements) and the chunk is halved, down to one call before the timer falls back to one by one.
 
 ``fn`` enqueues its work on the default stream or on blocking streams (Numba's
 ``cuda.stream()``, CuPy's streams): the legacy default stream, where the timer records its
@@ -421,11 +426,12 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 10, repeats: int = 100, 
     windows: list[Window] = []
     pairs: list[tuple[int, int, int, int]] = []
     back_to_back = True
+    chunk_limit = HOLD_CHUNK
     stopped_by: StoppedBy | None = None
     with _ClockSampler(current_pci_bus_id()) as sampler:
         minimum_done = None   # time.perf_counter() when the first ``repeats`` samples were in
         while stopped_by is None:
-            chunk = next_chunk(len(samples), repeats)
+            chunk = next_chunk(len(samples), repeats, chunk_limit)
             events = [(cuda.event(), cuda.event()) for _ in range(chunk)]
             stamps.clear()
             if back_to_back:
@@ -444,6 +450,9 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 10, repeats: int = 100, 
                     released = time.perf_counter()
                 hold.release()
             cuda.synchronize()
+            if back_to_back and hold.gave_up and chunk > 1:
+                chunk_limit = max(1, chunk // 2)   # a mixture of held and unheld calls: not kept
+                continue
             back_to_back = back_to_back and not hold.gave_up
             first = events[0][0]
             for start, end in events:

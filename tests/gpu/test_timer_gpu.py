@@ -190,3 +190,21 @@ def test_clocks_are_read(record):
     clocks = read_clocks(current_pci_bus_id())
     record("clocks", {"pci_bus_id": current_pci_bus_id(), "clocks": None if clocks is None else asdict(clocks)})
     assert clocks is not None and clocks.sm_mhz > 0 and clocks.mem_mhz > 0
+
+
+def test_a_call_of_many_launches_is_timed_held_in_smaller_chunks_not_as_a_mixture(record):
+    """64 tiny launches per call (lab 04's faulty chain): 50 such calls overflow CUDA's launch queue
+    while the stream is held, so the hold gives up partway; the timer drops that chunk and halves
+    it, so every sample is the GPU's time for the 64 kernels, not some with the host's launch gaps."""
+    kernel_fn, _ = numba_copy(1 << 10)
+
+    def chain():
+        for _ in range(64):
+            kernel_fn()
+
+    timing = time_gpu(chain, warmup=3, repeats=60)
+    one = time_gpu(kernel_fn, warmup=3, repeats=60)
+    record("many_launches", {"chain": timing.model_dump(), "one_kernel": one.model_dump()})
+    assert timing.back_to_back
+    assert timing.max_seconds < 3 * timing.median_seconds       # one mode, not two
+    assert timing.median_seconds < 2 * 64 * one.median_seconds   # the GPU's 64 kernels, not the host's launches
