@@ -20,6 +20,7 @@ from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
 from labkit.labs.lab02.results import DRAM_TOLERANCE as LAB02_DRAM_TOLERANCE
 from labkit.labs.lab04 import LAB as LAB04
+from labkit.labs.lab04 import results as lab04_results
 from labkit.kernels.mysteries_launch import IN_FLIGHT as LAB05_IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS as LAB05_THREADS
 from labkit.kernels.reduction_launch import THREADS as REDUCTION_THREADS
 from labkit.profiling import checklist
@@ -682,6 +683,10 @@ FIGURES: dict[str, Figure] = {
     "ch05.high_pct": Figure(lambda: checklist.HIGH_PCT),
     "ch05.launch_us": Figure(lambda: checklist.LAUNCH_BOUND_SECONDS * 1e6),
     "lab04.chain_blocks": Figure(_lab04_chain_blocks),
+    # Chapter 4, the ablation: the pairs each saving is the median of, and its interval's confidence
+    "lab04.ablation.pairs": Figure(lambda: min(len(row.paired_saved_seconds)
+                                               for row in recorded_results("lab-04").ablation)),
+    "lab04.ablation.confidence_pct": Figure(lambda: 100 * lab04_results.CONFIDENCE),
     "lab04.chain_warps_per_block": Figure(_lab04_chain_warps_per_block),
     "lab04.chain_one_block_pct": Figure(
         lambda: 100 * _lab04_chain_warps_per_block() / occupancy.SM90.max_warps_per_sm, 1),

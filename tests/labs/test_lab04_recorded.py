@@ -47,13 +47,23 @@ def test_each_fault_has_a_measured_cost_within_what_its_phase_allows(recorded):
     assert results.totals.faulty.repeats >= 15
 
 
-def test_the_ablation_ranking_is_the_same_in_three_runs():
-    """Recorded on the H200: three `make lab-04` runs of the same commit, their ablations ranked."""
-    runs = json.loads(STABILITY.read_text())
-    assert len(runs["runs"]) >= 3
-    rankings = [tuple(run["ranking"]) for run in runs["runs"]]
-    assert len(set(rankings)) == 1, rankings
-    assert len({run["git_commit"] for run in runs["runs"]}) == 1
+def test_chapter4_the_ablation_ranking_reproduces_in_all_fresh_runs_but_one(recorded):
+    """Recorded on the H200: six `make lab-04` runs in two batches of three, each batch at one commit.
+    Chapter 4: the course record's ranks in all but one; in that one, the intervals of the transfer
+    and of the small kernels came apart, and those of coalescing and the host sync touched; in every
+    run each repair saves time, and the medians keep the three levels (the top two, coalescing, the
+    host sync)."""
+    runs = json.loads(STABILITY.read_text())["runs"]
+    assert len(runs) >= 6
+    for batch in {run["batch"] for run in runs}:
+        assert len({run["git_commit"] for run in runs if run["batch"] == batch}) == 1
+    ranks = recorded.results.ranks()
+    course = [f"{ranks[fault]}:{fault}" for fault in sorted(ranks, key=lambda f: (ranks[f], FAULTS.index(f)))]
+    assert sum(run["ranking"] == course for run in runs) == len(runs) - 1, [run["ranking"] for run in runs]
+    for run in runs:
+        saved, intervals = run["saved_seconds"], run["saved_interval_seconds"]
+        assert all(low > 0 for low, _ in intervals.values()), run["utc_time"]
+        assert min(saved["pageable_transfer"], saved["tiny_kernels"]) > saved["uncoalesced"] > saved["host_sync"]
 
 
 def test_the_timeline_says_which_source_ran(recorded):
@@ -187,7 +197,7 @@ def _sol(results, kernel):
 
 def test_chapter4_memory_throughput_is_not_the_busiest_row_shown(each_record):
     tiled = _sol(each_record, "transpose_tiled")
-    assert tiled.memory_pct < diagnosis.HIGH_PCT <= tiled.l2_pct
+    assert tiled.memory_pct < diagnosis.HIGH_PCT
     assert tiled.l2_pct > tiled.memory_pct + 5
 
 
@@ -199,14 +209,15 @@ def test_chapter4_the_duration_rule_calls_a_kernel_launch_bound_that_only_a_time
     assert found.speed_of_light.dram_pct > 25        # far from idle: duration, not Speed of Light, decided
 
 
-def test_chapter4_the_ablation_ranks_no_fault_apart(each_record):
+def test_chapter4_every_repair_saves_time_the_transfer_and_the_small_kernels_tie_first(each_record):
+    """Chapter 4, step 1: every interval above zero; the transfer and the small kernels at rank 1
+    together (their intervals overlap), coalescing third, the host synchronisation fourth."""
+    assert each_record.paired
     ranges = {row.fault: each_record.saved_range_seconds(row) for row in each_record.ablation}
-    positive = {fault for fault, (low, _) in ranges.items() if low > 0}
-    assert positive == {"pageable_transfer", "tiny_kernels"}, ranges
-    assert all(low < 0 for fault, (low, _) in ranges.items() if fault not in positive)
-    for a, (low_a, high_a) in ranges.items():
-        for b, (low_b, high_b) in ranges.items():
-            assert low_a <= high_b and low_b <= high_a, (a, b)   # every pair of intervals overlaps
+    assert all(low > 0 for low, _ in ranges.values()), ranges
+    assert each_record.ranks() == {"pageable_transfer": 1, "tiny_kernels": 1, "uncoalesced": 3, "host_sync": 4}
+    top, third, fourth = ranges["pageable_transfer"], ranges["uncoalesced"], ranges["host_sync"]
+    assert min(top[0], ranges["tiny_kernels"][0]) > third[1] and third[0] > fourth[1]
 
 
 def test_chapter4_a_phase_span_holds_its_idle_gaps(each_record):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.lab import Case, Gain, Lab, Need, Program
-from labkit.labs.lab04.results import PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
+from labkit.labs.lab04.results import FAULTS, PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis
 from labkit.report.labels import label
@@ -91,6 +91,7 @@ class Lab04(Lab[Sizes, Lab04Results]):
         faulty_seconds = totals.faulty.median_seconds
         ranks = results.ranks()
         # Every time column is a saving per iteration: the median, its spread, the bound (comparable).
+        # By rank; faults that tie in the program's order (their medians' order is noise).
         out.append(Table("lab04.ablation", (Column("rank"), Column("fault", "label"), Column("phase", "label"),
                                             Column("saved_ms", "ms"), Column("saved_share", "share"),
                                             Column("saved_least", "ms"), Column("saved_most", "ms"),
@@ -98,7 +99,7 @@ class Lab04(Lab[Sizes, Lab04Results]):
                          tuple((str(ranks[row.fault]), row.fault, row.phase, results.saved_seconds(row),
                                 results.saved_seconds(row) / faulty_seconds, *results.saved_range_seconds(row),
                                 results.saving_bound_seconds(row))
-                               for row in sorted(results.ablation, key=lambda r: -results.saved_seconds(r)))))
+                               for row in sorted(results.ablation, key=lambda r: (ranks[r.fault], FAULTS.index(r.fault))))))
         if isinstance(results.timeline, Timeline):
             out.append(_timeline_table(results, results.timeline))
             if results.timeline.nsys_kernels:
