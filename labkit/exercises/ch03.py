@@ -97,6 +97,7 @@ ILP_SIMULATOR_LAUNCH = (2, 64)
 ILP_WARPS_PER_SM = ILP_THREADS // occupancy.SM90.warp_size
 
 
+@functools.cache
 def ilp_target_bytes_per_warp() -> float:
     """Bytes of reads a warp must keep in flight for a copy to reach its knee at 16 warps per SM,
     from the chapter's Little's-law example (section #little-memory): lab 03's measured copy
@@ -109,8 +110,6 @@ def ilp_target_bytes_per_warp() -> float:
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
     return per_sm / (ILP_WARPS_PER_SM - 1)
 
-
-ILP_BYTES_PER_WARP = ilp_target_bytes_per_warp()
 
 
 def _ilp_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
@@ -275,7 +274,7 @@ EXERCISES = [
         criteria=(
             Criterion(CORRECT, "simulator", section="volkov", hint="exercise.03-ilp.hint.correct"),
             Criterion("bytes_in_flight_per_warp", "simulator", section="little-memory",
-                      hint="exercise.03-ilp.hint.in_flight", at_least=ILP_BYTES_PER_WARP),
+                      hint="exercise.03-ilp.hint.in_flight", at_least=ilp_target_bytes_per_warp),
             Criterion("local_bytes", "gpu", section="register-pressure", hint="exercise.03-ilp.hint.local",
                       at_most=0),
             Criterion("time_ratio", "gpu", section="little-memory", hint="exercise.03-ilp.hint.time",

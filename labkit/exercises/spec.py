@@ -40,14 +40,16 @@ class Metric:
 class Criterion:
     """``metric`` (a key of labkit.exercises.metrics, or CORRECT) must be at most / at least
     ``target``; when it is not, the learner reads ``hint`` (a label key) and is sent to the
-    chapter's section ``section`` (its ``{#anchor}``, the same in every language)."""
+    chapter's section ``section`` (its ``{#anchor}``, the same in every language). A bound is a
+    number, or a function of nothing that computes it when a check or a page first needs it (one
+    derived from a lab's record: importing the exercises reads no record)."""
 
     metric: str
     where: Where
     section: str
     hint: str
-    at_most: float | None = None
-    at_least: float | None = None
+    at_most: float | Callable[[], float] | None = None
+    at_least: float | Callable[[], float] | None = None
 
     def __post_init__(self) -> None:
         if self.metric != CORRECT and (self.at_most is None) == (self.at_least is None):
@@ -55,11 +57,12 @@ class Criterion:
 
     @property
     def target(self) -> float | None:
-        return self.at_most if self.at_most is not None else self.at_least
+        bound = self.at_most if self.at_most is not None else self.at_least
+        return bound() if callable(bound) else bound
 
     def passes(self, value: float) -> bool:
         """value <= at_most, or value >= at_least."""
-        return value <= self.at_most if self.at_most is not None else value >= self.at_least
+        return value <= self.target if self.at_most is not None else value >= self.target
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ def test_the_in_flight_target_is_the_chapter_s_little_law_example():
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
     assert per_sm / 1024 == pytest.approx(figures.figure_value("ch03.little.copy_reads_per_sm_kib"), abs=0.05)
     assert ch03.ILP_WARPS_PER_SM == 16
-    knee = latency.copy_knee_warps_per_sm(little.copy_gbps, ch03.ILP_BYTES_PER_WARP, little.latency_seconds,
+    knee = latency.copy_knee_warps_per_sm(little.copy_gbps, ch03.ilp_target_bytes_per_warp(), little.latency_seconds,
                                           little.sm_count)
     assert knee == pytest.approx(ch03.ILP_WARPS_PER_SM)
-    assert 2 * 128 < ch03.ILP_BYTES_PER_WARP <= 3 * 128     # three float32 warp loads, where the skeleton has one
-    assert ch03.ILP_BYTES_PER_WARP < 16 * 128               # our solution's 16 loads are well above the minimum
+    assert 2 * 128 < ch03.ilp_target_bytes_per_warp() <= 3 * 128     # three float32 warp loads, where the skeleton has one
+    assert ch03.ilp_target_bytes_per_warp() < 16 * 128               # our solution's 16 loads are well above the minimum
 
 
 def _load(block, warp, line, lanes=32, op="load"):
