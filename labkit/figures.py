@@ -7,7 +7,6 @@ can be computed is typed into a chapter by hand, and tests check the rendered va
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -361,18 +360,17 @@ class LittleInputs:
     sm_count: int
 
 
-@functools.cache
 def recorded_results(lab_id: str, gpu: str = RECORDED_GPU):
-    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``), read and validated
-    by labkit.results as the lab block reads them."""
+    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``), read through the
+    lab blocks' own read side (labkit.results.read_current): a re-recorded file is read again."""
     from labkit.lab import lab
     from labkit.project import find_project
-    from labkit.results import gpu_slug, read_results
+    from labkit.results import gpu_slug, read_current
 
     the_lab = lab(lab_id)
     project = find_project(Path(__file__).resolve().parent)
     path = the_lab.lab_dir(project) / "results" / f"{gpu_slug(gpu)}.json"
-    return read_results(path, the_lab.results_type, the_lab.id, source=project.relative(path)).results
+    return read_current(path, the_lab.results_type, the_lab.id, source=project.relative(path)).results
 
 
 def little_inputs() -> LittleInputs:

@@ -238,6 +238,30 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
     return document
 
 
+#: Records read by read_current, by (path, lab, state of its results/ folder); bounded.
+_CURRENT: dict[tuple, ResultsFile] = {}
+_CURRENT_MAX = 64
+
+
+def _folder_state(path: Path) -> tuple:
+    """(name, modification time, size) of everything in the record's ``results/`` folder."""
+    stats = ((str(p), p.stat()) for p in sorted(path.parent.rglob("*")) if p.is_file())
+    return tuple((name, stat.st_mtime_ns, stat.st_size) for name, stat in stats)
+
+
+def read_current(path: Path, results_type: type[R], lab_id: str, source: str | None = None) -> ResultsFile[R]:
+    """:func:`read_results` of a canonical record, the one read side of every reader of records in a
+    process (the site's blocks, the chapters' figures): read again when the file or anything in its
+    lab's ``results/`` folder changed, so that after a re-recording a page shows one value per
+    figure. A record that fails is not kept: each read names the problem."""
+    key = (str(path), lab_id, _folder_state(path))
+    if key not in _CURRENT:
+        if len(_CURRENT) >= _CURRENT_MAX:   # edits under `make serve`: old states go
+            _CURRENT.clear()
+        _CURRENT[key] = read_results(path, results_type, lab_id, source=source)
+    return _CURRENT[key]
+
+
 class StrayFileError(ResultsError):
     """Something in a results folder that is not a record."""
 
