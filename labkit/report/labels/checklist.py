@@ -397,7 +397,8 @@ WORDS = {
     'column.lever': ('lever', 'levier', '手段'),
     'column.read': ('read', 'à lire', '阅读'),
     'column.measured_gain': ('gain measured in this course', 'gain mesuré dans ce cours', '本课程实测的收益'),
-    'checklist.not_in_reports': ('(not in an ncu report)', "(absent d'un rapport ncu)", '（ncu 报告里看不到）'),
+    'checklist.not_in_reports': ('(an ncu report alone cannot tell)', '(un rapport ncu seul ne le dit pas)',
+                                 '（仅凭 ncu 报告无法判断）'),
     'checklist.no_gain_yet': ('not measured yet', 'pas encore mesuré', '尚未测量'),
     'checklist.coming': ('{section} (coming)', '{section} (à venir)', '{section}（即将发布）'),
     'profile.caption': ('What Nsight Compute shows for {kernel} ({gpu})', 'Ce que Nsight Compute montre pour '
