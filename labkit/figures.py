@@ -71,6 +71,21 @@ TRAFFIC_USEFUL_BYTES = 40e6
 TRAFFIC_REAL_SECONDS = 45e-6
 
 
+# Chapter 5, quiz q05-roof: a kernel whose FMA pipe is busy most of its time, whose loads use a
+# quarter of each sector, and ncu's UncoalescedGlobalAccess estimate for coalescing them. The givens
+# are the scenario; the best duration is the checklist's cap (checklist.capped_gain_pct): the FMA
+# pipe keeps its work, so the kernel cannot take less than its share of today's time.
+CH05_CAP_US = 250.0
+CH05_CAP_FMA_PCT = 88.0
+CH05_CAP_RULE_PCT = 30.0
+CH05_CAP_BYTES_PER_SECTOR = 8
+
+
+def _ch05_cap_us(gain_pct: float) -> float:
+    """The quiz kernel's duration once a lever gives ``gain_pct`` % of its time."""
+    return CH05_CAP_US * (1 - gain_pct / 100)
+
+
 def _traffic() -> roofline.Traffic:
     return roofline.traffic_from_bandwidth(
         TRAFFIC_ACHIEVED_GBPS, TRAFFIC_REAL_SECONDS, TRAFFIC_USEFUL_BYTES
@@ -680,6 +695,16 @@ FIGURES: dict[str, Figure] = {
     "ch05.low_occupancy_pct": Figure(lambda: checklist.LOW_OCCUPANCY_PCT),
     "ch05.high_pct": Figure(lambda: checklist.HIGH_PCT),
     "ch05.launch_us": Figure(lambda: checklist.LAUNCH_BOUND_SECONDS * 1e6),
+    "ch05.quiz.cap.duration_us": Figure(lambda: CH05_CAP_US),
+    "ch05.quiz.cap.fma_pct": Figure(lambda: CH05_CAP_FMA_PCT),
+    "ch05.quiz.cap.rule_pct": Figure(lambda: CH05_CAP_RULE_PCT),
+    "ch05.quiz.cap.bytes_per_sector": Figure(lambda: CH05_CAP_BYTES_PER_SECTOR),
+    "ch05.quiz.cap.best_us": Figure(
+        lambda: _ch05_cap_us(checklist.capped_gain_pct(CH05_CAP_RULE_PCT, CH05_CAP_FMA_PCT))),
+    # ... and what the distractors believe: the rule's estimate whole, the time following the sectors
+    "ch05.quiz.cap.rule_us": Figure(lambda: _ch05_cap_us(CH05_CAP_RULE_PCT)),
+    "ch05.quiz.cap.sector_factor": Figure(lambda: access.SECTOR_BYTES / CH05_CAP_BYTES_PER_SECTOR),
+    "ch05.quiz.cap.sectors_us": Figure(lambda: CH05_CAP_US * CH05_CAP_BYTES_PER_SECTOR / access.SECTOR_BYTES, 1),
     "lab04.chain_blocks": Figure(_lab04_chain_blocks),
     # Chapter 4, the ablation: the pairs each saving is the median of, and its interval's confidence
     "lab04.ablation.pairs": Figure(lambda: min(len(row.paired_saved_seconds)

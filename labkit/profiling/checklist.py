@@ -139,7 +139,9 @@ class Item:
     #: or trims instructions, and fires only once no waste is found.
     removes_waste: bool = False
     #: False: a step the chapter teaches that an Nsight Compute report cannot show (the paper
-    #: estimate, the timeline) or a lever for a kernel already at its roof.
+    #: estimate, the timeline), a symptom that needs what the algorithm must move (L2 locality:
+    #: the DRAM bytes against the footprint counted on paper, which no counter holds), or a lever
+    #: for a kernel already at its roof.
     in_reports: bool = True
 
     @property
@@ -163,6 +165,7 @@ ITEMS: tuple[Item, ...] = (
          rules=("UncoalescedGlobalAccess", "MemoryCacheAccessPattern:global"), removes_waste=True),
     Item("local-memory", Level.BYTES, (Reading(CH4, "memory-workload"), Reading(CH4, "sass"), Reading(CH3)),
          rules=("MemoryCacheAccessPattern:local",), removes_waste=True),
+    Item("l2-locality", Level.BYTES, (Reading(CH1, "hierarchy"), Reading(CH4, "memory-workload")), in_reports=False),
     Item("fewer-bytes", Level.BYTES, (Reading(CH1, "intensity"), Reading(CH1, "ex-stencil")), in_reports=False),
     Item("bank-conflicts", Level.ON_CHIP, (Reading(CH2, "conflicts"), Reading(CH2, "padding-swizzle")),
          rules=("UncoalescedSharedAccess", "SharedMemoryConflicts"), removes_waste=True),
@@ -644,6 +647,14 @@ def assess(d: Diagnosis) -> Assessment:
     return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired)
 
 
+def capped_gain_pct(estimate_pct: float, roof_pct: float) -> float:
+    """What a lever that removes no work from a unit at ``roof_pct`` % of its peak can give, in % of
+    the kernel's time: its estimate, at most the 100 - roof_pct the unit leaves (at its full rate,
+    the unit still needs roof_pct % of today's time for the same work). Chapter 5's quiz q05-roof
+    applies it to a kernel whose FMA pipe bounds what coalescing its loads can give."""
+    return max(0.0, min(estimate_pct, 100.0 - roof_pct))
+
+
 def _capped(fired: Fired, d: Diagnosis) -> Fired:
     """An item's gain is at most 100 - the busiest roof it removes no work from (module docstring);
     where that cap binds, it is the reason shown (a discount applied before it is dropped)."""
@@ -656,9 +667,9 @@ def _capped(fired: Fired, d: Diagnosis) -> Fired:
     if fired.gain_pct <= 100 - pct:
         return fired
     if fired.gain_pct <= 100 - pct + CAP_TOLERANCE_PCT:   # bounded, without words for a fraction of a point
-        return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct)})
+        return fired.model_copy(update={"gain_pct": capped_gain_pct(fired.gain_pct, pct)})
     estimate = fired.discount.estimate_pct if fired.discount is not None else fired.gain_pct
-    return fired.model_copy(update={"gain_pct": max(0.0, 100 - pct), "discount": None,
+    return fired.model_copy(update={"gain_pct": capped_gain_pct(fired.gain_pct, pct), "discount": None,
                                     "cap": Cap(unit=unit, pct=pct, estimate_pct=estimate)})
 
 

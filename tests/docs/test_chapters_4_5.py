@@ -223,3 +223,34 @@ def test_each_case_diagnosis_waits_for_its_quiz(lang):
     for quiz_id, quiz in CASE_QUIZZES.items():
         block = f"/// diagnosis | {quiz.lab}-{quiz.case}\n    after: {quiz_id}\n///"
         assert block in text, f"docs/{lang}: the diagnosis of {quiz.lab}-{quiz.case} does not wait for {quiz_id}"
+
+
+# ----- the reference page and q05-roof (issue 30) -------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_diagnose_reference_page_names_every_rule_an_item_listens_to(lang):
+    """docs/<lang>/reference/diagnose.md, "Le gain attendu d'un élément": the list of ncu rules whose
+    Est. Speedup is an item's gain follows labkit.profiling.checklist, not a memory of it."""
+    section = _section(lang, "reference/diagnose.md", "gain")
+    rules = {spec.partition(":")[0] for entry in checklist.ITEMS for spec in entry.rules}
+    missing = {rule for rule in rules if rule not in section}
+    assert not missing, f"docs/{lang}/reference/diagnose.md#gain names no {sorted(missing)}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_q05_roof_key_is_the_duration_the_fma_pipe_leaves(lang):
+    """q05-roof: the key's option quotes the best duration the checklist's cap gives (the FMA pipe keeps
+    its work), and each distractor quotes a figure at least the numeric tolerance away from it."""
+    from labkit.figures import FIGURES
+    from labkit.site.quiz_balance import choice_quizzes
+
+    text = (DOCS / lang / "performance/05-checklist.md").read_text(encoding="utf-8")
+    [quiz] = [q for q in choice_quizzes(text) if q.quiz_id == "q05-roof"]
+    key = ANSWER_KEY["q05-roof"].answer
+    assert quiz.options[key].startswith("[[ch05.quiz.cap.best_us]]"), quiz.options[key]
+    best = FIGURES["ch05.quiz.cap.best_us"].value()
+    assert best == pytest.approx(FIGURES["ch05.quiz.cap.duration_us"].value()
+                                 * FIGURES["ch05.quiz.cap.fma_pct"].value() / 100)
+    for letter, option in quiz.options.items():
+        if letter != key:
+            figure = re.match(r"\[\[([\w.]+)\]\]", option).group(1)
+            assert abs(FIGURES[figure].value() - best) > 0.05 * best, (letter, figure)

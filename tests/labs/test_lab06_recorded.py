@@ -81,6 +81,11 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 
 # ----- chapter 6's sentences that draw a conclusion from the profiles ---------------------------------
 # Held on the course's record and on the first H200 recording (tests/fixtures/h200-first-pass):
+# - chapter 5's checklist shows step 3 -> 3c as the instructions lever ("lab 06 : l'étape 3 en CUDA C
+#   (moins d'instructions, et plus de warps par SM)"): most of the gain is fewer instructions issued,
+#   and the CUDA C kernel has more warps per SM too;
+# - step 5b ("ce n'est pas une affaire de comptage"): the L2 sends the SM A's bytes twice and B's
+#   once, more bytes than the copies ask for;
 # - steps 3c and 4 (06-matmul.md, "*Not Selected* mène ses attentes ..."): Not Selected leads, yet a
 #   share of the cycles has no eligible warp ([[lab06.ncu.ctile.no_eligible_pct]],
 #   [[lab06.ncu.pipelined.no_eligible_pct]]), so Not Selected does not prove issue is saturated;
@@ -120,3 +125,44 @@ def test_q06_blocks_reasons_on_the_recorded_registers(either_record):
     registers = next(r.registers for r in either_record.results.resources if r.kernel == "regtile")
     launch = occupancy.calculate(occupancy.KernelLaunch(256, registers, CH06_NUMBA_SMEM_BYTES, 0))
     assert launch.blocks_per_sm == 1 and launch.active_warps_per_sm == 8, (registers, launch)
+
+
+@pytest.fixture(scope="module", params=["course", "first-pass"])
+def with_raw(request):
+    """A record and the ncu raw page kept beside it (its profiles store only what the diagnosis reads)."""
+    from labkit.profiling import reports
+    from labkit.results import raw_folder
+
+    path = RESULTS if request.param == "course" else FIRST_PASS
+    return read_results(path, LAB.results_type, LAB.id), reports.load([raw_folder(path) / "ncu_raw.csv"]).profiles
+
+
+def _raw(profiles, key: str):
+    kernel = step(key).kernel
+    return next(p for p in profiles if p.name == kernel or p.name.split("[")[0].endswith(kernel))
+
+
+def test_step_3_in_cuda_c_gains_mostly_by_issuing_fewer_instructions(with_raw):
+    import math
+
+    record, profiles = with_raw
+    results = record.results
+    [gain] = [g for g in LAB.gains(results) if g.context == "gain.lab06.cuda_c"]
+    assert gain.item == "instructions" and gain.ratio > 1.5, gain
+    issued = {key: _raw(profiles, key).value("smsp__inst_executed.sum") for key in ("regtile", "ctile")}
+    fewer = issued["regtile"] / issued["ctile"]
+    assert fewer > 1.5 and math.log(fewer) > 0.5 * math.log(gain.ratio), (fewer, gain.ratio)
+    warps = {key: results.profile(key).diagnosis().occupancy.theoretical_pct for key in ("regtile", "ctile")}
+    assert warps["ctile"] > warps["regtile"], warps
+
+
+def test_step_5b_l2_sends_as_bytes_twice_and_bs_once(with_raw):
+    from labkit.figures import CH06_MMA_BLOCK, CH06_N
+
+    side = CH06_N
+    block_m, block_n = CH06_MMA_BLOCK
+    fp16 = 2
+    a_bytes = (side // block_n) * side * side * fp16   # A is read once per column of blocks
+    b_bytes = (side // block_m) * side * side * fp16
+    sent = _raw(with_raw[1], "mma").bytes_("l1tex__m_xbar2l1tex_read_bytes.sum")
+    assert sent == pytest.approx(2 * a_bytes + b_bytes, rel=0.01), (sent, a_bytes, b_bytes)

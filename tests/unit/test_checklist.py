@@ -476,3 +476,10 @@ def test_an_fma_kernel_at_its_fma_roof_is_at_its_roof_whatever_the_issue_slots_s
     assert (found.verdict, found.roof) == ("at-roof", "pipe_fma")
     below = changed(profile, **{FMA_PIPE.replace(".", "__dot__"): 80.0, ISSUE.replace(".", "__dot__"): 95.0})
     assert assess(below).verdict == "instructions"
+
+
+def test_a_lever_that_leaves_a_roof_its_work_gives_at_most_that_roofs_headroom():
+    """checklist.capped_gain_pct, which _capped applies and chapter 5's q05-roof quotes."""
+    assert c.capped_gain_pct(30.0, 88.0) == pytest.approx(12.0)
+    assert c.capped_gain_pct(5.0, 88.0) == 5.0      # under the headroom, the estimate stands
+    assert c.capped_gain_pct(30.0, 100.0) == 0.0

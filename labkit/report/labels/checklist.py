@@ -74,6 +74,23 @@ WORDS = {
                                      'pour les tables propres à chaque thread, moins de valeurs vivantes à la fois',
                                      '让下标在编译期确定（展开循环），每个线程自己的表放进 shared memory，'
                                      '减少同时存活的值'),
+    'checklist.l2-locality.title': ('Locality in L2: the order of the blocks', "Localité dans le L2 : l'ordre des blocs",
+                                    'L2 中的局部性：block 的执行顺序'),
+    'checklist.l2-locality.symptom': ('DRAM busy and read well beyond the bytes the algorithm must read '
+                                      '(dram__bytes_read.sum against the count on paper), a low L2 hit rate '
+                                      '(lts__t_sector_hit_rate)',
+                                      "la DRAM chargée et lue bien au-delà des octets que l'algorithme doit lire "
+                                      '(dram__bytes_read.sum face au compte sur papier), un taux de succès du L2 '
+                                      'bas (lts__t_sector_hit_rate)',
+                                      'DRAM 很忙，读取量远超算法至少要读的字节（dram__bytes_read.sum 对比纸上算出的量），'
+                                      'L2 命中率低（lts__t_sector_hit_rate）'),
+    'checklist.l2-locality.lever': ('order the blocks so that those running together share their inputs: grouped '
+                                    'rasterisation (GROUP_M), a swizzled block index, larger tiles',
+                                    'ordonner les blocs pour que ceux qui tournent ensemble partagent leurs entrées : '
+                                    'parcours par groupes de lignes (GROUP_M), indice de bloc permuté, tuiles plus '
+                                    'grandes',
+                                    '调整 block 的顺序，让同时运行的 block 共享输入：按行分组遍历（GROUP_M）、'
+                                    '重排 block 下标、更大的 tile'),
     'checklist.fewer-bytes.title': ('Fewer bytes: fusion, smaller types, reuse',
                                     "Moins d'octets : fusion, types plus petits, réutilisation",
                                     '更少的字节：融合、更小的类型、复用'),
@@ -254,6 +271,8 @@ WORDS = {
     'read.01-roofline.ex-stencil': ('ch.\u00a01 · A stencil (reuse)', 'chap.\u00a01 · Un stencil (réutilisation)',
                                     '第 1 章 · 模板计算（复用）'),
     'read.01-roofline.ex-gemm': ('ch.\u00a01 · A GEMM tile', 'chap.\u00a01 · Une tuile de GEMM', '第 1 章 · GEMM 的分块'),
+    'read.01-roofline.hierarchy': ('ch.\u00a01 · The hierarchical view: L2 and L1',
+                                   'chap.\u00a01 · La vue hiérarchique : L2 et L1', '第 1 章 · 分层视角：L2 与 L1'),
     'read.01-roofline.ridge': ('ch.\u00a01 · The machine balance (FP32 and FP64 peaks)',
                                'chap.\u00a01 · Le seuil de la machine (pics FP32 et FP64)',
                                '第 1 章 · 机器阈值（FP32 与 FP64 峰值）'),
@@ -378,7 +397,8 @@ WORDS = {
     'column.lever': ('lever', 'levier', '手段'),
     'column.read': ('read', 'à lire', '阅读'),
     'column.measured_gain': ('gain measured in this course', 'gain mesuré dans ce cours', '本课程实测的收益'),
-    'checklist.not_in_reports': ('(not in an ncu report)', "(absent d'un rapport ncu)", '（ncu 报告里看不到）'),
+    'checklist.not_in_reports': ('(an ncu report alone cannot tell)', '(un rapport ncu seul ne le dit pas)',
+                                 '（仅凭 ncu 报告无法判断）'),
     'checklist.no_gain_yet': ('not measured yet', 'pas encore mesuré', '尚未测量'),
     'checklist.coming': ('{section} (coming)', '{section} (à venir)', '{section}（即将发布）'),
     'profile.caption': ('What Nsight Compute shows for {kernel} ({gpu})', 'Ce que Nsight Compute montre pour '

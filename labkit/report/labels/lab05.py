@@ -32,6 +32,7 @@ WORDS = {
                           '启动开销、grid 过小'),
     'value.item.coalescing': ('uncoalesced access', 'accès non coalescés', '非合并访存'),
     'value.item.local-memory': ('local memory', 'mémoire locale', 'local memory'),
+    'value.item.l2-locality': ('locality in L2', 'localité dans le L2', 'L2 中的局部性'),
     'value.item.fewer-bytes': ('fewer bytes', "moins d'octets", '更少的字节'),
     'value.item.bank-conflicts': ('bank conflicts', 'conflits de banc', 'bank 冲突'),
     'value.item.latency': ('latency not hidden: more bytes in flight', "latence non cachée : plus d'octets en vol",
