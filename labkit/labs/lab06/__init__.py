@@ -13,7 +13,7 @@ has (plan.py: the tensor-core steps from compute capability 8.0, wgmma on Hopper
 from __future__ import annotations
 
 from labkit.lab import Case, Gain, Lab, Need, Program
-from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, Sizes
+from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, MmaRoof, Sizes
 from labkit.profiling import checklist
 from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 
@@ -92,6 +92,16 @@ class Lab06(Lab[Sizes, Lab06Results]):
                                           *CLOCK_COLUMNS, Column("clock_large_mhz", "count"),
                                           Column("unavailable")),
                          tuple(cublas_rows)))
+        roof = results.mma_roof
+        if isinstance(roof, MmaRoof):
+            dense = results.dense_flops_per_clock_per_sm()
+            out.append(Table("lab06.mma_roof", (
+                Column("mma_warps_per_sm", "count"), Column("tflops", "decimal2"), Column("flop_per_clock_sm", "count"),
+                Column("dense_share", "share"), *CLOCK_COLUMNS),
+                tuple((p.warps_per_sm, p.timing.gflops(p.flops) / 1e3, results.mma_roof_point_flops_per_clock(p),
+                       None if not dense or results.mma_roof_point_flops_per_clock(p) is None
+                       else results.mma_roof_point_flops_per_clock(p) / dense,
+                       *clock_cells(p.timing)) for p in roof.points)))
         if any(results.profile(s.key) for s in STEPS):
             ncu_rows = []
             for s in STEPS:
