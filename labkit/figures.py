@@ -950,8 +950,6 @@ def _chapter6_figures() -> dict[str, Figure]:
         **{f"lab06.of_peak_pct.{key}": Figure((lambda key=key: 100 * recorded_results("lab-06").of_peak(key)), 0)
            for key in ("mma", "wgmma")},
         "lab06.of_peak_nvml_pct.cublas_fp16": Figure(lambda: _lab06_of_peak_at_nvml_pct("cublas_fp16"), 0),
-        "lab06.throttled.cublas_fp16_large": Figure(lambda: _lab06_run("cublas_fp16", True).timing.throttled_repeats),
-        "lab06.repeats.cublas_fp16_large": Figure(lambda: _lab06_run("cublas_fp16", True).timing.repeats),
         # WMMA: the two first items of the diagnosis, estimated at the same gain
         **{f"lab06.diagnosis.wmma.{item}_gain_pct": Figure(
             (lambda item=item: _lab06_diagnosis_gain_pct("wmma", item.replace("_", "-"))), 1)

@@ -71,14 +71,15 @@ class Lab06(Lab[Sizes, Lab06Results]):
                          run.timing.median_seconds if run else None, run.tflops if run else None,
                          results.versus_cublas(s.key), results.of_peak(s.key), *clock_cells(run.timing if run else None),
                          big.tflops if big else None, results.versus_cublas(s.key, large=True),
-                         big.timing.peak_clock_mhz if big else None,
+                         big.timing.peak_clock_mhz if big else None, big.timing.throttled_repeats if big else None,
                          regs[s.key].registers if s.key in regs else None,
                          regs[s.key].local_bytes if s.key in regs else None, results.unavailable.get(s.key)))
         out = [Table("lab06.steps", (
             Column("step", "label"), Column("language", "label"), Column("precision", "label"),
             Column("t_ms", "ms"), Column("tflops", "decimal2"), Column("vs_cublas", "share"), Column("units_peak", "share"),
             *CLOCK_COLUMNS, Column("tflops_large", "decimal2"), Column("vs_cublas_large", "share"),
-            Column("clock_large_mhz", "count"), Column("registers", "count"), Column("local_bytes", "count"), Column("unavailable")), tuple(rows))]
+            Column("clock_large_mhz", "count"), Column("throttled_large", "count"), Column("registers", "count"),
+            Column("local_bytes", "count"), Column("unavailable")), tuple(rows))]
         cublas_rows = []
         for p in CUBLAS:
             run, big = results.cublas(p), results.cublas(p, large=True)
@@ -86,11 +87,12 @@ class Lab06(Lab[Sizes, Lab06Results]):
                                 big.tflops if big else None, results.cublas_of_peak(p),
                                 *clock_cells(run.timing if run else None),
                                 big.timing.peak_clock_mhz if big else None,
+                                big.timing.throttled_repeats if big else None,
                                 results.unavailable.get(f"cublas_{p}")))
         out.append(Table("lab06.cublas", (Column("precision", "label"), Column("tflops", "decimal2"),
                                           Column("tflops_large", "decimal2"), Column("units_peak", "share"),
                                           *CLOCK_COLUMNS, Column("clock_large_mhz", "count"),
-                                          Column("unavailable")),
+                                          Column("throttled_large", "count"), Column("unavailable")),
                          tuple(cublas_rows)))
         roof = results.mma_roof
         if isinstance(roof, MmaRoof):
