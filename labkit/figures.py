@@ -903,6 +903,26 @@ def _ch06_unit_pct(key: str, unit: str) -> float:
     return next(u.pct for u in recorded_results("lab-06").profile(key).diagnosis().units if u.unit == unit)
 
 
+def _lab06_run(item: str, large: bool = False):
+    """Lab 06's recorded run of a step or ``cublas_<precision>`` (the course's H200 record)."""
+    return recorded_results("lab-06").run(item, large)
+
+
+def _lab06_of_peak_at_nvml_pct(item: str) -> float:
+    """A run's share of its units' peak had the peak been taken at NVML's reading (provenance): what the
+    course showed before it measured the SM clock on the GPU."""
+    results, run = recorded_results("lab-06"), _lab06_run(item)
+    return 100 * run.tflops * 1e3 / results.device.peak_gflops(run.precision, run.timing.sm_clock_mhz)
+
+
+def _lab06_diagnosis_gain_pct(key: str, item: str) -> float:
+    """The gain ``labkit diagnose`` estimates for ``item`` on lab 06's profiled step ``key``."""
+    from labkit.profiling import checklist
+
+    found = checklist.assess(recorded_results("lab-06").profile(key).diagnosis())
+    return next(i.gain_pct for i in found.items if i.item == item)
+
+
 def _ch06_tensor_tflops(precision: str) -> float:
     from labkit.tensor_cores import tensor_peak_gflops
 
@@ -948,6 +968,20 @@ def _chapter6_figures() -> dict[str, Figure]:
         **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
             (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined")},
         "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
+        # the SM clock each run ran at (measured on the GPU) beside NVML's reading, and what it changes
+        **{f"lab06.clock.{which}_mhz.{item}": Figure(
+            (lambda item=item, which=which, large=large: getattr(_lab06_run(item.removesuffix("_large"), large).timing,
+                                                                 "sm_clock_ran_mhz" if which == "ran" else "sm_clock_mhz")), 0)
+           for item, large in (("cublas_fp16", False), ("cublas_fp16_large", True), ("pipelined", False))
+           for which in ("ran", "nvml")},
+        "lab06.of_peak_pct.cublas_fp16": Figure(lambda: 100 * recorded_results("lab-06").cublas_of_peak("fp16"), 0),
+        **{f"lab06.of_peak_pct.{key}": Figure((lambda key=key: 100 * recorded_results("lab-06").of_peak(key)), 0)
+           for key in ("mma", "wgmma")},
+        "lab06.of_peak_nvml_pct.cublas_fp16": Figure(lambda: _lab06_of_peak_at_nvml_pct("cublas_fp16"), 0),
+        # WMMA: the two first items of the diagnosis, estimated at the same gain
+        **{f"lab06.diagnosis.wmma.{item}_gain_pct": Figure(
+            (lambda item=item: _lab06_diagnosis_gain_pct("wmma", item.replace("_", "-"))), 1)
+           for item in ("bank_conflicts", "coalescing")},
         "ch06.wmma.occupancy_pct": Figure(
             lambda: recorded_results("lab-06").profile("wmma").diagnosis().occupancy.theoretical_pct, 1),
         "ch06.gflop": Figure(lambda: 2 * n**3 / 1e9, 1),

@@ -67,26 +67,46 @@ FMAS_PER_TRIP = 16
 
 
 @functools.cache
-def fma_chains(chains: int):
+def fma_chains(chains: int, a_literal: float | None = None):
     """``chains`` independent FP32 chains x = x * a + b per thread, FMAS_PER_TRIP FMAs per chain per
     trip, ``trips`` trips; out[thread] = the sum of the chains (so nothing is elided).
-    FLOPs = threads x trips x chains x FMAS_PER_TRIP x 2."""
+    FLOPs = threads x trips x chains x FMAS_PER_TRIP x 2.
 
-    def fma(out, trips, a, b):
-        i = cuda.grid(1)
-        x = cuda.local.array(chains, float32)
-        for c in range(chains):
-            x[c] = float32(i) + float32(c)
-        for _ in range(trips):
-            for _ in range(FMAS_PER_TRIP):
-                for c in range(chains):
-                    x[c] = cuda.fma(x[c], a, b)
-        total = float32(0.0)
-        for c in range(chains):
-            total += x[c]
-        out[i] = total
+    ``a_literal``: ``a`` is that constant, compiled into each FFMA as an immediate operand (the
+    ``a`` argument is then unused): each FFMA reads two registers (x, b) instead of three, with the
+    same chains, instructions and loop (``fma_chains_<chains>_imm``)."""
+    if a_literal is None:
+        def fma(out, trips, a, b):
+            i = cuda.grid(1)
+            x = cuda.local.array(chains, float32)
+            for c in range(chains):
+                x[c] = float32(i) + float32(c)
+            for _ in range(trips):
+                for _ in range(FMAS_PER_TRIP):
+                    for c in range(chains):
+                        x[c] = cuda.fma(x[c], a, b)
+            total = float32(0.0)
+            for c in range(chains):
+                total += x[c]
+            out[i] = total
+    else:
+        literal = float32(a_literal)
 
-    fma.__name__ = fma.__qualname__ = f"fma_chains_{chains}"
+        def fma(out, trips, a, b):  # the same body, ``literal`` in place of ``a``
+            i = cuda.grid(1)
+            x = cuda.local.array(chains, float32)
+            for c in range(chains):
+                x[c] = float32(i) + float32(c)
+            for _ in range(trips):
+                for _ in range(FMAS_PER_TRIP):
+                    for c in range(chains):
+                        x[c] = cuda.fma(x[c], literal, b)
+            total = float32(0.0)
+            for c in range(chains):
+                total += x[c]
+            out[i] = total
+
+    fma.__name__ = fma.__qualname__ = f"fma_chains_{chains}" + ("" if a_literal is None else "_imm")
     return kernel(fma)
 
 

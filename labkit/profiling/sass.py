@@ -130,6 +130,35 @@ def read_sass(text: str) -> SassFacts:
     )
 
 
+class FfmaOperands(Record):
+    """Where an FFMA's three sources come from, over every FFMA of a text: ``three_register``
+    counts those whose sources are all registers (``FFMA R6, R6, R4, R5``: three register-file
+    reads unless the reuse cache holds one), ``reused`` those with a source marked ``.reuse`` (kept
+    in the operand reuse cache for the same warp's next instruction)."""
+
+    ffma: Count
+    three_register: Count
+    reused: Count
+
+
+_REGISTER = re.compile(r"^-?\|?R\d+")
+
+
+def read_ffma_operands(text: str) -> FfmaOperands:
+    """FfmaOperands of the text's FFMA lines (``RZ``, immediates and ``c[..][..]`` are not registers)."""
+    ffma = three = reused = 0
+    for line in text.splitlines():
+        match = _INSTRUCTION.match(line)
+        if not match or match.group(1).split(".")[0] != "FFMA":
+            continue
+        operands = line[match.end():].split(";")[0].split(",")
+        sources = [o.strip() for o in operands[1:4]]
+        ffma += 1
+        three += len(sources) == 3 and all(_REGISTER.match(o) for o in sources)
+        reused += any(".reuse" in o for o in sources)
+    return FfmaOperands(ffma=ffma, three_register=three, reused=reused)
+
+
 def cubin_sass(cubin_path: str) -> dict[str, str]:
     """Each kernel's SASS in a cubin (``cuobjdump -sass``), by function name."""
     from labkit.cuda_tools import find_tool, run_tool

@@ -247,10 +247,16 @@ def test_time_steps_at_whole_waves_and_one_block_more_costs_a_wave(results):
 
 
 # ----- step 6: Nsight Compute ----------------------------------------------------------------------------------
+#: The launches issue 29 added to step 6 (labkit.labs.lab03.program.PROFILED).
+ISSUE_29_LAUNCHES = ("fma_1_chain_64_warps", "fma_1_chain_imm_64_warps")
+
+
 def test_ncu_sees_the_calculators_theoretical_occupancy_and_achieves_at_most_it(results):
     assert isinstance(results.ncu, NcuStep), results.ncu
     launches = {launch.label: launch for launch in results.ncu.launches}
-    assert list(launches) == list(PROFILED)
+    # a record from before issue 29 lacks the one-chain kernel at full occupancy, a in a register and immediate
+    expected = [label for label in PROFILED if results.arithmetic.immediate_points or label not in ISSUE_29_LAUNCHES]
+    assert list(launches) == expected
     arch = results.device.arch
     for launch in launches.values():
         assert launch.theoretical_pct == pytest.approx(100 * launch.calculated(arch).occupancy, abs=0.5), launch.label

@@ -6,8 +6,8 @@ puts first on each profiled step is the lever chapter 6 says the next step pulls
 import pytest
 
 from labkit.lab import lab
-from labkit.labs.lab06.results import (CUBLAS, DIAGNOSED_FIRST, SIMT_BAR, STEP_KEYS, STEPS, TENSOR_BAR,
-                                       step)
+from labkit.labs.lab06.results import (CUBLAS, DIAGNOSED_FIRST, SIMT_BAR, STEP_KEYS, STEPS, TENSOR_BAR, TIE_PCT,
+                                       TIED_WITH_FIRST, step)
 from labkit.profiling import checklist
 from labkit.project import Project
 from labkit.results import read_results
@@ -66,6 +66,12 @@ def test_the_diagnosis_names_the_lever_the_next_step_pulls(recorded, key):
     assert profile is not None, f"{key} was not profiled"
     assessment = checklist.assess(profile.diagnosis())
     first = assessment.items[0].item if assessment.items else None
+    if key in TIED_WITH_FIRST and first == TIED_WITH_FIRST[key]:
+        # its twin leads: then the chapter's item is second, estimated at the same gain
+        second = assessment.items[1]
+        assert second.item == DIAGNOSED_FIRST[key], (key, [i.item for i in assessment.items])
+        assert assessment.items[0].gain_pct - second.gain_pct <= TIE_PCT, (key, assessment.items[:2])
+        return
     assert first == DIAGNOSED_FIRST[key], (key, [i.item for i in assessment.items])
 
 
@@ -166,3 +172,49 @@ def test_step_5b_l2_sends_as_bytes_twice_and_bs_once(with_raw):
     b_bytes = (side // block_m) * side * side * fp16
     sent = _raw(with_raw[1], "mma").bytes_("l1tex__m_xbar2l1tex_read_bytes.sum")
     assert sent == pytest.approx(2 * a_bytes + b_bytes, rel=0.01), (sent, a_bytes, b_bytes)
+
+
+# ----- chapter 6's sentences on the clock and on what each tensor-core path reaches ---------------------
+# Held on both records, where they have the SM clock measured on the GPU (issue 29):
+# - "Pendant cuBLAS FP16 ... il a tourné à [[lab06.clock.ran_mhz.cublas_fp16]] MHz quand NVML lisait
+#   [[lab06.clock.nvml_mhz.cublas_fp16]] MHz. À l'horloge mesurée, cuBLAS atteint [[...of_peak_pct...]] % ...
+#   au pic pris à l'horloge de NVML, il n'en montrerait que [[...of_peak_nvml_pct...]] %. Les étapes SIMT,
+#   elles, tournent à l'horloge maximale ou presque";
+# - "À 8192, la limite de puissance s'y ajoute ... plafond de puissance logiciel ... sous les ... MHz de la
+#   taille 4096";
+# - WMMA: "les conflits de banc et la coalescence, que ses règles estiment au même gain";
+# - the summary: mma.sync (5b) under wgmma (5d), under cuBLAS.
+def _measured(record) -> None:
+    if not record.results.cublas("fp16").timing.sm_clock_ran_mhz:
+        pytest.skip("this record predates issue 29: no SM clock measured on the GPU")
+
+
+def test_under_tensor_load_the_sm_runs_below_nvmls_reading_and_the_share_is_taken_at_its_clock(either_record):
+    _measured(either_record)
+    results = either_record.results
+    timing = results.cublas("fp16").timing
+    assert timing.sm_clock_ran_mhz < 0.9 * timing.sm_clock_mhz, timing
+    at_nvml = results.cublas("fp16").tflops * 1e3 / results.device.peak_gflops("fp16", timing.sm_clock_mhz)
+    assert results.cublas_of_peak("fp16") >= 0.85 > at_nvml
+    simt = results.run("pipelined").timing
+    assert simt.sm_clock_ran_mhz >= 0.98 * results.device.max_sm_clock_mhz, simt
+
+
+def test_at_the_large_size_power_caps_the_clock_further(either_record):
+    _measured(either_record)
+    results = either_record.results
+    big, main = results.cublas("fp16", large=True).timing, results.cublas("fp16").timing
+    assert big.throttled_repeats > 0 and "sw_power_cap" in big.throttle_reasons, big
+    assert big.sm_clock_ran_mhz < main.sm_clock_ran_mhz
+
+
+def test_wmmas_two_first_items_are_estimated_at_the_same_gain(either_record):
+    found = checklist.assess(either_record.results.profile("wmma").diagnosis())
+    first, second = found.items[:2]
+    assert {first.item, second.item} == {"bank-conflicts", "coalescing"}
+    assert first.gain_pct - second.gain_pct <= TIE_PCT
+
+
+def test_mma_sync_reaches_less_of_the_peak_than_wgmma_and_cublas(either_record):
+    results = either_record.results
+    assert results.of_peak("mma") < results.of_peak("wgmma") < results.cublas_of_peak("fp16")

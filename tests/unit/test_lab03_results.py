@@ -165,3 +165,31 @@ def test_the_little_functions_agree_with_the_record(record):
     assert record.predicted_copy_gbps(4, 2) == pytest.approx(
         latency.copy_gbps(2, bytes_per_warp, hbm, record.memory.copy_gbps, syn.SMS))
     assert math.isfinite(record.predicted_copy_knee(1))
+
+
+def _immediate(record, rate_share: float = 0.7, blocks_per_sm: int | None = None):
+    """The one-chain curve again as the immediate-operand kernel's, at ``rate_share`` of the peak."""
+    peak = record.fp32_peak_gflops() * 1e9
+    points = []
+    for point in record.arithmetic.curve(1):
+        launch = point.launch if blocks_per_sm is None else point.launch.model_copy(
+            update={"blocks_per_sm": blocks_per_sm})
+        points.append(point.model_copy(update={"launch": launch, "timing": syn.timing(point.flops / (peak * rate_share))}))
+    return record.arithmetic.model_copy(update={
+        "immediate_kernel": record.arithmetic.kernel(1), "immediate_points": points})
+
+
+def test_the_immediate_operand_curve_is_held_like_the_others(record):
+    step = _immediate(record)
+    held = syn.results(arithmetic=step)
+    assert held.arithmetic.immediate_curve()[-1].launch.warps_per_sm == 64
+    (table,) = [t for t in LAB.tables(held) if t.id == "lab03.fma_operands"]
+    assert [row[0] for row in table.rows] == ["fma_operand_register", "fma_operand_immediate"]
+    assert table.rows[1][5] == pytest.approx(0.7) and table.rows[0][1] is None   # no SASS in this record
+    for lang in ("en", "fr", "zh"):
+        assert label(lang, f"table.{table.id}") and all(label(lang, f"column.{c.id}") for c in table.columns)
+    assert "lab03.fma_operands" not in {t.id for t in LAB.tables(record)}
+    with pytest.raises(ValidationError, match="above the FP32 peak"):
+        syn.results(arithmetic=_immediate(record, rate_share=1.2))
+    with pytest.raises(ValidationError, match="immediate operand at .* holds .* blocks per SM"):
+        syn.results(arithmetic=_immediate(record, blocks_per_sm=40))

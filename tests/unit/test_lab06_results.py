@@ -17,8 +17,8 @@ from labkit.known_gpus import impossible_device_fact
 from labkit.lab import Check, lab
 from labkit.labs.lab04.results import Unavailable
 from labkit.labs.lab06 import plan, sizing
-from labkit.labs.lab06.results import (CUBLAS, ITEMS, SIMT_BAR, STEPS, TENSOR_BAR, Device, Lab06Results, Resources,
-                                       Run)
+from labkit.labs.lab06.results import (CUBLAS, ITEMS, SIMT_BAR, STEPS, TENSOR_BAR, Device, Lab06Results, MmaRoof,
+                                       MmaRoofPoint, Resources, Run)
 from labkit.results import SCHEMA_VERSION, ResultsFile, provenance
 from labkit.timing import Timing
 from tests.conftest import REPO_ROOT
@@ -255,3 +255,37 @@ def test_the_share_of_peak_is_at_the_clock_measured_not_nvmls():
     assert measured.cublas("fp16").timing.sm_clock_mhz == run.timing.sm_clock_mhz
     assert measured.cublas_of_peak("fp16") == pytest.approx(
         nvml_only.cublas_of_peak("fp16") * run.timing.sm_clock_mhz / 1560.0)
+
+
+def roof(rate_per_clock: float, warps=(4, 32), clock_mhz: float = 1800.0) -> MmaRoof:
+    """A register-only mma.sync roof whose points run at ``rate_per_clock`` FLOP/clock/SM at ``clock_mhz``."""
+    points = []
+    for w in warps:
+        flops = float(132 * w * 1000)
+        seconds = flops / (rate_per_clock * clock_mhz * 1e6 * 132)
+        points.append(MmaRoofPoint(warps_per_sm=w, blocks=132 * w // 4, flops=flops, timing=Timing(
+            median_seconds=seconds, min_seconds=seconds, max_seconds=seconds, repeats=20, warmup=3,
+            l2_flushed=False, sm_clock_mhz=1980.0, mem_clock_mhz=3201.0, back_to_back=True,
+            sm_clock_ran_mhz=clock_mhz)))
+    return MmaRoof(status="ok", accumulators=8, iterations=1000, check=Check(name="mma_roof", passed=True),
+                   points=points)
+
+
+def test_mma_syncs_roof_is_flop_per_clock_per_sm_at_the_clock_it_ran_at_and_is_tabled():
+    results = record(mma_roof=roof(2500.0))
+    assert results.mma_roof_flops_per_clock() == pytest.approx(2500.0)
+    assert results.mma_roof_share() == pytest.approx(2500.0 / 4096)
+    mine = results.step_flops_per_clock("mma")
+    assert results.of_mma_roof("mma") == pytest.approx(mine / 2500.0)
+    assert "lab06.mma_roof" in {t.id for t in LAB.tables(results)}
+    assert record().mma_roof_share() is None
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(mma_roof=roof(4200.0)), "above the tensor cores' dense 4096"),
+    (dict(mma_roof=roof(2500.0).model_copy(update={"check": Check(name="mma_roof", passed=False)})),
+     "disagreed with NumPy"),
+])
+def test_an_impossible_or_wrong_mma_roof_is_refused(changes, message):
+    with pytest.raises(ValueError, match=message):
+        record(**changes)

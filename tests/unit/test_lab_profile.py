@@ -85,11 +85,14 @@ def test_labs_04_and_05_give_back_their_recorded_step_and_files(stand_in, tmp_pa
     assert profile[-4:] == [sys.executable, "-m", f"labkit.labs.lab0{lab_id[-1]}.program", "profile-target"]
 
 
-def test_lab_03_gives_back_its_recorded_step_and_file(stand_in, tmp_path):
+def test_lab_03_gives_back_its_recorded_step_and_file(stand_in, tmp_path, monkeypatch):
     from labkit.labs.lab03 import program
     from labkit.labs.lab03.program import NCU_METRICS
 
     the_lab, record, raw = recorded("lab-03")
+    if not record.results.arithmetic.immediate_points:   # a record from before issue 29's two launches
+        monkeypatch.setattr(program, "PROFILED", tuple(
+            label for label in program.PROFILED if label not in ("fma_1_chain_64_warps", "fma_1_chain_imm_64_warps")))
     fake = stand_in(kept_pages(raw, ("raw",)))
     assert program.nsight_compute(tmp_path, occupancy.SM90) == record.results.ncu   # recorded on the H200
     assert_same_files(tmp_path, raw, ("raw",))

@@ -135,3 +135,22 @@ def test_widths_read_the_same_on_every_architecture_s_spelling():
     assert widths.global_loads_by_bits == {32: 1, 64: 1, 128: 1, 256: 1}
     assert widths.shared_loads_by_bits == {128: 2} and widths.shared_stores_by_bits == {64: 1}
     assert widths.global_stores_by_bits == {32: 1, 128: 1}
+
+
+#: FFMA lines as nvdisasm prints them (the loop of lab 03's one-chain kernel, with ``a`` in a register
+#: and as an immediate, and of its eight-chain kernel; ptxas 13.5 for sm_90 on numba-cuda's PTX).
+FFMA_LINES = """\
+        /*0650*/                   FFMA R6, R6, R4, R5 ;                           /* 0x0000000406067223 */
+        /*0660*/                   IADD3 R0, P1, R8, R7, RZ ;                      /* 0x0000000708007210 */
+        /*04b0*/                   FFMA R10, R10, R4.reuse, R5.reuse ;             /* 0x000000040a0a7223 */
+        /*0700*/                   FFMA R7, R7, 0.99900001287460327148, R0 ;       /* 0x3f7fbe7707077423 */
+        /*0710*/                   FFMA R7, R7, c[0x0][0x218], R0 ;                /* 0x0000860007077623 */
+        /*0720*/              @!P0 FFMA R2, -R3, R4, RZ ;                          /* 0x0000000403028223 */
+        /*0730*/                   FFMA.FTZ R2, |R3|, R4, R5 ;                     /* 0x0000000403027223 */
+"""
+
+
+def test_an_ffma_reads_three_registers_only_when_no_source_is_an_immediate_a_constant_or_rz():
+    found = sass.read_ffma_operands(FFMA_LINES)
+    assert (found.ffma, found.three_register, found.reused) == (6, 3, 1)
+    assert sass.read_ffma_operands("        /*0660*/   IADD3 R0, P1, R8, R7, RZ ;\n").ffma == 0

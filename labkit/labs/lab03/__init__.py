@@ -22,7 +22,7 @@ import xml.etree.ElementTree as etree
 
 from labkit import occupancy
 from labkit.lab import Gain, Lab, Need, Program
-from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, Sizes
+from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, SassStep, Sizes
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
 from labkit.report.numbers import format_bytes, format_number, format_percent
@@ -129,6 +129,9 @@ class Lab03(Lab[Sizes, Lab03Results]):
                        launch.waves_per_sm, launch.sm_active_share, launch.issue_active_pct,
                        launch.stall_long_scoreboard, launch.stall_wait, launch.stall_not_selected,
                        launch.local_sectors) for launch in results.ncu.launches)))
+        operands = self._operand_table(results)
+        if operands is not None:
+            out.append(operands)
         if isinstance(results.driver, DriverStep):
             driver = results.driver
             out.append(Table("lab03.driver", (
@@ -219,6 +222,35 @@ class Lab03(Lab[Sizes, Lab03Results]):
             Column("chains", "count"), Column("registers", "count"), Column("knee_predicted", "ratio_plain"),
             Column("knee_measured", "ratio_plain"), Column("knee_where", "label"), Column("knee_ratio", "decimal2"),
             Column("best_gflops", "count"), Column("of_peak", "share")), tuple(rows))
+
+    def _operand_table(self, results: Lab03Results) -> Table | None:
+        """The one-chain FMA kernel with ``a`` in a register and as an immediate operand, side by side at
+        the most warps per SM: where its FFMAs' sources come from (SASS), its share of the FP32 peak,
+        and what Nsight Compute sees of its issue (None in a record from before issue 29)."""
+        immediate = results.arithmetic.immediate_curve()
+        if not immediate:
+            return None
+        sass = results.sass if isinstance(results.sass, SassStep) else None
+        launches = {launch.label: launch for launch in results.ncu.launches} if isinstance(results.ncu, NcuStep) else {}
+        full = results.device.arch.max_warps_per_sm
+        peak = results.fp32_peak_gflops()
+        rows = []
+        for key, kernel, curve, label_ in (
+                ("fma_operand_register", "fma_chains_1", results.arithmetic.curve(1), f"fma_1_chain_{full}_warps"),
+                ("fma_operand_immediate", "fma_chains_1_imm", immediate, f"fma_1_chain_imm_{full}_warps")):
+            code = sass.kernel(kernel) if sass else None
+            launch = launches.get(label_)
+            rows.append((key, code.ffma if code else None, code.three_register if code else None,
+                         code.reused if code else None, curve[-1].launch.warps_per_sm, curve[-1].gflops / peak,
+                         launch.issue_active_pct if launch else None, launch.ffma_share if launch else None,
+                         launch.eligible_warps if launch else None, launch.stall_wait if launch else None,
+                         launch.stall_dispatch if launch else None, launch.stall_not_selected if launch else None))
+        return Table("lab03.fma_operands", (
+            Column("fma_kernel", "label"), Column("sass_ffma", "count"), Column("sass_ffma_three_registers", "count"),
+            Column("sass_ffma_reused", "count"), Column("warps_per_sm", "count"), Column("of_peak", "share"),
+            Column("issue_active", "pct"), Column("ffma_share", "share"), Column("eligible_warps", "decimal2"),
+            Column("stall_wait", "decimal2"), Column("stall_dispatch", "decimal2"),
+            Column("stall_not_selected", "decimal2")), tuple(rows))
 
     def _register_table(self, results: Lab03Results) -> Table:
         fastest = results.fastest_register_variant().timing.median_seconds

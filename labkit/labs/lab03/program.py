@@ -20,9 +20,9 @@ from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab03.sizing import FULL_COPY_LOADS, full_copy_warps
 from labkit.labs.lab03.results import (WARP, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
-                                       Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
-                                       RegisterStep, RegisterVariant, Sizes, StreamKernel, StreamPoint, Unavailable,
-                                       WavePoint, WaveStep)
+                                       FmaSass, Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
+                                       RegisterStep, RegisterVariant, SassStep, Sizes, StreamKernel, StreamPoint,
+                                       Unavailable, WavePoint, WaveStep)
 from labkit.launch import LaunchConfigError
 
 COPY_SIGNATURE = "void(float32[::1], float32[::1])"
@@ -114,6 +114,10 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
         ilp.fma_chains(chains)[blocks, FMA_THREADS](out, 2, FMA_A, FMA_B)
         checks.append(Check(name=f"FMA, {chains} independent chain(s) per thread", passed=bool(np.allclose(
             out.copy_to_host(), ilp.fma_reference(threads, 2, chains, FMA_A, FMA_B), rtol=1e-5))))
+    out = nan_device_array(threads)
+    ilp.fma_chains(1, FMA_A)[blocks, FMA_THREADS](out, 2, np.float32(0.0), FMA_B)   # its a is the literal
+    checks.append(Check(name="FMA, 1 chain, a as an immediate operand", passed=bool(np.allclose(
+        out.copy_to_host(), ilp.fma_reference(threads, 2, 1, FMA_A, FMA_B), rtol=1e-5))))
     out, cycles = nan_device_array(1), cuda.to_device(np.zeros(1, dtype=np.uint64))
     ilp.fma_dependent[1, 1](out, cycles, 3, FMA_A, FMA_B)
     checks.append(Check(name="dependent FMA chain", passed=bool(
@@ -219,32 +223,66 @@ def fma_latency_cycles(sizes: Sizes) -> tuple[int, int]:
     return sizes.fma_latency_trips * ilp.FMAS_PER_TRIP, max(1, int(statistics.median(samples[1:])))
 
 
-def arithmetic_step(sizes: Sizes, bench: Bench) -> ArithmeticStep:
+def fma_curve(sizes: Sizes, bench: Bench, kernel, chains: int) -> tuple[FmaKernel, list[FmaPoint]]:
+    """One FMA kernel of ``chains`` chains timed at each of the sweep's warps per SM."""
     arch = occupancy.architecture(bench.facts.compute_capability)
+    registers = resources(kernel, FMA_SIGNATURE).registers_per_thread
+    trips = fma_trips(sizes, chains)
+    points = []
+    for warps in sizes.fma_warps:
+        launch = capped_launch(FMA_THREADS, warps // (FMA_THREADS // WARP), registers, arch)
+        if launch is None:
+            continue
+        allow_dynamic_shared(kernel, FMA_SIGNATURE, launch.dynamic_shared_bytes)
+        grid = bench.facts.sm_count * launch.blocks_per_sm
+        out = cuda.device_array(grid * FMA_THREADS, dtype=np.float32)
+        run = kernel[grid, FMA_THREADS, 0, launch.dynamic_shared_bytes]
+        timing = bench.time_gpu(lambda: run(out, trips, FMA_A, FMA_B), warmup=1, repeats=sizes.repeats)
+        points.append(FmaPoint(chains=chains, launch=launch, flops=ilp.fma_flops(grid * FMA_THREADS, trips, chains),
+                               timing=timing))
+    return FmaKernel(chains=chains, registers_per_thread=registers), points
+
+
+def arithmetic_step(sizes: Sizes, bench: Bench) -> ArithmeticStep:
+    """The FMA sweep (each chain count at each warps per SM), then the one-chain kernel again with
+    ``a`` an immediate operand (two register reads per FFMA instead of three)."""
     fmas, cycles = fma_latency_cycles(sizes)
-    kernels, points, clocks, ran = [], [], [], []
+    kernels, points = [], []
     for chains in sizes.fma_chains:
-        kernel = ilp.fma_chains(chains)
-        registers = resources(kernel, FMA_SIGNATURE).registers_per_thread
-        kernels.append(FmaKernel(chains=chains, registers_per_thread=registers))
-        trips = fma_trips(sizes, chains)
-        for warps in sizes.fma_warps:
-            launch = capped_launch(FMA_THREADS, warps // (FMA_THREADS // WARP), registers, arch)
-            if launch is None:
-                continue
-            allow_dynamic_shared(kernel, FMA_SIGNATURE, launch.dynamic_shared_bytes)
-            grid = bench.facts.sm_count * launch.blocks_per_sm
-            out = cuda.device_array(grid * FMA_THREADS, dtype=np.float32)
-            run = kernel[grid, FMA_THREADS, 0, launch.dynamic_shared_bytes]
-            timing = bench.time_gpu(lambda: run(out, trips, FMA_A, FMA_B), warmup=1, repeats=sizes.repeats)
-            clocks.append(timing.sm_clock_mhz)
-            ran.append(timing.sm_clock_ran_mhz)
-            points.append(FmaPoint(chains=chains, launch=launch, flops=ilp.fma_flops(grid * FMA_THREADS, trips, chains),
-                                   timing=timing))
-    read, measured = [c for c in clocks if c is not None], [c for c in ran if c is not None]
+        kernel, curve = fma_curve(sizes, bench, ilp.fma_chains(chains), chains)
+        kernels.append(kernel)
+        points += curve
+    immediate_kernel, immediate_points = fma_curve(sizes, bench, ilp.fma_chains(1, FMA_A), 1)
+    read = [p.timing.sm_clock_mhz for p in points if p.timing.sm_clock_mhz is not None]
+    measured = [p.timing.sm_clock_ran_mhz for p in points if p.timing.sm_clock_ran_mhz is not None]
     return ArithmeticStep(latency_fmas=fmas, latency_cycles=cycles, kernels=kernels, points=points,
                           sm_clock_mhz=statistics.median(read) if read else None,
-                          sm_clock_ran_mhz=statistics.median(measured) if measured else None)
+                          sm_clock_ran_mhz=statistics.median(measured) if measured else None,
+                          immediate_kernel=immediate_kernel, immediate_points=immediate_points)
+
+
+#: The FMA kernels whose SASS the lab keeps (sass_<name>.txt): one chain with ``a`` in a register and
+#: as an immediate, and eight chains.
+SASS_KERNELS = ((1, None), (1, FMA_A), (8, None))
+
+
+def sass_step(work_dir: Path) -> SassStep | Unavailable:
+    """Each of SASS_KERNELS' SASS written beside the record, and where its FFMAs' sources come from."""
+    from labkit.profiling import sass
+
+    kernels = []
+    for chains, literal in SASS_KERNELS:
+        dispatcher = ilp.fma_chains(chains, literal)
+        try:
+            text = sass.dump_sass(dispatcher)
+        except sass.SassError as error:
+            return Unavailable(status="unavailable", reason=str(error))
+        name = dispatcher.py_func.__name__
+        (work_dir / f"sass_{name}.txt").write_text(text)
+        found = sass.read_ffma_operands(text)
+        kernels.append(FmaSass(kernel=name, ffma=found.ffma, three_register=found.three_register,
+                               reused=found.reused))
+    return SassStep(status="ok", kernels=kernels)
 
 
 # ----- step 4: register pressure ------------------------------------------------------------------------
@@ -295,18 +333,35 @@ def waves_step(sizes: Sizes, bench: Bench) -> WaveStep:
 #: The launches the ncu step profiles, in launch order (labels of labkit/report/labels/lab03.py), on
 #: the H200; :func:`profiled` gives them on any GPU (the full-occupancy copy fills its SM's warps).
 PROFILED = ("copy_8_loads_16_warps", "copy_1_load_16_warps", "copy_1_load_64_warps", "fma_1_chain_16_warps",
-            "fma_8_chains_4_warps", "registers_free", "registers_32", "waves_one", "waves_one_plus_one")
+            "fma_8_chains_4_warps", "fma_1_chain_64_warps", "fma_1_chain_imm_64_warps", "registers_free",
+            "registers_32", "waves_one", "waves_one_plus_one")
+#: The FMA launches profiled: (chains, a as an immediate, warps per SM; None: every warp the SM holds).
+PROFILED_FMA = ((1, False, 16), (8, False, 4), (1, False, None), (1, True, None))
 
 
 def profiled(arch: occupancy.Architecture) -> tuple[str, ...]:
-    """PROFILED on ``arch``: the copy at full occupancy holds its SM's warps (64, 48 or 32)."""
-    full = f"copy_1_load_{full_copy_warps(arch)}_warps"
-    return tuple(full if label == "copy_1_load_64_warps" else label for label in PROFILED)
+    """PROFILED on ``arch``: the copy and the FMA kernels at full occupancy hold their SM's warps
+    (64, 48 or 32)."""
+    full = full_copy_warps(arch)
+    return tuple(label.replace("_64_warps", f"_{full}_warps") for label in PROFILED)
 PROFILED_KERNELS = "stream_copy|fma_chains|register_mix"
 #: Per buffer, for the profiled copies: far above L2, small enough for ncu's replays to be quick.
 PROFILE_STREAM_BYTES = 256 << 20
 #: Blocks per SM of the profiled register kernels' grid (whole waves at 3, 4, 6 and 8 blocks per SM).
 PROFILE_REGISTER_BLOCKS_PER_SM = 24
+#: What issue 29 added to the profile (every stall reason, eligible warps, the FFMA share, the FMA pipe):
+#: the one-chain FMA plateau's cause is read in them.
+ISSUE_29_METRICS = (
+    "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio",
+    "smsp__average_warp_latency_per_inst_issued.ratio",
+    "smsp__warps_eligible.avg.per_cycle_active",
+    "smsp__inst_executed.sum",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+)
 NCU_METRICS = (
     "gpu__time_duration.sum",
     "sm__maximum_warps_per_active_cycle_pct",
@@ -323,6 +378,7 @@ NCU_METRICS = (
     "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    *ISSUE_29_METRICS,
     "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
     "sm__cycles_active.avg",
@@ -353,8 +409,9 @@ def profile_target(sizes: Sizes) -> None:
     for loads, warps in ((8, 16), (1, 16), (FULL_COPY_LOADS, full_copy_warps(arch))):
         _, run = _persistent(ilp.stream_copy(loads, STREAM_HINT), COPY_SIGNATURE, *copy_shape(warps, arch), sms, arch)
         run(source, target)
-    for chains, warps in ((1, 16), (8, 4)):
-        grid, run = _persistent(ilp.fma_chains(chains), FMA_SIGNATURE, FMA_THREADS, warps // (FMA_THREADS // WARP),
+    for chains, immediate, warps in PROFILED_FMA:
+        kernel = ilp.fma_chains(chains, FMA_A if immediate else None)
+        grid, run = _persistent(kernel, FMA_SIGNATURE, FMA_THREADS, (warps or arch.max_warps_per_sm) // (FMA_THREADS // WARP),
                                 sms, arch)
         run(cuda.device_array(grid * FMA_THREADS, dtype=np.float32), fma_trips(sizes, chains), FMA_A, FMA_B)
     grid = sms * PROFILE_REGISTER_BLOCKS_PER_SM
@@ -380,8 +437,13 @@ def _per_block_bytes(profile, metric: str) -> float:
 
 
 def ncu_launch(label: str, profile) -> NcuLaunch:
-    """One profiled launch, as the chapter reads it (stall reasons in cycles per issued instruction)."""
+    """One profiled launch, as the chapter reads it (stall reasons in cycles per issued instruction).
+    The metrics issue 29 added (ISSUE_29_METRICS) are None in a page exported before them."""
     stall = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+    def since_29(metric: str) -> float | None:
+        return profile.value(metric) if metric in profile.metrics else None
+
     return NcuLaunch(
         label=label, kernel=profile.name, threads_per_block=math.prod(profile.block_size),
         grid_blocks=math.prod(profile.grid_size), registers_per_thread=int(profile.value("launch__registers_per_thread")),
@@ -396,6 +458,14 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         stall_math_pipe_throttle=profile.value(stall.format("math_pipe_throttle")),
         stall_wait=profile.value(stall.format("wait")),
         issue_active_pct=profile.value("smsp__issue_active.avg.pct_of_peak_sustained_active"),
+        stall_dispatch=since_29(stall.format("dispatch_stall")), stall_selected=since_29(stall.format("selected")),
+        stall_no_instruction=since_29(stall.format("no_instruction")),
+        stall_branch_resolving=since_29(stall.format("branch_resolving")),
+        warp_cycles_per_issue=since_29("smsp__average_warp_latency_per_inst_issued.ratio"),
+        eligible_warps=since_29("smsp__warps_eligible.avg.per_cycle_active"),
+        instructions=since_29("smsp__inst_executed.sum"),
+        ffma_thread_instructions=since_29("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"),
+        fma_pipe_pct=since_29("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
         local_sectors=profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
         + profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"),
         sm_active_cycles=profile.value("sm__cycles_active.avg"), sm_elapsed_cycles=profile.value("sm__cycles_elapsed.avg"),
@@ -457,7 +527,7 @@ def driver_step(work_dir: Path, compute_capability: tuple[int, int]) -> DriverSt
 
 # ----- the whole lab ---------------------------------------------------------------------------------------
 class Lab03Program(Program[Sizes, Lab03Results]):
-    steps = 8
+    steps = 9
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
@@ -488,12 +558,14 @@ class Lab03Program(Program[Sizes, Lab03Results]):
                     else nsight_compute(bench.work_dir, occupancy.architecture(facts.compute_capability)))
         bench.progress("step 7: the occupancy calculator against the driver")
         driver = no_gpu if bench.simulated else driver_step(bench.work_dir, facts.compute_capability)
+        bench.progress("the FMA kernels' SASS")
+        sass = no_gpu if bench.simulated else sass_step(bench.work_dir)
         device = Device(name=facts.name, compute_capability=facts.compute_capability, sm_count=facts.sm_count,
                         max_sm_clock_mhz=facts.max_sm_clock_mhz, hbm_peak_gbps=facts.hbm_peak_gbps,
                         l2_bytes=facts.l2_bytes, fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability))
         return Lab03Results(sizes=sizes, checks=checks, device=device, latency=latency, memory=memory,
                             arithmetic=arithmetic, registers=registers, waves=waves, ncu=ncu_step, driver=driver,
-                            seconds=time.perf_counter() - started)
+                            seconds=time.perf_counter() - started, sass=sass)
 
 
 def main(argv: list[str]) -> int:

@@ -287,6 +287,10 @@ class ArithmeticStep(Record):
     points: Annotated[list[FmaPoint], Field(min_length=1)]
     sm_clock_mhz: Positive | None    # NVML, median over the sweep's timings (provenance)
     sm_clock_ran_mhz: Positive | None = None   # measured on the GPU (labkit.timing), median over the sweep
+    # the one-chain kernel with ``a`` an immediate operand (labkit.kernels.ilp.fma_chains(1, a)): each FFMA
+    # reads two registers instead of three, same chain, instructions and loop (issue 29; absent before)
+    immediate_kernel: FmaKernel | None = None
+    immediate_points: list[FmaPoint] = []
 
     @property
     def fma_latency_cycles(self) -> float:
@@ -297,6 +301,9 @@ class ArithmeticStep(Record):
 
     def curve(self, chains: int) -> list[FmaPoint]:
         return sorted((p for p in self.points if p.chains == chains), key=lambda p: p.launch.warps_per_sm)
+
+    def immediate_curve(self) -> list[FmaPoint]:
+        return sorted(self.immediate_points, key=lambda p: p.launch.warps_per_sm)
 
 
 # ----- step 4: register pressure -------------------------------------------------------------------
@@ -349,10 +356,27 @@ class NcuLaunch(Record):
     stall_math_pipe_throttle: NonNegative
     stall_wait: NonNegative              # a fixed-latency dependency (a dependent FMA)
     issue_active_pct: Percent
+    # the other stall reasons, the instructions and the FMA pipe (issue 29; None in earlier records)
+    stall_dispatch: NonNegative | None = None        # ..._dispatch_stall_per_issue_active.ratio
+    stall_selected: NonNegative | None = None        # ..._selected_...: 1 cycle per issued instruction
+    stall_no_instruction: NonNegative | None = None
+    stall_branch_resolving: NonNegative | None = None
+    warp_cycles_per_issue: NonNegative | None = None  # smsp__average_warp_latency_per_inst_issued.ratio
+    eligible_warps: NonNegative | None = None         # smsp__warps_eligible.avg.per_cycle_active
+    instructions: NonNegative | None = None           # smsp__inst_executed.sum (warp instructions)
+    ffma_thread_instructions: NonNegative | None = None   # smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+    fma_pipe_pct: Percent | None = None               # sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active
     local_sectors: NonNegative        # l1tex local load + store sectors: spills' traffic
     sm_active_cycles: NonNegative     # sm__cycles_active.avg: cycles an SM had at least one warp
     sm_elapsed_cycles: Positive       # sm__cycles_elapsed.avg
     duration_seconds: Positive
+
+    @property
+    def ffma_share(self) -> float | None:
+        """FFMA warp instructions / all warp instructions executed (None before issue 29)."""
+        if self.instructions is None or self.ffma_thread_instructions is None or not self.instructions:
+            return None
+        return self.ffma_thread_instructions / WARP / self.instructions
 
     @property
     def sm_active_share(self) -> float:
@@ -373,6 +397,24 @@ class NcuStep(Record):
 class Unavailable(Record):
     status: Literal["unavailable"]
     reason: str
+
+
+class FmaSass(Record):
+    """The FFMAs of one FMA kernel's SASS (labkit.profiling.sass.read_ffma_operands), recorded beside
+    the record as ``sass_<kernel>.txt``."""
+
+    kernel: str
+    ffma: Count
+    three_register: Count    # FFMAs whose three sources are all registers (x, a, b)
+    reused: Count            # FFMAs with at least one source marked .reuse (the operand reuse cache)
+
+
+class SassStep(Record):
+    status: Literal["ok"]
+    kernels: Annotated[list[FmaSass], Field(min_length=1)]
+
+    def kernel(self, name: str) -> FmaSass | None:
+        return next((k for k in self.kernels if k.kernel == name), None)
 
 
 # ----- step 7: the calculator against the driver ---------------------------------------------------
@@ -405,6 +447,7 @@ class Lab03Results(Record):
     ncu: Annotated[NcuStep | Unavailable, Field(discriminator="status")]
     driver: Annotated[DriverStep | Unavailable, Field(discriminator="status")]
     seconds: Positive    # the measurement's wall time, checks to step 7
+    sass: Annotated[SassStep | Unavailable, Field(discriminator="status")] | None = None   # issue 29
 
     # ----- what is derived ---------------------------------------------------------------------
     def plateau(self, level: str) -> Plateau | None:
@@ -552,6 +595,10 @@ class Lab03Results(Record):
                     for p in self.memory.points]
         launches += [(f"arithmetic point of {p.chains} chains", p.launch,
                       self.arithmetic.kernel(p.chains).registers_per_thread) for p in self.arithmetic.points]
+        if self.arithmetic.immediate_kernel is not None:
+            launches += [("arithmetic point of the immediate operand", p.launch,
+                          self.arithmetic.immediate_kernel.registers_per_thread)
+                         for p in self.arithmetic.immediate_points]
         launches.append(("waves", self.waves.launch, self.waves.registers_per_thread))
         for what, launch, registers in launches:
             resident = launch.calculated(registers, arch).blocks_per_sm
@@ -597,7 +644,7 @@ class Lab03Results(Record):
                                  f"{device.hbm_peak_gbps:.0f} GB/s")
         peak = fma_peak_gflops(device.sm_count, device.fp32_lanes_per_sm, device.max_sm_clock_mhz)
         flops = [(f"arithmetic point of {p.chains} chains at {p.launch.warps_per_sm} warps", p.gflops)
-                 for p in self.arithmetic.points]
+                 for p in self.arithmetic.points + self.arithmetic.immediate_points]
         flops += [(f"register variant {v.max_registers}", v.flops / v.timing.median_seconds / 1e9)
                   for v in self.registers.variants]
         for what, gflops in flops:

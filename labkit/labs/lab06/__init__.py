@@ -13,7 +13,7 @@ has (plan.py: the tensor-core steps from compute capability 8.0, wgmma on Hopper
 from __future__ import annotations
 
 from labkit.lab import Case, Gain, Lab, Need, Program
-from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, Sizes
+from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, MmaRoof, Sizes
 from labkit.profiling import checklist
 from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 
@@ -71,14 +71,15 @@ class Lab06(Lab[Sizes, Lab06Results]):
                          run.timing.median_seconds if run else None, run.tflops if run else None,
                          results.versus_cublas(s.key), results.of_peak(s.key), *clock_cells(run.timing if run else None),
                          big.tflops if big else None, results.versus_cublas(s.key, large=True),
-                         big.timing.peak_clock_mhz if big else None,
+                         big.timing.peak_clock_mhz if big else None, big.timing.throttled_repeats if big else None,
                          regs[s.key].registers if s.key in regs else None,
                          regs[s.key].local_bytes if s.key in regs else None, results.unavailable.get(s.key)))
         out = [Table("lab06.steps", (
             Column("step", "label"), Column("language", "label"), Column("precision", "label"),
             Column("t_ms", "ms"), Column("tflops", "decimal2"), Column("vs_cublas", "share"), Column("units_peak", "share"),
             *CLOCK_COLUMNS, Column("tflops_large", "decimal2"), Column("vs_cublas_large", "share"),
-            Column("clock_large_mhz", "count"), Column("registers", "count"), Column("local_bytes", "count"), Column("unavailable")), tuple(rows))]
+            Column("clock_large_mhz", "count"), Column("throttled_large", "count"), Column("registers", "count"),
+            Column("local_bytes", "count"), Column("unavailable")), tuple(rows))]
         cublas_rows = []
         for p in CUBLAS:
             run, big = results.cublas(p), results.cublas(p, large=True)
@@ -86,12 +87,23 @@ class Lab06(Lab[Sizes, Lab06Results]):
                                 big.tflops if big else None, results.cublas_of_peak(p),
                                 *clock_cells(run.timing if run else None),
                                 big.timing.peak_clock_mhz if big else None,
+                                big.timing.throttled_repeats if big else None,
                                 results.unavailable.get(f"cublas_{p}")))
         out.append(Table("lab06.cublas", (Column("precision", "label"), Column("tflops", "decimal2"),
                                           Column("tflops_large", "decimal2"), Column("units_peak", "share"),
                                           *CLOCK_COLUMNS, Column("clock_large_mhz", "count"),
-                                          Column("unavailable")),
+                                          Column("throttled_large", "count"), Column("unavailable")),
                          tuple(cublas_rows)))
+        roof = results.mma_roof
+        if isinstance(roof, MmaRoof):
+            dense = results.dense_flops_per_clock_per_sm()
+            out.append(Table("lab06.mma_roof", (
+                Column("mma_warps_per_sm", "count"), Column("tflops", "decimal2"), Column("flop_per_clock_sm", "count"),
+                Column("dense_share", "share"), *CLOCK_COLUMNS),
+                tuple((p.warps_per_sm, p.timing.gflops(p.flops) / 1e3, results.mma_roof_point_flops_per_clock(p),
+                       None if not dense or results.mma_roof_point_flops_per_clock(p) is None
+                       else results.mma_roof_point_flops_per_clock(p) / dense,
+                       *clock_cells(p.timing)) for p in roof.points)))
         if any(results.profile(s.key) for s in STEPS):
             ncu_rows = []
             for s in STEPS:

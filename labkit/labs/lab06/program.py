@@ -26,8 +26,8 @@ from labkit.lab import Bench, Check, Program
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab06 import plan
 from labkit.labs.lab06.plan import fitted_side
-from labkit.labs.lab06.results import (ITEMS, SLOW_STEPS, STEPS, Device, Lab06Results, Resources, Run, Sizes,
-                                       step)
+from labkit.labs.lab06.results import (ITEMS, SLOW_STEPS, STEPS, Device, Lab06Results, MmaRoof, MmaRoofPoint,
+                                       Resources, Run, Sizes, step)
 
 # The simulator's tiny grids: numba-cuda's under-utilisation warning says nothing here.
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
@@ -299,6 +299,41 @@ def _seconds_once(fn) -> float:
     return cuda.event_elapsed_time(start, end) / 1e3
 
 
+# ----- mma.sync's own roof ------------------------------------------------------------------------
+def mma_roof_step(time_gpu, sizes: Sizes, facts: DeviceFacts) -> MmaRoof | Unavailable:
+    """The register-only mma.sync loop (labkit.kernels.mma_roof): checked once against NumPy (the sum of
+    each warp's accumulators), then timed at each of ``sizes.mma_roof_warps`` warps per SM."""
+    why = plan.why_not_on("mma", facts) or cuda_c_unavailable()
+    if why is not None:
+        return Unavailable(status="unavailable", reason=why)
+    import cupy
+
+    from labkit.kernels import mma_roof
+
+    warps_per_block = mma_roof.THREADS // 32
+    try:
+        blocks, trips = 2, 3
+        out = cupy.full(blocks * mma_roof.THREADS, np.nan, dtype=cupy.float32)
+        mma_roof.launcher(blocks, trips, out)()
+        sums = cupy.asnumpy(out).astype(np.float64).reshape(-1, 32).sum(axis=1)
+        check = Check(name="mma_roof", passed=bool(np.allclose(sums, mma_roof.warp_sums_reference(blocks, trips),
+                                                               rtol=1e-5)))
+        points = []
+        for warps in sizes.mma_roof_warps:
+            blocks = facts.sm_count * max(1, warps // warps_per_block)
+            out = cupy.empty(blocks * mma_roof.THREADS, dtype=cupy.float32)
+            timing = time_gpu(mma_roof.launcher(blocks, sizes.mma_roof_iterations, out), warmup=3,
+                              repeats=sizes.repeats)
+            points.append(MmaRoofPoint(warps_per_sm=warps, blocks=blocks,
+                                       flops=mma_roof.flops(blocks, sizes.mma_roof_iterations), timing=timing))
+    except Exception as exc:  # a compiler or launch error here: this roof only
+        return Unavailable(status="unavailable", reason=failure(exc))
+    finally:
+        release_device_memory()
+    return MmaRoof(status="ok", accumulators=mma_roof.ACCUMULATORS, iterations=sizes.mma_roof_iterations,
+                   check=check, points=points)
+
+
 # ----- Nsight Compute ---------------------------------------------------------------------------
 def profile_target(side: int, depth: int) -> None:
     """What ncu profiles: each step that runs here once at side x side x depth, then cuBLAS's FP32
@@ -331,7 +366,7 @@ def nsight_compute(sizes: Sizes, work_dir: Path) -> NcuProfiles | Unavailable:
 
 # ----- the whole lab ------------------------------------------------------------------------------
 class Lab06Program(Program[Sizes, Lab06Results]):
-    steps = 4
+    steps = 5
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes, _facts_here())
@@ -350,6 +385,9 @@ class Lab06Program(Program[Sizes, Lab06Results]):
         bench.progress(f"each step and cuBLAS at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
                                                                    else ""))
         runs, unavailable, unavailable_large = time_runs(bench.time_gpu, sizes, facts, skipped)
+        bench.progress("mma.sync's own roof: a register-only loop")
+        roof = (Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator") if bench.simulated
+                else mma_roof_step(bench.time_gpu, sizes, facts))
         bench.progress("Nsight Compute on every step and on cuBLAS, one ncu process")
         if bench.simulated:
             profiles = Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator")
@@ -359,7 +397,7 @@ class Lab06Program(Program[Sizes, Lab06Results]):
                         max_sm_clock_mhz=facts.max_sm_clock_mhz,
                         fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability))
         return Lab06Results(sizes=sizes, checks=checks, device=device, runs=runs, unavailable=unavailable,
-                            unavailable_large=unavailable_large, resources=resources, ncu=profiles)
+                            unavailable_large=unavailable_large, resources=resources, ncu=profiles, mma_roof=roof)
 
 
 def main(argv: list[str]) -> int:

@@ -22,7 +22,7 @@ from labkit.device import fma_peak_gflops
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.records import Positive, PositiveInt, Record
-from labkit.tensor_cores import tensor_peak_gflops
+from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM, tensor_peak_gflops
 from labkit.timing import Timing
 
 
@@ -86,6 +86,13 @@ DIAGNOSED_FIRST: dict[str, str | None] = {
 }
 
 
+#: Steps whose first item has a twin its rules estimate at the same gain (within TIE_PCT points), so
+#: either leads from one recording to the next: WMMA's bank conflicts and coalescing (34.9 % and
+#: 34.8 % in the first H200 recording of issue 29, 34.9 % both in the second).
+TIED_WITH_FIRST: dict[str, str] = {"wmma": "coalescing"}
+TIE_PCT = 0.5
+
+
 def step(key: str) -> Step:
     for candidate in STEPS:
         if candidate.key == key:
@@ -105,6 +112,9 @@ class Sizes(Record):
     check_side: PositiveInt           # the checks against NumPy: M = N = check_side...
     check_depth: PositiveInt          # ...K = check_depth
     repeats: PositiveInt = 20
+    # the register-only mma.sync loop (labkit.kernels.mma_roof): warps per SM, trips per launch
+    mma_roof_warps: tuple[PositiveInt, ...] = (4, 8, 16, 32)
+    mma_roof_iterations: PositiveInt = 8192
 
     @model_validator(mode="after")
     def _tiles(self) -> Sizes:
@@ -167,6 +177,26 @@ class Device(Record):
         return tensor_peak_gflops(self.sm_count, self.compute_capability, precision, clock)
 
 
+class MmaRoofPoint(Record):
+    """The register-only mma.sync loop at one residency: blocks = SMs x warps per SM / 4."""
+
+    warps_per_sm: PositiveInt
+    blocks: PositiveInt
+    flops: Positive
+    timing: Timing
+
+
+class MmaRoof(Record):
+    """mma.sync's own ceiling (labkit.kernels.mma_roof): no shared memory, operands in registers,
+    ``accumulators`` independent MMAs in flight per warp; its launch checked against NumPy first."""
+
+    status: Literal["ok"]
+    accumulators: PositiveInt
+    iterations: PositiveInt
+    check: Check
+    points: Annotated[list[MmaRoofPoint], Field(min_length=1)]
+
+
 class Lab06Results(Record):
     sizes: Sizes
     checks: list[Check]
@@ -176,8 +206,45 @@ class Lab06Results(Record):
     unavailable_large: dict[str, str] = {}      # what could not run at the large side, and why
     resources: list[Resources]
     ncu: Annotated[NcuProfiles | Unavailable, Field(discriminator="status")]
+    mma_roof: Annotated[MmaRoof | Unavailable, Field(discriminator="status")] | None = None   # issue 29
 
     # ----- what is derived ---------------------------------------------------------------------
+    def flops_per_clock_per_sm(self, flops: float, timing: Timing) -> float | None:
+        """FLOP per SM per clock: flops / (median seconds x the SM clock it ran at x SMs); None
+        where no clock was measured nor read."""
+        clock = timing.peak_clock_mhz
+        if not clock:
+            return None
+        return flops / timing.median_seconds / (clock * 1e6) / self.device.sm_count
+
+    def dense_flops_per_clock_per_sm(self, precision: str = "fp16") -> int | None:
+        """The tensor cores' dense FLOP per clock per SM (labkit.tensor_cores: 4 096 for FP16 on Hopper)."""
+        return DENSE_FLOPS_PER_CLOCK_PER_SM.get(tuple(self.device.compute_capability), {}).get(precision)
+
+    def mma_roof_point_flops_per_clock(self, point: MmaRoofPoint) -> float | None:
+        return self.flops_per_clock_per_sm(point.flops, point.timing)
+
+    def mma_roof_flops_per_clock(self) -> float | None:
+        """mma.sync's ceiling: the best FLOP per clock per SM of the register-only loop."""
+        if not isinstance(self.mma_roof, MmaRoof):
+            return None
+        rates = [r for p in self.mma_roof.points if (r := self.mma_roof_point_flops_per_clock(p)) is not None]
+        return max(rates, default=None)
+
+    def mma_roof_share(self) -> float | None:
+        """mma.sync's ceiling / the tensor cores' dense FP16 rate per clock."""
+        roof, dense = self.mma_roof_flops_per_clock(), self.dense_flops_per_clock_per_sm()
+        return None if roof is None or not dense else roof / dense
+
+    def step_flops_per_clock(self, key: str, large: bool = False) -> float | None:
+        run = self.run(key, large)
+        return None if run is None else self.flops_per_clock_per_sm(gemm_flops(run.side, run.depth), run.timing)
+
+    def of_mma_roof(self, key: str) -> float | None:
+        """A step's FLOP per clock per SM / mma.sync's ceiling, each at the clock it ran at."""
+        mine, roof = self.step_flops_per_clock(key), self.mma_roof_flops_per_clock()
+        return None if mine is None or not roof else mine / roof
+
     def run(self, kernel: str, large: bool = False) -> Run | None:
         return next((r for r in self.runs if r.kernel == kernel and r.large == large), None)
 
@@ -253,6 +320,21 @@ class Lab06Results(Record):
             if r.depth != depth or r.side < side:
                 raise ValueError(f"runs/{r.kernel}: {r.side} x {r.side} x {r.depth}, but the sizes ask for "
                                  f"{side} x {side} x {depth}")
+        return self
+
+    @model_validator(mode="after")
+    def _mma_roof_possible(self) -> Lab06Results:
+        """The register-only mma.sync loop checked right, and no point above the dense FP16 rate."""
+        if not isinstance(self.mma_roof, MmaRoof):
+            return self
+        if not self.mma_roof.check.passed:
+            raise ValueError("mma_roof: its launch disagreed with NumPy")
+        dense = self.dense_flops_per_clock_per_sm()
+        for point in self.mma_roof.points:
+            rate = self.mma_roof_point_flops_per_clock(point)
+            if dense and rate is not None and rate > dense:
+                raise ValueError(f"mma_roof at {point.warps_per_sm} warps per SM: {rate:.0f} FLOP per clock per SM "
+                                 f"is above the tensor cores' dense {dense}")
         return self
 
     @model_validator(mode="after")

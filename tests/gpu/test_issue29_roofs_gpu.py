@@ -1,0 +1,50 @@
+"""Issue 29's new measurements of labs 03 and 06 on a real GPU, before a recording relies on them:
+the register-only mma.sync loop right against NumPy and under the tensor cores' dense rate at the
+clock it ran at, and the FMA kernels' SASS read for where their FFMAs' sources come from.
+
+Run on the H200: ``pytest -m gpu tests/gpu/test_issue29_roofs_gpu.py`` (seconds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from labkit.device import read_device_facts
+from labkit.kernels import ilp
+from labkit.labs.lab03.program import FMA_A, sass_step
+from labkit.labs.lab03.results import SassStep
+from labkit.labs.lab06.program import mma_roof_step
+from labkit.labs.lab06.results import MmaRoof, Sizes
+from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+from labkit.timing import time_gpu
+
+pytestmark = pytest.mark.gpu
+
+
+def test_mma_syncs_register_only_loop_is_right_and_under_the_dense_rate(record):
+    facts = read_device_facts()
+    sizes = Sizes(side=4096, depth=4096, large_side=None, check_side=512, check_depth=512, repeats=10)
+    roof = mma_roof_step(time_gpu, sizes, facts)
+    assert isinstance(roof, MmaRoof), roof
+    assert roof.check.passed
+    dense = DENSE_FLOPS_PER_CLOCK_PER_SM[tuple(facts.compute_capability)]["fp16"]
+    rates = {p.warps_per_sm: p.flops / p.timing.median_seconds / (p.timing.peak_clock_mhz * 1e6) / facts.sm_count
+             for p in roof.points}
+    record("mma_roof", {"flop_per_clock_per_sm": rates,
+                        "clock_ran_mhz": {p.warps_per_sm: p.timing.sm_clock_ran_mhz for p in roof.points}})
+    assert all(0 < rate <= dense for rate in rates.values())
+
+
+def test_the_fma_kernels_sass_says_where_their_ffma_sources_come_from(tmp_path, record):
+    # compile the three kernels as the lab launches them (float32 array, int64, float32, float32)
+    out = np.zeros(128, dtype=np.float32)
+    for chains, literal in ((1, None), (1, FMA_A), (8, None)):
+        ilp.fma_chains(chains, literal)[1, 128](out, 1, FMA_A, np.float32(0.001))
+    step = sass_step(tmp_path)
+    assert isinstance(step, SassStep), step
+    found = {k.kernel: k for k in step.kernels}
+    record("fma_sass", {name: k.model_dump() for name, k in found.items()})
+    assert found["fma_chains_1_imm"].three_register == 0 < found["fma_chains_1_imm"].ffma
+    assert found["fma_chains_1"].three_register == found["fma_chains_1"].ffma
+    assert {p.name for p in tmp_path.iterdir()} == {f"sass_{name}.txt" for name in found}
