@@ -284,11 +284,6 @@ class Lab01Results(Record):
         traffic = self.traffic_of(kernel.kernel)
         return None if traffic is None else traffic.dram_bytes / kernel.t_real_seconds / (self.bandwidth_gbps * 1e9)
 
-    def most_dram_bytes(self, kernel: Placement) -> float:
-        """The most DRAM bytes the kernel can have moved in its time at the measured copy bandwidth
-        (t_real x B): a bound on its real traffic while no profiler counted it."""
-        return kernel.t_real_seconds * self.bandwidth_gbps * 1e9
-
     def tensor_ceiling(self, precision: str) -> TensorCeiling | None:
         return next((ceiling for ceiling in self.tensor if ceiling.precision == precision), None)
 
