@@ -62,6 +62,14 @@ def _results(args, console) -> int:
     listing = []
     for lab_id, lab in labs().items():
         lab_dir = lab.lab_dir(project)
+        missing = missing_records(project.root, lab.folder)   # first: a lost record leaves its raw folder behind
+        for name in missing:
+            message = missing_message(lab_id, name)
+            console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
+            listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
+            status = EXIT_ERROR
+        if missing:
+            continue
         try:
             for name in recover(lab_dir / RESULTS_FOLDER):
                 console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
@@ -71,11 +79,6 @@ def _results(args, console) -> int:
             listing.append({"lab": lab_id, "path": None, "valid": False, "error": str(exc), "provenance": None})
             status = EXIT_ERROR
             continue
-        for name in missing_records(project.root, lab.folder):
-            message = missing_message(lab_id, name)
-            console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
-            listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
-            status = EXIT_ERROR
         if not paths:
             console.print(f"{lab_id}: no results recorded")
         for path in paths:

@@ -197,16 +197,16 @@ def _lab01_ratio(kernel: str) -> float:
     return results.t_ratio(row)
 
 
-def _lab01_stencil_most_bytes_per_point() -> float:
-    """The most DRAM bytes per grid point lab 01's stencil can have moved: t_real x B over n^2."""
-    results, row = _lab01_placed("stencil_5pt")
-    return results.most_dram_bytes(row) / results.sizes.stencil_n ** 2
+def _lab01_dram_over_minimum(kernel: str) -> float:
+    """ncu's DRAM bytes (read + written) of a placed kernel over its minimum traffic."""
+    results, row = _lab01_placed(kernel)
+    return results.dram_over_minimum(row)
 
 
-def _lab01_stencil_no_reuse_us() -> float:
-    """The stencil without reuse (24 bytes per point) at lab 01's measured copy bandwidth, in us."""
+def _lab01_stencil_dram_bytes_per_point() -> float:
+    """ncu's DRAM bytes (read + written) of lab 01's stencil per grid point."""
     results = recorded_results("lab-01")
-    return 1e6 * workloads.stencil_5pt(results.sizes.stencil_n, reuse=False).bytes_ / (results.bandwidth_gbps * 1e9)
+    return results.traffic_of("stencil_5pt").dram_bytes / results.sizes.stencil_n ** 2
 
 
 def _tensor_datasheet_tflops(precision: str, sheet: Datasheet = H200_SXM) -> float:
@@ -217,7 +217,8 @@ def _tensor_datasheet_tflops(precision: str, sheet: Datasheet = H200_SXM) -> flo
 
 
 def _lab01_tensor_clock_mhz(precision: str) -> float:
-    return recorded_results("lab-01").tensor_ceiling(precision).timing.sm_clock_mhz
+    """The SM clock lab 01's library product of ``precision`` ran at, measured on the GPU."""
+    return recorded_results("lab-01").tensor_ceiling(precision).timing.sm_clock_ran_mhz
 
 
 def _lab01_tensor_share_of_datasheet(precision: str) -> float:
@@ -251,9 +252,11 @@ def _chapter1_figures() -> dict[str, Figure]:
         "lab01.saxpy.pct_of_copy": Figure(lambda: 100 * recorded_results("lab-01").memory_roof_share(
             recorded_results("lab-01").placed("saxpy"))),
         "lab01.stencil.ratio": Figure(lambda: _lab01_ratio("stencil_5pt"), roofline.RATIO_DECIMALS),
-        "lab01.stencil.t_real_us": Figure(lambda: 1e6 * _lab01_placed("stencil_5pt")[1].t_real_seconds),
-        "lab01.stencil.t_no_reuse_us": Figure(_lab01_stencil_no_reuse_us),
-        "lab01.stencil.most_bytes_per_point": Figure(_lab01_stencil_most_bytes_per_point, 1),
+        "lab01.saxpy.dram_of_minimum_pct": Figure(lambda: 100 * _lab01_dram_over_minimum("saxpy")),
+        "lab01.stencil.dram_of_minimum_pct": Figure(lambda: 100 * _lab01_dram_over_minimum("stencil_5pt")),
+        "lab01.stencil.dram_bytes_per_point": Figure(_lab01_stencil_dram_bytes_per_point, 1),
+        "lab01.stencil.dram_busy_pct": Figure(lambda: 100 * recorded_results("lab-01").dram_share_of_roof(
+            recorded_results("lab-01").placed("stencil_5pt"))),
         "lab01.sweep.least_of_roof_pct": Figure(
             lambda: 100 * min(recorded_results("lab-01").of_roof(p) for p in recorded_results("lab-01").sweep)),
         "h200.tensor_clock_mhz": Figure(lambda: H200_SXM.tensor_clock_mhz),
@@ -262,7 +265,7 @@ def _chapter1_figures() -> dict[str, Figure]:
         "h200.tensor_datasheet_sparse_tflops.fp16": Figure(lambda: 2 * _tensor_datasheet_tflops("fp16")),
         "h200.tensor_datasheet_ridge.fp16": Figure(lambda: _tensor_datasheet_tflops("fp16") * 1e3 / H200_SXM.hbm_gbps),
         "lab01.tensor.fp16_clock_mhz": Figure(lambda: _lab01_tensor_clock_mhz("fp16")),
-        "lab01.tensor.fp32_clock_mhz": Figure(lambda: recorded_results("lab-01").ceilings.fp32.sm_clock_mhz),
+        "lab01.tensor.fp32_clock_mhz": Figure(lambda: recorded_results("lab-01").ceilings.fp32.clock_mhz),
         "lab01.tensor.fp16_pct_of_datasheet": Figure(lambda: 100 * _lab01_tensor_share_of_datasheet("fp16")),
         "h100.fp32_tflops": Figure(lambda: H100_SXM.fp32_gflops / 1000),
         "h200.fp32_tflops": Figure(lambda: H200_SXM.fp32_gflops / 1000),
@@ -552,8 +555,6 @@ def _chapter3_figures() -> dict[str, Figure]:
                                                                                  CH03_FMA_ISSUE)),
         "ch03.fma.warps_4chains": Figure(lambda: latency.issue_knee_warps_per_sm(4, CH03_FMA_LATENCY_CYCLES,
                                                                                  CH03_FMA_ISSUE)),
-        "lab02.sweep.dram_pct.b128": Figure(lambda: 100 * recorded_results("lab-02").dram_share_at_byte_stride(128)),
-        "lab02.sweep.dram_pct.b256": Figure(lambda: 100 * recorded_results("lab-02").dram_share_at_byte_stride(256)),
         "lab03.volkov_pct.l1": Figure(lambda: 100 * _lab03_volkov_share(1)),
         "lab03.volkov_pct.l4": Figure(lambda: 100 * _lab03_volkov_share(4)),
         "lab03.fma.best_pct.c1": Figure(lambda: 100 * _lab03_fma_best_of_peak(1)),
@@ -824,24 +825,38 @@ def _ch02_quiz_figures() -> dict[str, Figure]:
 
 
 def _lab02_particle_ratio(what: str, slow: tuple[str, str], fast: tuple[str, str]) -> float:
-    """Lab 02's particle kernels, (layout, access) against (layout, access): the median times'
-    ratio (``"time"``) or ncu's DRAM read bytes' (``"dram_reads"``)."""
+    """Lab 02's particle kernels, (layout, access) against (layout, access): the median times' ratio
+    (``"time"``), or ncu's DRAM bytes' (``"dram_reads"``, ``"dram_writes"``, ``"dram_bytes"``: both)."""
     results = recorded_results("lab-02")
     a, b = results.particle(*slow).run, results.particle(*fast).run
     if what == "time":
         return a.timing.median_seconds / b.timing.median_seconds
-    return a.measured.dram_read_bytes / b.measured.dram_read_bytes
+    return _lab02_dram(a.measured, what) / _lab02_dram(b.measured, what)
 
 
-def _lab02_useful_pct_of_copy(element_bytes: int, stride: int) -> float:
+def _lab02_dram(measured, what: str) -> float:
+    reads, writes = measured.dram_read_bytes, measured.dram_write_bytes
+    return {"dram_reads": reads, "dram_writes": writes, "dram_bytes": reads + writes}[what]
+
+
+def _lab02_particle_dram_pct_of_copy(layout: str, access: str) -> float:
+    """ncu's DRAM bytes (read + written) of a particle kernel per second of its median time, over the
+    copy ceiling of the same run (a mixed stream like the copy's)."""
     results = recorded_results("lab-02")
-    return 100 * results.of_ceiling(results.sweep_point(element_bytes, stride).useful_gbps)
+    run = results.particle(layout, access).run
+    return 100 * results.of_ceiling(run.timing.gbps(_lab02_dram(run.measured, "dram_bytes")))
 
 
-def _lab02_highest_dram_pct() -> float:
-    """The fastest rate at which DRAM delivered what an aligned sweep point fetched, over the copy ceiling."""
+def _lab02_stride1_least_pct_of_read_roof() -> float:
+    """The least share of the read roof the coalesced sweep points reach, over the element widths."""
     results = recorded_results("lab-02")
-    return 100 * max(results.dram_share_of_ceiling(p) for p in results.sweep if p.offset == 0)
+    return 100 * min(results.of_read_roof(results.sweep_point(width, 1).useful_gbps) for width in (4, 8, 16))
+
+
+def _lab02_useful_over(element_bytes: int, stride: int, other_stride: int) -> float:
+    results = recorded_results("lab-02")
+    return (results.sweep_point(element_bytes, stride).useful_gbps
+            / results.sweep_point(element_bytes, other_stride).useful_gbps)
 
 
 def _chapter2_lab_figures() -> dict[str, Figure]:
@@ -850,19 +865,39 @@ def _chapter2_lab_figures() -> dict[str, Figure]:
     out = {
         "lab02.particles.aos_over_soa_time": Figure(lambda: _lab02_particle_ratio("time", aos, soa), 2),
         "lab02.particles.aos_over_soa_dram_reads": Figure(lambda: _lab02_particle_ratio("dram_reads", aos, soa), 2),
+        "lab02.particles.aos_over_soa_dram_writes": Figure(lambda: _lab02_particle_ratio("dram_writes", aos, soa), 2),
+        "lab02.particles.aos_over_soa_dram_bytes": Figure(lambda: _lab02_particle_ratio("dram_bytes", aos, soa), 2),
         "lab02.particles.aos_scalar_over_vector_time": Figure(
             lambda: _lab02_particle_ratio("time", aos, aos_vector), 2),
-        "lab02.sweep.stride1_pct_of_copy": Figure(lambda: _lab02_useful_pct_of_copy(4, 1)),
-        "lab02.sweep.stride1_over_stride2": Figure(
-            lambda: _lab02_useful_pct_of_copy(4, 1) / _lab02_useful_pct_of_copy(4, 2), 2),
-        "lab02.sweep.highest_dram_pct": Figure(_lab02_highest_dram_pct),
+        "lab02.particles.aos_vector_dram_pct_of_copy": Figure(lambda: _lab02_particle_dram_pct_of_copy(*aos_vector)),
+        "lab02.particles.aos_scalar_dram_pct_of_copy": Figure(lambda: _lab02_particle_dram_pct_of_copy(*aos)),
+        "lab02.particles.l1tex_pct.aos_scalar": Figure(
+            lambda: recorded_results("lab-02").particle(*aos).run.measured.l1tex_throughput_pct),
+        "lab02.particles.l1tex_pct.aos_vector": Figure(
+            lambda: recorded_results("lab-02").particle(*aos_vector).run.measured.l1tex_throughput_pct),
+        "lab02.read_roof.pct_of_copy": Figure(
+            lambda: 100 * recorded_results("lab-02").of_ceiling(recorded_results("lab-02").read_roof.gbps)),
+        "lab02.read_roof.fixed_us": Figure(lambda: 1e6 * recorded_results("lab-02").read_roof_fixed_seconds),
+        "lab02.read_roof.short_pct": Figure(lambda: 100 * recorded_results("lab-02").of_read_roof(
+            min(recorded_results("lab-02").read_roofs, key=lambda roof: roof.read_bytes).gbps)),
+        "lab02.read_roof.short_mib": Figure(lambda: min(r.read_bytes for r in recorded_results("lab-02").read_roofs)
+                                            / 2 ** 20),
+        "lab02.read_roof.long_gib": Figure(lambda: recorded_results("lab-02").read_roof.read_bytes / 2 ** 30),
+        # at the roof: shown to a tenth, 100.0 (a plain "100" is any page's percentage)
+        "lab02.sweep.stride1_least_pct_of_read_roof": Figure(_lab02_stride1_least_pct_of_read_roof, 1),
+        "lab02.sweep.stride1_over_stride2": Figure(lambda: _lab02_useful_over(4, 1, 2), 2),
+        "lab02.sweep.stride1_over_stride8": Figure(lambda: _lab02_useful_over(4, 1, 8), 1),
         "lab02.transpose.naive_pct_of_copy": Figure(lambda: 100 * recorded_results("lab-02").vs_copy("transpose_naive")),
         "ch02.dram.tolerance_pct": Figure(lambda: 100 * LAB02_DRAM_TOLERANCE),
     }
-    for byte_stride in (96, 112):
+    for byte_stride in LAB02_FALLING_BYTE_STRIDES:   # to a tenth: the first is at the roof (see above)
         out[f"lab02.sweep.dram_pct.b{byte_stride}"] = Figure(
-            lambda b=byte_stride: 100 * recorded_results("lab-02").dram_share_at_byte_stride(b))
+            lambda b=byte_stride: 100 * recorded_results("lab-02").dram_share_at_byte_stride(b, roof="read"), 1)
     return out
+
+
+#: The byte strides at which chapter 2 shows DRAM delivering less and less of the read roof.
+LAB02_FALLING_BYTE_STRIDES = (64, 80, 96, 128, 256)
 
 
 FIGURES.update(_chapter2_figures())

@@ -277,23 +277,26 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
         return []
     files = []
     entries = sorted(folder.iterdir())
-    for entry in entries:   # a record misnamed first: its raw folder would be blamed for it
+    for entry in entries:   # a record misnamed or a dangling link first: its raw folder would be blamed for it
         if entry.is_file() and entry.suffix.lower() == ".json" and entry.suffix != ".json":
             raise StrayFileError(f"{source(entry)}: a record's name ends in .json, in lower case: rename it "
                                  f"{entry.stem}.json")
+        if entry.is_symlink() and not entry.exists() and not entry.name.startswith("."):
+            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
+                               "is missing or loops back): remove it, and restore the record from git or re-record it")
     for entry in entries:
         if entry.name.startswith(INTERRUPTED_SWAP_PREFIX):
             raise ResultsError(f"{source(entry)}: a recording was interrupted during its swap: run `labkit results` "
                                "to put the previous record back")
         if entry.name.startswith("."):
             continue
-        if entry.is_symlink() and not entry.exists():
-            raise ResultsError(f"{source(entry)}: a symbolic link to nothing (it points at {os.readlink(entry)}, which "
-                               "is missing or loops back): remove it, and restore the record from git or re-record it")
         if entry.is_file() and entry.suffix == ".json":
             files.append(entry)
         elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
             continue
+        elif entry.is_dir() and not (folder / f"{entry.name}.json").exists():
+            raise StrayFileError(f"{source(entry)}: the raw outputs of {entry.name}.json, which is missing: restore "
+                                 "the record, or remove this folder with it")
         else:
             kind = "folder" if entry.is_dir() else "file"
             raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "

@@ -6,6 +6,10 @@ address does not change, so these kernels are CUDA C:
 - ``strided_read_16``: the global stride sweep for 16-byte elements (``uint4``: ``LDG.E.128``),
   each thread reading ``SWEEP_LOADS`` of them as Numba's ``strided_read`` does
   (labkit.kernels.coalescing);
+- ``read_roof``: the read-only roof the sweep is compared with: coalesced ``uint4`` reads
+  (``LDG.E.128``), :data:`ROOF_LOADS` per thread one block-width apart, all issued before any is
+  used, folded by XOR and reduced per block (warp shuffles, then shared memory) to one word that
+  thread 0 writes, ``out[blockIdx.x]``: 4 bytes written per 16 KiB read;
 - ``drift_aos_vector`` / ``drift_soa_vector``: the particle drift with vector loads and stores
   (``float4`` and ``float2``: ``LDG.E.128``, ``LDG.E.64``, ``STG.E.128``);
 - ``shared_stride_4|8|16``: the shared-memory stride sweep, whose loop loads one address again
@@ -45,6 +49,8 @@ ROWS = 8
 #: loads in flight, 32 bytes per thread at 4-byte elements, 128 at 16 bytes. Written here, where
 #: nothing imports numba, so that the site's build can read the lab's geometry without it.
 SWEEP_LOADS = 8
+#: Loads in flight per thread of the read roof (16 bytes each: 64 bytes per thread).
+ROOF_LOADS = 4
 #: Shared sweep: slots of the tile (of 4, 8 or 16 bytes), enough for 32 lanes at stride 64.
 SHARED_SLOTS = 2048
 #: Threads per block of every 1-D kernel here.
@@ -59,6 +65,9 @@ SOURCE = r"""
 #endif
 #ifndef SWEEP_LOADS
 #define SWEEP_LOADS 8
+#endif
+#ifndef ROOF_LOADS
+#define ROOF_LOADS 4
 #endif
 #define SLOTS 2048
 
@@ -76,6 +85,29 @@ extern "C" __global__ void strided_read_16(const uint4* x, unsigned int* out, lo
 #pragma unroll
     for (int k = 0; k < SWEEP_LOADS; ++k) hit |= (v[k].x ^ v[k].y ^ v[k].z ^ v[k].w) == sentinel;
     if (hit) out[0] = sentinel;
+}
+
+/* Read-only roof: block b's thread t reads x[b * blockDim * ROOF_LOADS + k * blockDim + t], k <
+   ROOF_LOADS, every load issued before any is used; the XOR of all their words is reduced over the
+   block (warp shuffles, then one word per warp in shared memory) and written once, out[b]. */
+extern "C" __global__ void read_roof(const uint4* x, unsigned int* out)
+{
+    __shared__ unsigned int warps[32];
+    const long long e = (long long)blockIdx.x * blockDim.x * ROOF_LOADS + threadIdx.x;
+    uint4 v[ROOF_LOADS];
+#pragma unroll
+    for (int k = 0; k < ROOF_LOADS; ++k) v[k] = x[e + (long long)k * blockDim.x];
+    unsigned int acc = 0u;
+#pragma unroll
+    for (int k = 0; k < ROOF_LOADS; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    for (int lane = 16; lane > 0; lane >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, lane);
+    if ((threadIdx.x & 31) == 0) warps[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned int total = 0u;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) total ^= warps[w];
+        out[blockIdx.x] = total;
+    }
 }
 
 /* Particles of 8 floats (x, y, z, vx, vy, vz, mass, charge): x += vx * dt for x, y, z.
@@ -202,17 +234,18 @@ TRANSPOSE_THROUGH_SHARED(transpose_swizzled, TILE, AT_SWIZZLED)
 """
 
 #: Every kernel of SOURCE, by name.
-KERNELS = ("strided_read_16", "drift_aos_vector", "drift_soa_vector", "shared_stride_4", "shared_stride_8",
+KERNELS = ("strided_read_16", "read_roof", "drift_aos_vector", "drift_soa_vector", "shared_stride_4", "shared_stride_8",
            "shared_stride_16", "tile_copy", "transpose_naive", "transpose_tiled", "transpose_padded",
            "transpose_swizzled")
 
 
 def options(tile: int = TILE, rows: int = ROWS) -> tuple[str, ...]:
     """NVRTC (and nvcc) options: line information for ncu's source view, the transposes' shape,
-    the sweep's loads per thread."""
+    the sweep's and the read roof's loads per thread."""
     if tile % rows or tile % 32:
         raise ValueError(f"TILE must be a multiple of 32 and of ROWS, got TILE={tile}, ROWS={rows}")
-    return ("-lineinfo", f"-DTILE={tile}", f"-DROWS={rows}", f"-DSWEEP_LOADS={SWEEP_LOADS}")
+    return ("-lineinfo", f"-DTILE={tile}", f"-DROWS={rows}", f"-DSWEEP_LOADS={SWEEP_LOADS}",
+            f"-DROOF_LOADS={ROOF_LOADS}")
 
 
 @functools.cache
@@ -234,6 +267,19 @@ def transpose_launch(n: int, tile: int = TILE, rows: int = ROWS) -> tuple[tuple[
     if n % tile:
         raise ValueError(f"the matrix side {n} must be a multiple of the tile side {tile}")
     return (n // tile, n // tile), (tile, rows)
+
+
+def read_roof_blocks(read_bytes: int, threads: int = THREADS) -> int:
+    """Blocks of a read_roof launch over ``read_bytes`` (a multiple of threads x ROOF_LOADS x 16)."""
+    per_block = threads * ROOF_LOADS * 16
+    if read_bytes % per_block or not read_bytes:
+        raise ValueError(f"the read roof reads a positive multiple of {per_block} bytes, got {read_bytes}")
+    return read_bytes // per_block
+
+
+def read_roof_reference(words: np.ndarray, threads: int = THREADS) -> np.ndarray:
+    """What read_roof writes for ``words`` (uint32, whole blocks): each block's XOR of its words."""
+    return np.bitwise_xor.reduce(words.reshape(-1, threads * ROOF_LOADS * 4), axis=1).astype(np.uint32)
 
 
 def shared_stride_reference(width_bytes: int, threads: int, stride: int, iterations: int) -> np.ndarray:

@@ -16,7 +16,7 @@ from numba import float32, uint32
 from labkit.access_trace import vector_dtype
 from labkit.gpu import SIMULATED, cuda
 from labkit.kernels.coalescing import SWEEP_LOADS
-from labkit.kernels.coalescing_cuda import ROWS, SHARED_SLOTS, TILE
+from labkit.kernels.coalescing_cuda import ROOF_LOADS, ROWS, SHARED_SLOTS, THREADS, TILE
 
 if not SIMULATED:
     raise ImportError("labkit.kernels.coalescing_twins runs in Numba's CUDA simulator only "
@@ -36,6 +36,23 @@ def strided_read_16(x, out, stride, offset, sentinel):
         hit |= v[k]["x"] ^ v[k]["y"] ^ v[k]["z"] ^ v[k]["w"] == sentinel
     if hit:
         out[0] = sentinel
+
+
+@cuda.jit
+def read_roof(x, out):
+    partial = cuda.shared.array(THREADS, uint32)
+    e = cuda.blockIdx.x * cuda.blockDim.x * ROOF_LOADS + cuda.threadIdx.x
+    v = [x[e + k * cuda.blockDim.x] for k in range(ROOF_LOADS)]
+    acc = uint32(0)
+    for k in range(ROOF_LOADS):
+        acc ^= v[k]["x"] ^ v[k]["y"] ^ v[k]["z"] ^ v[k]["w"]
+    partial[cuda.threadIdx.x] = acc
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        total = uint32(0)
+        for t in range(cuda.blockDim.x):
+            total ^= partial[t]
+        out[cuda.blockIdx.x] = total
 
 
 @cuda.jit
@@ -144,7 +161,7 @@ transpose_swizzled = _through_shared(TILE, at_swizzled)
 
 #: Each CUDA C kernel's twin, by the kernel's name.
 TWINS = {
-    "strided_read_16": strided_read_16, "drift_aos_vector": drift_aos_vector,
+    "strided_read_16": strided_read_16, "read_roof": read_roof, "drift_aos_vector": drift_aos_vector,
     "drift_soa_vector": drift_soa_vector, "shared_stride_4": shared_stride_4,
     "shared_stride_8": shared_stride_8, "shared_stride_16": shared_stride_16, "tile_copy": tile_copy,
     "transpose_naive": transpose_naive, "transpose_tiled": transpose_tiled,

@@ -4,7 +4,12 @@
   kernel, bytes and method), and the labs' ceilings agree with each other;
 - no kernel of any lab moved its bytes faster than the ceiling of its own run beyond the ceiling's
   spread (its median rate above the copy's fastest call): lab 05's control read 4 144 GB/s against
-  a ceiling of 3 875 measured on arrays 16 times smaller, which is what made this test;
+  a ceiling of 3 875 measured on arrays 16 times smaller, which is what made this test. A stream
+  of reads only is held to the read-only roof of its own run instead (lab 02's sweep: a read-only
+  stream passes a copy's mixed traffic, issue 29), within READ_ROOF_SPREAD: one kernel's roof,
+  not the fastest read any kernel can make (the sweep's coalesced 8-byte point, eight 8-byte loads
+  in flight per thread and no block reduction, ran 0.4 % above the roof's median in both H200
+  recordings of 2026-12-02, its timings within 0.2 %);
 - each lab's baseline reaches the roof its page claims (lab 02's coalesced sweep here; lab 01's
   copy and FMA chains, lab 03's copy curves and lab 05's control in their labs' own tests).
 """
@@ -23,6 +28,8 @@ from tests.conftest import REPO_ROOT
 LABS = ("lab-01", "lab-02", "lab-03", "lab-05")
 #: The labs' ceilings, measured in different runs, agree within this share of their median.
 AGREEMENT = 0.03
+#: How far above the read roof's fastest call a read-only stream may run (module docstring).
+READ_ROOF_SPREAD = 0.01
 #: Lab 02's coalesced sweep reaches this share of its run's copy ceiling at every element width.
 SWEEP_BAR = 0.85
 
@@ -93,9 +100,23 @@ def test_no_kernel_beats_the_ceiling_of_its_own_run(records, lab_id):
     results = records[lab_id]
     ceiling = ceiling_of(lab_id, results)
     assert ceiling is not None, f"{lab_id}: no course ceiling in the record: re-record it on the H200"
+    reads_only = read_only_rates(lab_id, results)
     above = [(what, round(rate), round(ceiling.fastest_gbps)) for what, rate in kernel_rates(lab_id, results)
-             if rate > ceiling.fastest_gbps]
+             if what not in reads_only and rate > ceiling.fastest_gbps]
     assert not above, f"{lab_id}: faster than the copy's fastest call in the same run: {above}"
+    if reads_only:
+        roof = results.read_roof
+        fastest = roof.read_bytes / roof.timing.min_seconds / 1e9
+        above = [(what, round(rate), round(fastest)) for what, rate in reads_only.items()
+                 if rate > (1 + READ_ROOF_SPREAD) * fastest]
+        assert not above, f"{lab_id}: faster than the read roof's fastest call in the same run: {above}"
+
+
+def read_only_rates(lab_id: str, results) -> dict[str, float]:
+    """{what: GB/s} of the lab's kernels that only read (lab 02's sweep), held to its read roof."""
+    if lab_id != "lab-02" or results.read_roof is None:
+        return {}
+    return {p.run.launch: p.useful_gbps for p in results.sweep}
 
 
 def test_lab02s_coalesced_sweep_reaches_the_copy_at_every_width(records):

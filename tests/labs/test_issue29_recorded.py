@@ -1,6 +1,8 @@
 """Issue 29's bars on the H200 records: every "% of peak" at a clock measured on the GPU, cuBLAS
-FP16 at 0.85 of its peak or more, lab 04's ablation paired, the new data recorded (lab 02's
-particles' DRAM writes and L1/LSU throughput, lab 03's chase every 4 MiB from 24 to 60 MiB).
+FP16 at 0.85 of its peak or more, lab 04's ablation paired, lab 02's stride 1 at 0.95 of a read roof
+measured in the same run at every element width, the new data recorded (lab 01's placed kernels'
+DRAM bytes, lab 02's particles' DRAM writes and L1/LSU throughput, lab 03's chase every 4 MiB from 24
+to 60 MiB).
 
 Each test reads one lab's record and is skipped, with the reason, while that record predates
 issue 29 (no measured clock in it): the lead re-records the labs on the H200 after the merge, and
@@ -12,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from labkit.lab import lab
+from labkit.labs.lab01.results import SAMPLE_KERNELS
+from labkit.labs.lab02.results import READ_ROOF_BAR
 from labkit.project import Project
 from labkit.results import read_results
 from tests.conftest import REPO_ROOT
@@ -44,6 +48,26 @@ def test_lab01_each_tensor_ceiling_is_against_the_peak_at_its_own_clock():
         share = ceiling.gflops / results.tensor_reference_gflops(ceiling)
         assert 0.5 < share <= 1.0, (ceiling.precision, share)
     assert results.ceilings.fp32.clock_mhz == results.ceilings.fp32.timing.sm_clock_ran_mhz
+
+
+def test_lab01_records_the_dram_bytes_of_each_placed_kernel():
+    results = _recorded("lab-01")
+    _after_issue_29("lab-01", [row.timing for row in results.placement])
+    assert results.traffic is not None and results.traffic.status == "ok", results.traffic
+    for name in SAMPLE_KERNELS:
+        traffic = results.traffic_of(name)
+        assert traffic.dram_read_bytes > 0, name
+    # SAXPY reads x and y and writes y: its writes are about half its reads
+    saxpy = results.traffic_of("saxpy")
+    assert 0.4 < saxpy.dram_write_bytes / saxpy.dram_read_bytes < 0.55
+
+
+def test_lab02_stride_1_reads_at_the_read_roof_at_every_element_width():
+    results = _recorded("lab-02")
+    _after_issue_29("lab-02", [p.run.timing for p in results.sweep])
+    assert results.read_roof is not None
+    shares = {width: results.of_read_roof(results.sweep_point(width, 1).useful_gbps) for width in (4, 8, 16)}
+    assert all(share >= READ_ROOF_BAR for share in shares.values()), shares
 
 
 def test_lab06_cublas_fp16_reaches_its_bar_at_the_clock_it_ran_at():

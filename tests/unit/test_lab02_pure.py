@@ -160,3 +160,23 @@ def test_instruction_level_conflicts_are_instruction_wavefronts_minus_the_hardwa
     assert run.instruction_conflicts("ld") == 256 - 8 == predicted.shared_ld_conflicts
     assert run.instruction_conflicts("st") == 0
     assert run.model_copy(update={"measured": None}).instruction_conflicts("ld") is None
+
+
+def test_the_read_roof_probe_fits_a_fixed_cost_and_a_bandwidth():
+    from labkit.probes.read_roof_probe import _fit
+
+    # 12 us fixed and 4 600 GB/s, sampled at four sizes: the line gives both back
+    points = [(b, 12e-6 + b / 4600e9) for b in (256 << 20, 512 << 20, 1 << 30, 2 << 30)]
+    fit = _fit(points)
+    assert fit["fixed_us"] == pytest.approx(12.0, rel=1e-6) and fit["gbps"] == pytest.approx(4600, rel=1e-9)
+
+
+def test_lab02_read_roof_reference_is_each_blocks_xor():
+    from labkit.kernels.coalescing_cuda import ROOF_LOADS, read_roof_blocks, read_roof_reference
+
+    words = np.arange(2 * 32 * ROOF_LOADS * 4, dtype=np.uint32)
+    first, second = np.split(words, 2)
+    assert list(read_roof_reference(words, threads=32)) == [np.bitwise_xor.reduce(first), np.bitwise_xor.reduce(second)]
+    assert read_roof_blocks(2 * 256 * ROOF_LOADS * 16) == 2
+    with pytest.raises(ValueError, match="multiple"):
+        read_roof_blocks(100)

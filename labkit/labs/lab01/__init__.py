@@ -4,6 +4,7 @@
    and FP64 FMA throughput (against SMs x lanes x 2 x the SM clock read during the run).
 2. The intensity sweep: one kernel whose FLOP per byte is a parameter, from 1/8 to 256.
 3. Placement: chapter 1's sample kernels measured, placed, and judged by t_real / t_min.
+4. What DRAM moved for each placed kernel (ncu): bytes in excess of the minimum, or time in excess.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ class Lab01(Lab[Sizes, Lab01Results]):
     chapter = "performance/01-roofline.md"
     results_type = Lab01Results
     needs = (Need("cupy", "the copy ceiling's reference, cupy.copyto",
-                  "the copy is compared with the theoretical peak instead"),)
+                  "the copy is compared with the theoretical peak instead"),
+             Need("ncu", "the DRAM bytes each placed kernel really moved (excess traffic or excess time)",
+                  "the placement shows times alone, its DRAM columns empty"))
     gpu_sizes = Sizes(copy_bytes=COPY_ARRAY_BYTES, fma_blocks_per_sm=8, fma_threads=256, fma_trips=1024,
                       sweep_elements=1 << 28, vector_elements=1 << 28, gemm_n=4096, stencil_n=16384, repeats=20)
     simulator_sizes = Sizes(copy_bytes=8192, fma_blocks_per_sm=1, fma_threads=32, fma_trips=1, sweep_elements=4096,
@@ -91,9 +94,12 @@ class Lab01(Lab[Sizes, Lab01Results]):
                         for p in results.sweep)),
             Table("lab01.placement", (Column("kernel"), Column("intensity", "intensity"), Column("bound", "label"),
                                       Column("t_real_us", "us"), Column("t_min_us", "us"),
-                                      Column("t_ratio", "verdict_ratio"), Column("verdict", "label")),
+                                      Column("t_ratio", "verdict_ratio"), Column("verdict", "label"),
+                                      Column("dram_moved_ncu_mb", "count"), Column("dram_over_minimum", "decimal2"),
+                                      Column("dram_of_copy_roof", "share")),
                   tuple((k.kernel, k.intensity, f"bound.{results.bound(k).value}", k.t_real_seconds, results.t_min_seconds(k),
-                         results.t_ratio(k), results.verdict(k).value) for k in results.placement)),
+                         results.t_ratio(k), results.verdict(k).value, *_traffic_cells(results, k))
+                        for k in results.placement)),
         ] + tensor
 
     def figures(self, results: Lab01Results, lang: str) -> list[etree.Element]:
@@ -111,6 +117,15 @@ class Lab01(Lab[Sizes, Lab01Results]):
         figure.append(svg)
         etree.SubElement(figure, "figcaption").text = label(lang, "lab01.plot.caption")
         return [figure]
+
+
+def _traffic_cells(results: Lab01Results, kernel) -> tuple[float | None, float | None, float | None]:
+    """DRAM MB read + written (ncu), over the kernel's minimum bytes, and per second over the copy
+    roof; dashes without ncu or in a record from before issue 29."""
+    traffic = results.traffic_of(kernel.kernel)
+    if traffic is None:
+        return None, None, None
+    return traffic.dram_bytes / 1e6, results.dram_over_minimum(kernel), results.dram_share_of_roof(kernel)
 
 
 LAB = Lab01()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from labkit.ceilings import COPY_THREADS
@@ -11,9 +14,10 @@ from labkit.gpu import cuda, nan_device_array
 from labkit.kernels import reduction, samples
 from labkit.kernels import roofline_kernels as rk
 from labkit.lab import Bench, Check, Program
-from labkit.labs.lab01.results import (SAMPLE_KERNELS, TENSOR_PRECISIONS, BandwidthCeiling, Ceilings,
-                                       DevicePeaks, FmaCeiling, Lab01Results, Placement, Sizes, SweepPoint,
-                                       TensorCeiling, sample_workload)
+from labkit.labs.lab01.results import (SAMPLE_KERNELS, TENSOR_PRECISIONS, TRAFFIC_METRICS, BandwidthCeiling,
+                                       Ceilings, DevicePeaks, FmaCeiling, Lab01Results, PlacedTraffic, Placement,
+                                       PlacementProfile, Sizes, SweepPoint, TensorCeiling, Unavailable,
+                                       sample_workload)
 
 SAXPY_A = np.float32(2.0)
 SWEEP_A, SWEEP_B = np.float32(0.999), np.float32(0.001)
@@ -25,20 +29,32 @@ def _blocks(n: int, threads: int) -> int:
     return (n + threads - 1) // threads
 
 
-# ----- the sample kernels, launched the same way for checks and for timing --------------------------
-def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator):
+# ----- the sample kernels, launched the same way for checks, timing and ncu -----------------------------
+def _filled(shape):
+    """A float32 device array filled on the device, every float 0x3F3F3F3F (about 0.75): ncu's child,
+    whose DRAM bytes do not depend on the values, skips drawing and copying gigabytes of random ones."""
+    from numba.cuda.cudadrv.driver import device_memset
+
+    array = cuda.device_array(shape, np.float32)
+    device_memset(array, 0x3F, array.nbytes)
+    return array
+
+
+def sample_launchers(sizes: Sizes, blocks_for_sum: int, rng: np.random.Generator | None):
     """name -> (launch(), flush L2?) for chapter 1's sample kernels at ``sizes``, on
-    random inputs from ``rng``; the outputs that are only written start as NaN."""
+    random inputs from ``rng`` (``None``: inputs filled on the device, on a GPU only); the outputs
+    that are only written start as NaN."""
+    def data(shape):
+        return _filled(shape) if rng is None else cuda.to_device(rng.random(shape, dtype=np.float32))
+
     n = sizes.vector_elements
-    x = cuda.to_device(rng.random(n, dtype=np.float32))
-    y = cuda.to_device(rng.random(n, dtype=np.float32))
+    x, y = data(n), data(n)
     total = cuda.to_device(np.zeros(1, dtype=np.float32))
     g = sizes.gemm_n
-    a = cuda.to_device(rng.random((g, g), dtype=np.float32))
-    b = cuda.to_device(rng.random((g, g), dtype=np.float32))
+    a, b = data((g, g)), data((g, g))
     c = nan_device_array((g, g))
     s = sizes.stencil_n
-    grid = cuda.to_device(rng.random((s, s), dtype=np.float32))
+    grid = data((s, s))
     out = nan_device_array((s, s))
     stencil_grid = (_blocks(s, STENCIL_BLOCK[0]), _blocks(s, STENCIL_BLOCK[1]))
     tile = samples.GEMM_TILE
@@ -204,9 +220,8 @@ def intensity_sweep(sizes: Sizes, bench: Bench) -> list[SweepPoint]:
 # ----- step 3: placement ------------------------------------------------------------------------------
 def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
     """Chapter 1's kernels: their work (labkit.workloads) and time (median, L2 flushed where HBM is meant)."""
-    # 8 blocks per SM for the reduction's grid-stride loop, none without an element to read
-    blocks_for_sum = min(bench.facts.sm_count * 8, _blocks(sizes.vector_elements, reduction.THREADS))
-    launchers, _ = sample_launchers(sizes, blocks_for_sum=blocks_for_sum, rng=np.random.default_rng(1))
+    launchers, _ = sample_launchers(sizes, blocks_for_sum=_blocks_for_sum(sizes, bench.facts.sm_count),
+                                    rng=np.random.default_rng(1))
     rows = []
     for name in SAMPLE_KERNELS:
         launch, flush = launchers[name]
@@ -216,8 +231,53 @@ def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
     return rows
 
 
+def _blocks_for_sum(sizes: Sizes, sm_count: int) -> int:
+    """8 blocks per SM for the reduction's grid-stride loop, none without an element to read."""
+    return min(sm_count * 8, _blocks(sizes.vector_elements, reduction.THREADS))
+
+
+# ----- step 4: what DRAM moved for each placed kernel (Nsight Compute) -----------------------------------
+#: The functions ncu names (the sample kernels and the reduction's block_sum).
+NCU_REGEX = "saxpy|block_sum|gemm_tiled|stencil_5pt"
+
+
+def profile_target(sizes_path: str) -> None:
+    """What ncu profiles: each placed kernel launched once, in SAMPLE_KERNELS' order, at the lab's sizes."""
+    from labkit.device import read_device_facts
+
+    sizes = Sizes.model_validate_json(Path(sizes_path).read_text())
+    launchers, _ = sample_launchers(sizes, _blocks_for_sum(sizes, read_device_facts().sm_count), rng=None)
+    for name in SAMPLE_KERNELS:
+        launchers[name][0]()
+    cuda.synchronize()
+
+
+def placed_traffic(sizes: Sizes, work_dir: Path) -> PlacementProfile | Unavailable:
+    """ncu's DRAM bytes read and written by each placed kernel: one ncu process (clocks left alone,
+    caches flushed before each launch as the timed runs flush L2), two metrics, raw CSV kept."""
+    from labkit.profiling.lab_profile import profile_lab
+    from labkit.profiling.ncu import NcuError
+
+    (work_dir / "sizes.json").write_text(sizes.model_dump_json())
+
+    def read(run) -> PlacementProfile:
+        if len(run.profiles) != len(SAMPLE_KERNELS):
+            raise NcuError(f"ncu profiled {len(run.profiles)} launches, the lab made {len(SAMPLE_KERNELS)}")
+        return PlacementProfile(status="ok", version=run.version, kernels=[
+            PlacedTraffic(kernel=name, **{field: profile.bytes_(metric) for field, metric in TRAFFIC_METRICS.items()})
+            for name, profile in zip(SAMPLE_KERNELS, run.profiles)])
+
+    try:
+        return profile_lab("labkit.labs.lab01.program", NCU_REGEX, work_dir, read,
+                           lambda reason: Unavailable(status="unavailable", reason=reason),
+                           metrics=list(TRAFFIC_METRICS.values()), args=[str(work_dir / "sizes.json")],
+                           print_units="base", report="lab01", timeout_seconds=300)
+    finally:
+        (work_dir / "sizes.json").unlink(missing_ok=True)
+
+
 class Lab01Program(Program[Sizes, Lab01Results]):
-    steps = 5
+    steps = 6
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
@@ -236,10 +296,21 @@ class Lab01Program(Program[Sizes, Lab01Results]):
         sweep_points = intensity_sweep(sizes, bench)
         bench.progress("step 3: the chapter's kernels on the roofline")
         placed = placement(sizes, bench)
+        bench.progress("step 4: the placed kernels' DRAM bytes (Nsight Compute)")
+        traffic = (Unavailable(status="unavailable", reason="simulator: no profiler") if bench.simulated
+                   else placed_traffic(sizes, bench.work_dir))
         device = DevicePeaks(sm_count=facts.sm_count, max_sm_clock_mhz=facts.max_sm_clock_mhz,
                              hbm_peak_gbps=facts.hbm_peak_gbps,
                              fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability),
                              fp64_lanes_per_sm=fp64_lanes_per_sm(facts.compute_capability),
                              compute_capability=tuple(facts.compute_capability))
         return Lab01Results(sizes=sizes, checks=checks, device=device, ceilings=measured_ceilings,
-                            sweep=sweep_points, placement=placed, tensor=tensor)
+                            sweep=sweep_points, placement=placed, tensor=tensor, traffic=traffic)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "profile-target":
+        profile_target(sys.argv[2])
+    else:
+        print("usage: python -m labkit.labs.lab01.program profile-target SIZES.json", file=sys.stderr)
+        sys.exit(2)

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 from labkit import roofline, workloads
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
-from labkit.records import Count, Positive, PositiveInt, Record
+from labkit.records import Count, NonNegative, Positive, PositiveInt, Record
 from labkit.tensor_cores import tensor_peak_gflops
 from labkit.timing import Timing
 
@@ -170,6 +170,37 @@ def sample_workload(kernel: str, sizes: Sizes) -> workloads.Workload:
             "stencil_5pt": lambda: workloads.stencil_5pt(sizes.stencil_n)}[kernel]()
 
 
+#: ncu's metrics behind :class:`PlacedTraffic`: the bytes DRAM read and wrote during the launch.
+TRAFFIC_METRICS = {"dram_read_bytes": "dram__bytes_read.sum", "dram_write_bytes": "dram__bytes_write.sum"}
+
+
+class PlacedTraffic(Record):
+    """What DRAM moved for one placed kernel, as ncu counted it (one launch, caches flushed before
+    it, clocks untouched): the evidence that tells excess bytes from excess time. Lines still dirty
+    in L2 when the kernel ends are not in ``dram_write_bytes`` (at most the L2's size)."""
+
+    kernel: SampleKernel
+    dram_read_bytes: NonNegative
+    dram_write_bytes: NonNegative
+
+    @property
+    def dram_bytes(self) -> float:
+        return self.dram_read_bytes + self.dram_write_bytes
+
+
+class PlacementProfile(Record):
+    status: Literal["ok"]
+    version: str                       # ncu's
+    kernels: list[PlacedTraffic]
+
+
+class Unavailable(Record):
+    """A step that could not run on the measuring machine, and why."""
+
+    status: Literal["unavailable"]
+    reason: str
+
+
 class Lab01Results(Record):
     sizes: Sizes
     checks: list[Check]
@@ -178,6 +209,8 @@ class Lab01Results(Record):
     sweep: list[SweepPoint]
     placement: list[Placement]
     tensor: list[TensorCeiling] = []   # empty in records made before lab 01 measured them
+    #: The placed kernels' DRAM bytes (ncu); None in records made before issue 29.
+    traffic: Annotated[PlacementProfile | Unavailable, Field(discriminator="status")] | None = None
 
     # ----- what is derived ---------------------------------------------------------------
     @property
@@ -233,10 +266,23 @@ class Lab01Results(Record):
         bandwidth: 1 / r for a memory-bound kernel."""
         return kernel.moved_bytes / kernel.t_real_seconds / (self.bandwidth_gbps * 1e9)
 
-    def most_dram_bytes(self, kernel: Placement) -> float:
-        """The most DRAM bytes the kernel can have moved in its time at the measured copy bandwidth
-        (t_real x B): a bound on its real traffic while no profiler counted it."""
-        return kernel.t_real_seconds * self.bandwidth_gbps * 1e9
+    def traffic_of(self, name: str) -> PlacedTraffic | None:
+        """ncu's DRAM bytes of placed kernel ``name``; None where ncu did not run (or before issue 29)."""
+        if not isinstance(self.traffic, PlacementProfile):
+            return None
+        return next((row for row in self.traffic.kernels if row.kernel == name), None)
+
+    def dram_over_minimum(self, kernel: Placement) -> float | None:
+        """DRAM bytes read + written (ncu) over the kernel's minimum traffic (labkit.workloads): 1 when
+        it moves exactly what it must, more when it moves bytes in excess; None without ncu."""
+        traffic = self.traffic_of(kernel.kernel)
+        return None if traffic is None else traffic.dram_bytes / kernel.moved_bytes
+
+    def dram_share_of_roof(self, kernel: Placement) -> float | None:
+        """The DRAM bytes it really moved (ncu) per second of its median time, over the measured copy
+        bandwidth: how busy it kept DRAM; None without ncu."""
+        traffic = self.traffic_of(kernel.kernel)
+        return None if traffic is None else traffic.dram_bytes / kernel.t_real_seconds / (self.bandwidth_gbps * 1e9)
 
     def tensor_ceiling(self, precision: str) -> TensorCeiling | None:
         return next((ceiling for ceiling in self.tensor if ceiling.precision == precision), None)
@@ -267,6 +313,9 @@ class Lab01Results(Record):
                              f"{list(self.sizes.sweep_fmas)} (sizes/sweep_fmas)")
         if tuple(row.kernel for row in self.placement) != SAMPLE_KERNELS:
             raise ValueError(f"placement: kernels {[r.kernel for r in self.placement]}, "
+                             f"expected {list(SAMPLE_KERNELS)}")
+        if isinstance(self.traffic, PlacementProfile) and tuple(t.kernel for t in self.traffic.kernels) != SAMPLE_KERNELS:
+            raise ValueError(f"traffic: kernels {[t.kernel for t in self.traffic.kernels]}, "
                              f"expected {list(SAMPLE_KERNELS)}")
         return self
 

@@ -1,7 +1,8 @@
 """Lab 02: coalescing and bank conflicts, predicted exactly by the access analyzer, measured on the GPU.
 
 1. Global stride and offset sweep (4-, 8- and 16-byte elements, reads only): bandwidth, sectors
-   per request (analyzer and ncu), DRAM bytes (ncu against the 64-byte fetch model).
+   per request (analyzer and ncu), DRAM bytes (ncu against the 64-byte fetch model), against a
+   read-only roof measured in the same run (coalesced 16-byte loads over the sweep's span).
 2. Particles: array of structures against structure of arrays, scalar (Numba) against vector
    (CUDA C) accesses, with the SASS load and store widths.
 3. Shared-memory stride sweep (1-64, 4-, 8- and 16-byte elements): SM cycles per warp-level load
@@ -40,7 +41,7 @@ class Lab02(Lab[Sizes, Lab02Results]):
              Need("ncu", "the hardware counters beside the analyzer's predictions",
                   "the predictions are shown alone, unverified (its ncu columns empty)"),
              Need("nvcc", "the SASS of the CUDA C kernels (load and store widths)", "no SASS listing"))
-    gpu_sizes = Sizes(sweep_elements=1 << 26, particles=1 << 24)
+    gpu_sizes = Sizes(sweep_elements=1 << 29, particles=1 << 24)
     simulator_sizes = Sizes(sweep_elements=16384, sweep_span_bytes=1 << 20, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
@@ -84,12 +85,22 @@ class Lab02(Lab[Sizes, Lab02Results]):
                                (p.run.predicted.dram_read_bytes or 0) / 1e6,
                                measured.dram_read_bytes / 1e6 if measured else None,
                                100 * p.dram_error if p.dram_error is not None else None, p.run.timing.median_seconds,
-                               results.of_ceiling(p.useful_gbps)))
+                               results.of_read_roof(p.useful_gbps), results.dram_share_of_read_roof(p)))
         tables.append(Table("lab02.sweep", (
             Column("element_bytes", "count"), Column("stride", "count"), Column("offset_bytes", "count"),
             Column("spr_analyzer", "ratio_plain"), Column("spr_ncu", "ratio_plain"), Column("useful_gbps", "gbps"),
             Column("dram_predicted_mb", "count"), Column("dram_ncu_mb", "count"), Column("dram_error", "pct"),
-            Column("median_time_us", "us"), Column("of_ceiling", "share")), tuple(sweep_rows)))
+            Column("median_time_us", "us"), Column("of_read_roof", "share"), Column("dram_of_read_roof", "share")),
+            tuple(sweep_rows)))
+        if results.read_roofs:
+            roof_rows = [("read_roof", roof.read_bytes / 1e6, roof.timing.median_seconds, roof.gbps,
+                          results.of_ceiling(roof.gbps)) for roof in results.read_roofs]
+            if results.copy_ceiling is not None:
+                copy = results.copy_ceiling
+                roof_rows.append(("copy_ceiling", copy.copy_bytes / 1e6, copy.timing.median_seconds, copy.gbps, 1.0))
+            tables.append(Table("lab02.roofs", (
+                Column("roof", "label"), Column("moved_mb", "count"), Column("median_time_us", "us"),
+                Column("gbps_moved", "gbps"), Column("of_ceiling", "share")), tuple(roof_rows)))
         sass = results.sass.kernels if isinstance(results.sass, SassListing) else {}
         tables.append(Table("lab02.particles", (
             Column("layout", "label"), Column("access", "label"), Column("source", "label"),

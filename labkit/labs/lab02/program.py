@@ -26,7 +26,7 @@ from labkit.lab import Bench, Check, Program
 from labkit.report.tables import Column, Table
 from labkit.labs.lab02 import plan as lp
 from labkit.labs.lab02.results import (METRICS, PROFILE_METRICS, SASS_METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun,
-                                       Lab02Results, NcuRun, ParticleRun, SassListing, SassShared, SharedBaseline,
+                                       Lab02Results, NcuRun, ParticleRun, ReadRoof, SassListing, SassShared, SharedBaseline,
                                        SharedPoint, Sizes, SweepPoint, TransposeRun, Unavailable, mismatches)
 
 KERNEL_REGEX = "strided_read|drift_|shared_stride|tile_copy|transpose_"
@@ -62,7 +62,8 @@ class Kernels:
             getattr(coalescing, name)[grid, block](*args)
         elif SIMULATED:
             twins = _twins()
-            records = {"strided_read_16": (0, twins.UINT4), "drift_aos_vector": (0, twins.FLOAT4),
+            records = {"strided_read_16": (0, twins.UINT4), "read_roof": (0, twins.UINT4),
+                       "drift_aos_vector": (0, twins.FLOAT4),
                        "drift_soa_vector": (0, twins.FLOAT4)}
             if name in records:
                 index, record = records[name]
@@ -172,6 +173,11 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
             passed = passed and hit == expected
         name = f"strided_read, {width}-byte elements, stride {stride}, offset {offset}: reads exactly its elements"
         checks.append(Check(name=name + (tag if width == 16 else ""), passed=passed))
+    words = rng.integers(0, 1 << 32, blocks * threads * cc.ROOF_LOADS * 4, dtype=np.uint32)
+    out = cuda.to_device(np.full(blocks, 0xFFFFFFFF, np.uint32))
+    kernels.run("read_roof", blocks, threads, cuda.to_device(words), out)
+    checks.append(Check(name="read_roof, each block's XOR of its words" + tag,
+                        passed=bool(np.array_equal(out.copy_to_host(), cc.read_roof_reference(words, threads)))))
     n = 4 * threads * blocks
     fields = rng.random((8, n), dtype=np.float32)
     expected = coalescing.drift_reference(fields, np.float32(lp.DT))
@@ -327,7 +333,7 @@ def l2_fetch_granularity() -> int | None:
 
 
 class Lab02Program(Program[Sizes, Lab02Results]):
-    steps = 7
+    steps = 8
 
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
@@ -381,6 +387,8 @@ class Lab02Program(Program[Sizes, Lab02Results]):
                 for launch in (launch for launch in plan if launch.step == step):
                     timings[launch.name] = bench.time_gpu(buffers.launch(launch), warmup=warmup, repeats=repeats,
                                                           flush_l2=flush)
+            bench.progress("the read roof: the sweep's span, then an eighth of it")
+            roofs = read_roofs(buffers, bench, sizes)
             shared = {launch.element_bytes: launch for launch in plan if launch.step == "shared"}
             baselines = [SharedBaseline(element_bytes=w, timing=bench.time_gpu(
                 buffers.launch(shared[w], iterations=0), warmup=1, repeats=max(3, sizes.repeats // 4)))
@@ -400,7 +408,28 @@ class Lab02Program(Program[Sizes, Lab02Results]):
         for name in ("plan.json", "sizes.json"):
             (bench.work_dir / name).unlink(missing_ok=True)
         return _results(sizes, plan, checks, facts, timings, baselines, copyto, predicted, measured, ncu_run,
-                        listing).model_copy(update={"copy_ceiling": ceiling})
+                        listing).model_copy(update={"copy_ceiling": ceiling, "read_roofs": roofs})
+
+
+#: The read roof's sizes: the sweep buffer's whole span (the roof), then this fraction of it (what a
+#: launch costs besides its bytes: ReadRoof, Lab02Results.read_roof_fixed_seconds).
+SHORT_ROOF_FRACTION = 8
+
+
+def read_roofs(buffers: Buffers, bench: Bench, sizes: Sizes) -> list[ReadRoof]:
+    """The read roof (coalescing_cuda's read_roof) over the sweep buffer's whole blocks, then over an
+    eighth of them, each timed as the sweep is (L2 flushed before each call); in the simulator, eight
+    blocks and one."""
+    per_block = cc.THREADS * cc.ROOF_LOADS * 16
+    whole = SHORT_ROOF_FRACTION * per_block if bench.simulated else buffers.sweep.size // per_block * per_block
+    out = cuda.device_array(cc.read_roof_blocks(whole), dtype=np.uint32)
+    roofs = []
+    for read_bytes in (whole, max(per_block, whole // SHORT_ROOF_FRACTION // per_block * per_block)):
+        blocks = cc.read_roof_blocks(read_bytes)
+        timing = bench.time_gpu(lambda: buffers.kernels.run("read_roof", blocks, cc.THREADS, buffers.sweep, out),
+                                warmup=2, repeats=max(5, sizes.repeats // 2), flush_l2=True)
+        roofs.append(ReadRoof(read_bytes=read_bytes, timing=timing))
+    return roofs
 
 
 def _cupy_copyto(buffers: Buffers, bench: Bench, sizes: Sizes):

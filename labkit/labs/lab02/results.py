@@ -51,6 +51,8 @@ TRANSPOSE_KERNELS = ("tile_copy", "transpose_naive", "transpose_tiled", "transpo
 #: The bars the lab is held to (tests/labs/test_lab02_recorded.py).
 TRANSPOSE_BAR = 0.90
 COPY_BAR = 0.97
+#: Stride 1 against the read roof of the same run, at every element width (issue 29).
+READ_ROOF_BAR = 0.95
 DRAM_TOLERANCE = 0.05
 #: The most of a launch's predicted shared wavefronts (per direction) the hardware counters may add
 #: for arbitration. Recorded at commit 4cb7254: up to 11.9 % (the padded transpose's loads, 64 x 4).
@@ -329,6 +331,18 @@ class TransposeRun(Record):
         return self.run.timing.gbps(self.moved_bytes)
 
 
+class ReadRoof(Record):
+    """The read-only roof (labkit.kernels.coalescing_cuda's ``read_roof``: coalesced 16-byte loads,
+    L2 flushed) over ``read_bytes`` of the sweep's buffer, timed as the sweep is."""
+
+    read_bytes: PositiveInt
+    timing: Timing
+
+    @property
+    def gbps(self) -> float:
+        return self.timing.gbps(self.read_bytes)
+
+
 class Unavailable(Record):
     status: Literal["unavailable"]
     reason: str
@@ -369,6 +383,9 @@ class Lab02Results(Record):
     sass: Annotated[SassListing | Unavailable, Field(discriminator="status")]
     #: The course's copy ceiling in the same run (labkit.ceilings); None in records made before it.
     copy_ceiling: CopyCeiling | None = None
+    #: The read-only roof in the same run, over the sweep's whole span then over an eighth of it
+    #: (issue 29); None in records made before it.
+    read_roofs: list[ReadRoof] | None = None
 
     # ----- what is derived ---------------------------------------------------------------
     def runs(self) -> list[KernelRun]:
@@ -399,18 +416,45 @@ class Lab02Results(Record):
         """A bandwidth over the course's copy ceiling measured in the same run; None without it."""
         return None if self.copy_ceiling is None else gbps / self.copy_ceiling.gbps
 
+    @property
+    def read_roof(self) -> ReadRoof | None:
+        """The read roof over the sweep's whole span (the longest launch): the sweep's roof."""
+        return max(self.read_roofs, key=lambda roof: roof.read_bytes) if self.read_roofs else None
+
+    @property
+    def read_roof_fixed_seconds(self) -> float | None:
+        """What a read_roof launch costs besides its bytes, from its two sizes: with t = a + bytes / B,
+        a = (t_short x bytes_long - t_long x bytes_short) / (bytes_long - bytes_short); None with fewer
+        than two sizes."""
+        if not self.read_roofs or len({roof.read_bytes for roof in self.read_roofs}) < 2:
+            return None
+        short, long = min(self.read_roofs, key=lambda r: r.read_bytes), self.read_roof
+        t_short, t_long = short.timing.median_seconds, long.timing.median_seconds
+        return (t_short * long.read_bytes - t_long * short.read_bytes) / (long.read_bytes - short.read_bytes)
+
+    def of_read_roof(self, gbps: float) -> float | None:
+        """A bandwidth over the read roof measured in the same run; None in a record without it."""
+        roof = self.read_roof
+        return None if roof is None else gbps / roof.gbps
+
+    def dram_share_of_read_roof(self, point: SweepPoint) -> float | None:
+        """The rate at which DRAM delivers what a sweep point makes it fetch (the analyzer's bytes)
+        over the read roof of the same run."""
+        return self.of_read_roof(point.run.timing.gbps(point.run.predicted.dram_read_bytes))
+
     def dram_share_of_ceiling(self, point: SweepPoint) -> float | None:
         """The rate at which DRAM delivers what a sweep point makes it fetch (the analyzer's bytes:
         sectors rounded up to 64-byte fetches) over the copy ceiling of the same run."""
         return self.of_ceiling(point.run.timing.gbps(point.run.predicted.dram_read_bytes))
 
-    def dram_share_at_byte_stride(self, byte_stride: int) -> float:
-        """dram_share_of_ceiling of the aligned sweep points whose elements lie ``byte_stride``
-        bytes apart (stride x element bytes), the lowest where several widths give that stride."""
-        shares = [self.dram_share_of_ceiling(p) for p in self.sweep
-                  if p.offset == 0 and p.stride * p.element_bytes == byte_stride]
+    def dram_share_at_byte_stride(self, byte_stride: int, roof: Literal["copy", "read"] = "copy") -> float:
+        """dram_share_of_ceiling (``roof`` "copy") or dram_share_of_read_roof ("read") of the aligned
+        sweep points whose elements lie ``byte_stride`` bytes apart (stride x element bytes), the
+        lowest where several widths give that stride."""
+        share = self.dram_share_of_ceiling if roof == "copy" else self.dram_share_of_read_roof
+        shares = [share(p) for p in self.sweep if p.offset == 0 and p.stride * p.element_bytes == byte_stride]
         if not shares or None in shares:
-            raise ValueError(f"no aligned sweep point with a {byte_stride}-byte stride and a copy ceiling")
+            raise ValueError(f"no aligned sweep point with a {byte_stride}-byte stride and a {roof} roof")
         return min(shares)
 
     def baseline(self, element_bytes: int) -> Timing:
@@ -458,6 +502,10 @@ class Lab02Results(Record):
             if counts.dram_read_bytes and run.timing.gbps(counts.dram_read_bytes) > peak:
                 raise ValueError(f"{run.launch}: {run.timing.gbps(counts.dram_read_bytes):.0f} GB/s read from DRAM is "
                                  f"above the GPU's theoretical HBM peak {peak:.0f} GB/s")
+        for roof in self.read_roofs or []:
+            if roof.gbps > peak:
+                raise ValueError(f"read roof over {roof.read_bytes} bytes: {roof.gbps:.0f} GB/s is above the theoretical "
+                                 f"HBM peak {peak:.0f} GB/s")
         for t in self.transposes:
             if t.gbps > peak:
                 raise ValueError(f"{t.kernel}: {t.gbps:.0f} GB/s is above the theoretical HBM peak {peak:.0f} GB/s")
