@@ -274,6 +274,7 @@ def sass_step(work_dir: Path) -> SassStep | Unavailable:
     for chains, literal in SASS_KERNELS:
         dispatcher = ilp.fma_chains(chains, literal)
         try:
+            dispatcher.compile(FMA_SIGNATURE)   # the types the lab launches it with (a recording compiled none here)
             text = sass.dump_sass(dispatcher)
         except sass.SassError as error:
             return Unavailable(status="unavailable", reason=str(error))
