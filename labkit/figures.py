@@ -574,6 +574,17 @@ def _chapter3_figures() -> dict[str, Figure]:
            for name, read, decimals in (("issue_pct", lambda launch: launch.issue_active_pct, 0),
                                         ("warps_per_scheduler", _lab03_achieved_warps_per_scheduler, 1),
                                         ("wait", lambda launch: launch.stall_wait, 1))},
+        # step 3's operand pair at the most warps: one chain with a in a register, and as an immediate
+        **{f"lab03.ncu.fma1_{kind}_wmax.{name}": Figure(
+            (lambda label=label, read=read: read(_lab03_ncu_launch(label))), decimals)
+           for kind, label in (("register", "fma_1_chain_64_warps"), ("immediate", "fma_1_chain_imm_64_warps"))
+           for name, read, decimals in (("issue_pct", lambda launch: launch.issue_active_pct, 0),
+                                        ("dispatch", lambda launch: launch.stall_dispatch, 1))},
+        "lab03.ncu.fma1_immediate_wmax.ffma_share_pct": Figure(
+            lambda: 100 * _lab03_ncu_launch("fma_1_chain_imm_64_warps").ffma_share),
+        "lab03.fma.c1_imm_wmax_pct": Figure(
+            lambda: 100 * recorded_results("lab-03").arithmetic.immediate_curve()[-1].gflops
+            / recorded_results("lab-03").fp32_peak_gflops()),
         # step 1, where each level stops answering (the pointer chase)
         # ... the L1's end as a share of the SM's 256 KiB of on-chip memory (L1 + shared memory)
         "lab03.chase.l1_end_pct": Figure(

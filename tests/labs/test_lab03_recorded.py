@@ -340,3 +340,21 @@ def test_chapter3_more_warps_do_not_raise_the_one_chain_issue_rate(each_record):
     assert more.issue_active_pct <= fewer.issue_active_pct + 1        # "ne monte pas"
     assert more.stall_wait > 1.2 * fewer.stall_wait                   # "l'attente Wait ... s'allonge"
     assert more.stall_wait > max(more.stall_not_selected, more.stall_long_scoreboard)
+
+
+def test_chapter3_the_one_chain_plateau_is_the_reading_of_three_register_operands(each_record):
+    """Chapter 3, #little-arithmetic: at the most warps per SM, the one-chain FFMA with a in a register
+    issues in well under the cycles it could, held back at dispatch; the same chain with a as an
+    immediate (two register reads) issues nearly every cycle without Dispatch Stall, and reaches what
+    its loop's FFMA share of the issue allows, far above the register version."""
+    launches = {launch.label: launch for launch in each_record.ncu.launches}
+    register, immediate = launches["fma_1_chain_64_warps"], launches["fma_1_chain_imm_64_warps"]
+    assert register.issue_active_pct < 70 and register.stall_dispatch > 2
+    assert immediate.issue_active_pct > 85 and immediate.stall_dispatch < 0.5
+    assert register.ffma_share == pytest.approx(immediate.ffma_share, abs=0.01)   # the same loop
+    peak = each_record.fp32_peak_gflops()
+    with_register = each_record.arithmetic.curve(1)[-1].gflops / peak
+    with_immediate = each_record.arithmetic.immediate_curve()[-1].gflops / peak
+    assert with_immediate > with_register + 0.15
+    allowed = immediate.issue_active_pct / 100 * immediate.ffma_share
+    assert 0.9 * allowed < with_immediate <= 1.02 * allowed
