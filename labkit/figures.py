@@ -1021,6 +1021,10 @@ def _chapter6_figures() -> dict[str, Figure]:
            for item, large in (("cublas_fp16", False), ("cublas_fp16_large", True), ("pipelined", False))
            for which in ("ran", "nvml")},
         "lab06.of_peak_pct.cublas_fp16": Figure(lambda: 100 * recorded_results("lab-06").cublas_of_peak("fp16"), 0),
+        # mma.sync's own ceiling (the register-only loop), and step 5b against it (issue 29)
+        "lab06.mma_roof.flops_per_clock": Figure(lambda: recorded_results("lab-06").mma_roof_flops_per_clock()),
+        "lab06.mma_roof.dense_pct": Figure(lambda: 100 * recorded_results("lab-06").mma_roof_share(), 0),
+        "lab06.mma_roof.step_mma_pct": Figure(lambda: 100 * recorded_results("lab-06").of_mma_roof("mma"), 0),
         **{f"lab06.of_peak_pct.{key}": Figure((lambda key=key: 100 * recorded_results("lab-06").of_peak(key)), 0)
            for key in ("mma", "wgmma")},
         "lab06.of_peak_nvml_pct.cublas_fp16": Figure(lambda: _lab06_of_peak_at_nvml_pct("cublas_fp16"), 0),

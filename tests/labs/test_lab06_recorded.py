@@ -218,3 +218,18 @@ def test_wmmas_two_first_items_are_estimated_at_the_same_gain(either_record):
 def test_mma_sync_reaches_less_of_the_peak_than_wgmma_and_cublas(either_record):
     results = either_record.results
     assert results.of_peak("mma") < results.of_peak("wgmma") < results.cublas_of_peak("fp16")
+
+
+def test_mma_syncs_own_roof_is_two_thirds_of_the_dense_rate_level_with_shared_memorys_and_far_above_5b(either_record):
+    """Chapter 6, "Le toit de l'instruction": the register-only mma.sync loop stops near two thirds
+    of the dense FP16 rate at the clock it ran at, level with the shared-memory roof of step 5b's
+    tile (within 5 points), and step 5b reaches well under that roof."""
+    from labkit.figures import FIGURES
+
+    results = either_record.results
+    if results.mma_roof_share() is None:
+        pytest.skip("this record predates issue 29's mma.sync roof")
+    assert 0.55 < results.mma_roof_share() < 0.75
+    assert abs(100 * results.mma_roof_share() - FIGURES["ch06.mma.shared_roof_pct_of_tensor"].value()) < 5
+    assert results.of_mma_roof("mma") < 0.7
+    assert results.of_peak("mma") < results.mma_roof_share() < results.cublas_of_peak("fp16")
