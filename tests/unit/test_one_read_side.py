@@ -10,7 +10,7 @@ from labkit.project import Project
 from labkit.site.recorded import read_recorded
 from tests.conftest import REPO_ROOT
 
-FIRST_PASS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/01-roofline/results/nvidia-h200.json"
+FIRST_PASS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/01-roofline/results"
 
 
 def test_a_figure_and_the_lab_block_show_the_same_record_after_a_re_recording(tmp_path, monkeypatch):
@@ -27,7 +27,8 @@ def test_a_figure_and_the_lab_block_show_the_same_record_after_a_re_recording(tm
 
     before = both()
     assert before[0] == before[1]
-    shutil.copy(FIRST_PASS, record)              # the lab re-recorded: another run's bandwidth
+    shutil.rmtree(record.parent)                 # the lab re-recorded: another run's record and raw files
+    shutil.copytree(FIRST_PASS, record.parent)
     after = both()
     assert after[0] == after[1]
     assert after != before
