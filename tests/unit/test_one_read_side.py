@@ -2,6 +2,7 @@
 the lab block read the same record, the new one (before, the figures' cache kept the old value:
 4 265 GB/s in `[[lab01.copy_gbps]]` beside 4 062 in the lab block)."""
 
+import json
 import shutil
 
 from labkit.figures import FIGURES
@@ -10,7 +11,15 @@ from labkit.project import Project
 from labkit.site.recorded import read_recorded
 from tests.conftest import REPO_ROOT
 
-FIRST_PASS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/01-roofline/results"
+
+
+def re_recorded(record) -> None:
+    """The record as a re-recording that measured the copy 5 % slower would leave it."""
+    document = json.loads(record.read_text())
+    timing = document["results"]["ceilings"]["hbm"]["timing"]
+    for key in ("median_seconds", "min_seconds", "max_seconds"):
+        timing[key] *= 1.05
+    record.write_text(json.dumps(document, indent=1) + "\n")
 
 
 def test_a_figure_and_the_lab_block_show_the_same_record_after_a_re_recording(tmp_path, monkeypatch):
@@ -27,8 +36,7 @@ def test_a_figure_and_the_lab_block_show_the_same_record_after_a_re_recording(tm
 
     before = both()
     assert before[0] == before[1]
-    shutil.rmtree(record.parent)                 # the lab re-recorded: another run's record and raw files
-    shutil.copytree(FIRST_PASS, record.parent)
+    re_recorded(record)
     after = both()
     assert after[0] == after[1]
     assert after != before
