@@ -92,10 +92,8 @@ def _run(step: Step, channel: _Channel) -> dict:
         return in_simulator(item, Path(step.path), step.shown_as, step.seed, listener=channel)
     from labkit.exercises.on_gpu import on_gpu
 
-    verdicts, run = on_gpu(item, Path(step.path), step.shown_as,
-                           phase=lambda name, **fields: channel.send("phase", phase=name, fields=fields))
-    return {"verdicts": [v.model_dump(mode="json") for v in verdicts],
-            "gpu_run": run.model_dump(mode="json") if run is not None else None}
+    return on_gpu(item, Path(step.path), step.shown_as, step.seed, Path(step.hand_over),
+                  phase=lambda name, **fields: channel.send("phase", phase=name, fields=fields))
 
 
 def main(argv: list[str]) -> int:

@@ -24,8 +24,9 @@ fresh interpreter, ``python -m labkit.exercises.child``.
 
 Protocol: the child writes JSON lines, ``{"event": ...}``: ``launch`` (kernel, grid, block) and
 ``launched`` around each simulated launch, ``phase`` (text) for the GPU step, then one outcome:
-``answer`` (simulator: buffers, values; GPU: verdicts, gpu_run), ``error`` (the learner's mistake,
-one line), ``interrupted``, or ``internal`` (labkit's own bug, with its traceback).
+``answer`` (simulator: buffers, values; GPU: gpu, rounds, resources, its buffers in files),
+``error`` (the learner's mistake, one line), ``interrupted``, or ``internal`` (labkit's own bug,
+with its traceback).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class Step:
     exercise_id: str
     path: str
     shown_as: str
-    seed: int | None = None
+    seed: int | None = None          # the inputs' (labkit's process draws it, and makes them again to judge)
+    hand_over: str | None = None     # the GPU step's folder for its buffers (labkit.exercises.handover)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -117,7 +119,7 @@ class ChildFailed(RuntimeError):
 
 def run_step(step: Step, limit_seconds: float = DEFAULT_LIMIT_SECONDS,
              progress: Callable[[Progress], None] | None = None) -> dict:
-    """Run ``step`` in a child process; its answer (``verdicts``, ``gpu_run``) as JSON data.
+    """Run ``step`` in a child process; its answer as JSON data, for labkit's process to judge.
 
     A mistake in the learner's file, a step past ``limit_seconds``, or a child that ends without an
     answer is a LearnerError (one line); a KeyboardInterrupt in the child is one here.

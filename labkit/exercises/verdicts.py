@@ -1,7 +1,7 @@
 """What a check finds, as data: one verdict per criterion, what the GPU step measured, and the
-whole report. Both steps produce these (labkit.exercises.check in the simulator,
-labkit.exercises.on_gpu on a GPU), each in a child process that sends them back as JSON
-(labkit.exercises.isolated); labkit.exercises.render turns a report into text.
+whole report. labkit's own process makes these from what each step's child hands over
+(labkit.exercises.check in the simulator, labkit.exercises.on_gpu on a GPU; never from a
+verdict the child sends); labkit.exercises.render turns a report into text.
 """
 
 from __future__ import annotations
