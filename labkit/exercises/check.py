@@ -53,7 +53,9 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int,
     inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
     run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
     outputs = {name: run.args[name] for name in exercise.outputs}
-    with watched(exercise.simulator_elements, module, outputs, listener) as evidence, learner_code(path, shown_as):
+    read = {name: run.args[name] for name in exercise.read_inputs(inputs)}
+    with (watched(exercise.simulator_elements, module, outputs, listener, read) as evidence,
+          learner_code(path, shown_as)):
         exercise.call(module, run.args)
     values = {name: float(metric(exercise, name).compute(evidence)) for name in _simulator_metrics(exercise)}
     return {"buffers": handover.encoded(run.raw()), "values": values}

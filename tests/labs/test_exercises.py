@@ -209,8 +209,8 @@ def test_the_simulator_step_in_a_fresh_interpreter_says_the_same(tmp_path, monke
     step = isolated.Step("simulator", item.id, str(REPO_ROOT / item.learner_file), item.learner_file, seed=3)
     verdicts = [v.model_dump() for v in judged_in_simulator(item, 3, isolated.run_step(step), item.learner_file)]
     assert [(v["metric"], v["status"], v["value"]) for v in verdicts] == [
-        ("correct", "pass", None), ("host_written", "pass", 0.0), ("dram_bytes_per_element", "fail", 20.0),
-        ("launches", "shown", 2.0)]
+        ("correct", "pass", None), ("host_written", "pass", 0.0), ("inputs_unread", "pass", 0.0),
+        ("dram_bytes_per_element", "fail", 20.0), ("launches", "shown", 2.0)]
     broken = tmp_path / "broken.py"
     broken.write_text("def run(a, x, y, out, tmp)\n", encoding="utf-8")
     with pytest.raises(LearnerError, match=r"^broken\.py:1: "):
@@ -225,8 +225,8 @@ def test_json_for_scripts():
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["exercise"] == "01-reduce" and report["backend"] == "simulator"
     assert {v["metric"]: v["status"] for v in report["verdicts"]} == {
-        "correct": "pass", "host_written": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown",
-        "time_ratio": "skipped"}
+        "correct": "pass", "host_written": "pass", "inputs_unread": "pass", "atomics_per_element": "fail",
+        "dram_bytes_per_element": "shown", "time_ratio": "skipped"}
 
 
 def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):

@@ -169,8 +169,24 @@ def test_host_code_may_set_an_output_that_kernels_then_write(tmp_path):
 
 def test_every_exercise_is_held_to_its_kernels_writing_the_output():
     for item in exercises().values():
-        assert [c.metric for c in item.criteria][:2] == ["correct", "host_written"], item.id
-        assert item.criterion("host_written").at_most == 0
+        assert [c.metric for c in item.criteria][:3] == ["correct", "host_written", "inputs_unread"], item.id
+        assert item.criterion("host_written").at_most == 0 and item.criterion("inputs_unread").at_most == 0
+
+
+def test_an_answer_computed_on_the_host_and_moved_by_a_kernel_fails(tmp_path):
+    """The audit's case 204: NumPy's answer copied to a device array of the code's own, then a
+    kernel copies it into ``out``. Every element of ``out`` is a kernel's (host_written 0) and the
+    copy moves 8 bytes per element (under the target): it passed. No kernel reads x or y."""
+    source = with_kernel("@cuda.jit\ndef copy(source, out):\n    i = cuda.grid(1)\n    if i < out.size:\n"
+                         "        out[i] = source[i]",
+                         "copy[(x.size + 255) // 256, 256](cuda.to_device(np.maximum(a * x.copy_to_host() "
+                         "+ y.copy_to_host(), np.float32(0))), out)")
+    report = check(ITEM, write(tmp_path, "import numpy as np\n" + source), "f.py")
+    assert report.error is None, report.error
+    verdicts = {v.metric: (v.status, v.value) for v in report.verdicts if v.where == "simulator"}
+    assert verdicts["correct"][0] == "pass" and verdicts["host_written"] == ("pass", 0.0)
+    assert verdicts["inputs_unread"] == ("fail", 2.0 * ITEM.simulator_elements)
+    assert not report.passed
 
 
 # ----- the course's files ----------------------------------------------------------------------

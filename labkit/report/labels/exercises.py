@@ -27,6 +27,17 @@ WORDS = {
         '这个练习考的是 kernel：请在 GPU 上、用你的 kernel 计算输出。把输入复制到主机、用 NumPy 计算、'
         '再把结果复制回去，不满足任何一项标准。',
     ),
+    'exercise.metric.inputs_unread': (
+        'input elements no kernel read', 'éléments d’entrée lus par aucun noyau', '没有被任何 kernel 读取的输入元素数',
+    ),
+    'exercise.hint.inputs_unread': (
+        'Your kernels must read the inputs: an answer computed elsewhere (on the host, then copied to the '
+        'device) and moved into the output by a kernel is not computed by your kernels.',
+        'Vos noyaux doivent lire les entrées : une réponse calculée ailleurs (sur l’hôte, puis copiée vers le '
+        'GPU) et recopiée dans la sortie par un noyau n’est pas calculée par vos noyaux.',
+        '你的 kernel 必须读取输入：在别处（主机上）算好、复制到 GPU、再由 kernel 搬进输出的结果，'
+        '不是你的 kernel 算出来的。',
+    ),
     'exercise.metric.atomics_per_element': (
         'atomic operations per element', 'opérations atomiques par élément', '每个元素的原子操作数',
     ),
