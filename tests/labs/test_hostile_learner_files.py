@@ -84,6 +84,12 @@ MISTAKES = {
     "SIGKILL of its own process": (with_run("    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"),
                                    r"^f\.py: the process running your code died of SIGKILL: killed \(by the system "
                                    r"when memory ran out\?\), before the check had judged every criterion$"),
+    "syncthreads in divergent code (the audit's case 233)": (
+        SKELETON.replace("    if i < tmp.size:\n        out[i]", "    if cuda.threadIdx.x < 128:\n        cuda.syncthreads()\n"
+                         "    if i < tmp.size:\n        out[i]"),
+        r"^f\.py:29: DivergentBarrier \(thread \(0, 0, 0\) of block \(0, 0, 0\)\): syncthreads\(\) reached by 128 of the "
+        r"block's 256 threads, the other 128 ended without reaching it: every thread of a block must reach the same "
+        r"syncthreads\(\) .*\[cuda\.syncthreads\(\)\]$"),
     "crash in native code": (with_run("    import ctypes\n    ctypes.string_at(0)\n"),
                              r"^f\.py: the process running your code died of SIGSEGV: a crash in native code"),
 }
