@@ -95,9 +95,11 @@ def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: s
 
 def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = False,
           limit_seconds: float = DEFAULT_LIMIT_SECONDS, progress: Callable[[Progress], None] | None = None,
-          seed: int | None = None, course: Path | None = None) -> CheckReport:
+          seed: int | None = None, course: Path | None = None,
+          printed: Callable[[bytes], None] | None = None) -> CheckReport:
     """Both steps (the GPU one only on a GPU and when the simulator step found the output right),
-    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes. The
+    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes,
+    ``printed`` what the learner's code prints (labkit.exercises.isolated.run_step). The
     simulator step's inputs come from ``seed`` (a fresh random one by default), drawn by this
     process, which judges the child's output against them. With ``course`` (a git checkout: the
     command's), a change to its tracked files during the check fails it, and is put back
@@ -106,7 +108,7 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
 
     before = course_files.watch(course) if course is not None else None
     try:
-        report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed)
+        report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed, printed)
     finally:
         names = course_files.changed(before) if before is not None else []
         aside = course_files.kept_aside(before, names) if names else None
@@ -117,7 +119,8 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
 
 
 def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, limit_seconds: float,
-           progress: Callable[[Progress], None] | None, seed: int | None) -> CheckReport:
+           progress: Callable[[Progress], None] | None, seed: int | None,
+           printed: Callable[[bytes], None] | None) -> CheckReport:
     from labkit.backend import select_backend
 
     backend = "gpu" if select_backend() == "cuda" else "simulator"
@@ -125,7 +128,7 @@ def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, 
     seed = secrets.randbits(63) if seed is None else seed
     step = Step("simulator", exercise.id, str(Path(path).resolve()), shown_as, seed)
     try:
-        verdicts = judged_in_simulator(exercise, seed, run_step(step, limit_seconds, progress), shown_as)
+        verdicts = judged_in_simulator(exercise, seed, run_step(step, limit_seconds, progress, printed), shown_as)
     except LearnerError as exc:
         return report.model_copy(update={"error": str(exc)})
     correct = all(v.status == "pass" for v in verdicts if v.metric == CORRECT)
@@ -135,14 +138,15 @@ def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, 
         verdicts += [Verdict(metric=c.metric, where="gpu", status="skipped", note=why) for c in gpu_criteria]
         return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts, "backend": "simulator"}))
     try:
-        gpu_verdicts, gpu_run = _gpu_step(exercise, step.path, shown_as, limit_seconds, progress)
+        gpu_verdicts, gpu_run = _gpu_step(exercise, step.path, shown_as, limit_seconds, progress, printed)
     except LearnerError as exc:
         return report.model_copy(update={"verdicts": verdicts, "error": str(exc)})
     return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts + gpu_verdicts, "gpu_run": gpu_run}))
 
 
 def _gpu_step(exercise: Exercise, path: str, shown_as: str, limit_seconds: float,
-              progress: Callable[[Progress], None] | None) -> tuple[list[Verdict], GpuRun | None]:
+              progress: Callable[[Progress], None] | None,
+              printed: Callable[[bytes], None] | None) -> tuple[list[Verdict], GpuRun | None]:
     """Step 2: the child runs the learner's code on the inputs of a fresh seed, drawn here, and
     hands over its buffers (files in a folder made here, removed after) and its timings; this
     process judges them (labkit.exercises.on_gpu.judged_on_gpu), as step 1's. A mistake in the
@@ -150,7 +154,8 @@ def _gpu_step(exercise: Exercise, path: str, shown_as: str, limit_seconds: float
     seed = secrets.randbits(63)
     folder = Path(tempfile.mkdtemp(prefix="labkit-gpu-answer-"))
     try:
-        answer = run_step(Step("gpu", exercise.id, path, shown_as, seed, str(folder)), limit_seconds, progress)
+        answer = run_step(Step("gpu", exercise.id, path, shown_as, seed, str(folder)), limit_seconds, progress,
+                          printed)
         return judged_on_gpu(exercise, seed, answer, folder, shown_as)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

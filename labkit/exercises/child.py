@@ -49,6 +49,7 @@ def serve(step: Step, channel_fd: int, workdir: Path | None = None) -> NoReturn:
         if workdir is not None:
             os.chdir(workdir)
         _stdin_closed()
+        _output_to_fds()
         channel = _Channel(channel_fd)
         os._exit = _exit_raises
         try:
@@ -80,6 +81,13 @@ def _stdin_closed() -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
+
+
+def _output_to_fds() -> None:
+    """``print`` to file descriptors 1 and 2 (the keeper made them the check's output pipe), line by
+    line (a forked child inherits the parent's streams, which may write elsewhere: a test runner's)."""
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
 
 
 def _run(step: Step, channel: _Channel) -> dict:

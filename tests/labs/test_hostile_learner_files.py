@@ -513,3 +513,40 @@ def test_closing_the_inherited_descriptors_is_not_called_an_exit(tmp_path):
     assert re.fullmatch(r"f\.py: your code ended the process running it \(exit status 0\), or closed the file "
                         r"descriptors it inherited \(the check's pipe among them\), before the check had judged every "
                         r"criterion: remove the exit or the close .*", report.error), report.error
+
+
+# ----- what the learner's code prints ---------------------------------------------------------
+def test_what_the_learner_s_code_prints_is_shown_on_stderr_up_to_a_bound(tmp_path, capsys):
+    """The audit's case 222: 100 MB printed by run() reached the terminal whole. Now the first
+    64 KiB go to stderr as they come, then one line says how much there was; stdout holds the
+    report only (JSON with --json, valid although run() printed on its stdout)."""
+    from labkit.cli import _LearnerOutput
+
+    fused = with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out)")
+    path = write(tmp_path, fused.replace("def run(a, x, y, out, tmp):\n", "def run(a, x, y, out, tmp):\n"
+                                         "    print('hello from run')\n    for _ in range(40):\n"
+                                         "        print('x' * (1 << 20))\n"))
+    assert main(["check", "01-fuse", "--file", str(path), "--lang", "en"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("hello from run\nxxxx") and "hello" not in out
+    assert len(err.encode()) < _LearnerOutput.SHOWN_BYTES + 300
+    assert err.splitlines()[-1] == ("labkit: your code printed 41,943,095 bytes; the check showed the first 65,536 "
+                                    "(print less: a few values, or a summary)")
+    assert "Every criterion the simulator can check passes" in out
+    import json
+
+    assert main(["check", "01-fuse", "--file", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exercise"] == "01-fuse"
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_step_hands_its_output_to_the_check(tmp_path, monkeypatch, fork):
+    """Both ways a child starts (a fork in the simulator, a fresh interpreter on a GPU machine)."""
+    from labkit.exercises import isolated
+
+    monkeypatch.setattr(isolated, "_may_fork", lambda: fork)
+    path = write(tmp_path, with_run("    import sys\n    print('on stdout')\n    print('on stderr', file=sys.stderr)\n"
+                                    + RUN_BODY))
+    heard = []
+    isolated.run_step(isolated.Step("simulator", ITEM.id, str(path), "f.py", seed=1), printed=heard.append)
+    assert b"".join(heard).decode() == "on stdout\non stderr\n"

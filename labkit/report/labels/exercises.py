@@ -159,6 +159,13 @@ WORDS = {
         'host code, {launches} launches done', 'code hôte, {launches} lancements terminés',
         '主机代码，已完成 {launches} 次启动',
     ),
+    'exercise.printed.cut': (
+        'labkit: your code printed {total} bytes; the check showed the first {shown} (print less: a few values, '
+        'or a summary)',
+        'labkit : votre code a affiché {total} octets ; la vérification en a montré les {shown} premiers (affichez '
+        'moins : quelques valeurs, ou un résumé)',
+        'labkit：你的代码输出了 {total} 字节，检查只显示了前 {shown} 字节（少打印一些：几个值，或一个汇总）',
+    ),
     'exercise.phase.load': ('loading your file', 'chargement de votre fichier', '正在加载你的文件'),
     'exercise.phase.check': (
         'checking your output at {elements} elements (your kernels compile first)',
