@@ -104,6 +104,7 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
     process, which judges the child's output against them. With ``course`` (a git checkout: the
     command's), a change to its tracked files during the check fails it, and is put back
     (labkit.exercises.course_files)."""
+    from labkit import lifetime
     from labkit.exercises import course_files
 
     before = course_files.watch(course) if course is not None else None
@@ -113,6 +114,8 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
         names = course_files.changed(before) if before is not None else []
         aside = course_files.kept_aside(before, names) if names else None
         failed = course_files.put_back(before, names) if names else []
+    if not lifetime.subreaper_supported():
+        report = report.model_copy(update={"orphans_followed": False})
     if names:
         return report.model_copy(update={"error": course_files.changed_message(shown_as, names, failed, aside)})
     return report

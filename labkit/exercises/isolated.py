@@ -47,7 +47,7 @@ from pathlib import Path
 from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
-from labkit.lifetime import become_subreaper, kill_descendants, reap_children
+from labkit.lifetime import WATCH_EVERY_SECONDS, GroupWatch, become_subreaper, kill_descendants, reap_children
 
 #: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
 #: simulator step takes about 30 s on a loaded two-core machine.
@@ -306,7 +306,9 @@ class _Child:
 
     The keeper is a fork of this process in a session of its own (a terminal's Ctrl-C or hang-up
     reaches labkit, not it) and a subreaper (labkit.lifetime): every process the learner's code
-    starts, even in a new session or through a double fork, stays in its subtree. The keeper
+    starts, even in a new session or through a double fork, stays in its subtree. Without a
+    subreaper (macOS) it watches the subtree's process groups instead (labkit.lifetime.GroupWatch),
+    which misses a process orphaned between two looks; the check's report says so. The keeper
     forks the child, reports its exit code on a pipe, and kills the whole subtree when labkit
     asks (a byte on the control pipe, or its end), when labkit's process is gone (SIGKILL,
     SIGTERM, SIGHUP: the control pipe ends, its parent changes), and then exits.
@@ -443,20 +445,21 @@ def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], di
         except OSError:
             pass
 
+    watch = None if subreaper else GroupWatch(os.getpid(), child)
+    next_look = time.monotonic()
     while True:
         ready, _, _ = select.select([control_fd], [], [], KEEPER_POLL_SECONDS)
         if ready or os.getppid() != parent:
             break
+        if watch is not None and time.monotonic() >= next_look:
+            watch.look()
+            next_look = time.monotonic() + WATCH_EVERY_SECONDS
         reaped = reap_children()
         if status is None and child in reaped:
             status = reaped[child]
             said(status)
-    if not subreaper:
-        try:
-            os.killpg(child, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    reaped = kill_descendants()
+    reaped = watch.kill() if watch is not None else {}
+    reaped.update(kill_descendants())
     if status is None:
         if child not in reaped:
             try:

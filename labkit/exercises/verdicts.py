@@ -48,6 +48,9 @@ class CheckReport(Record):
     verdicts: list[Verdict] = []
     error: str | None = None          # a mistake in the learner's file, in one line
     gpu_run: GpuRun | None = None
+    #: Whether the check could follow every process the learner's code started (False without a
+    #: subreaper, on macOS: labkit.lifetime); the report then says so in one line.
+    orphans_followed: bool = True
 
     @property
     def passed(self) -> bool:

@@ -425,6 +425,78 @@ def test_the_learner_s_code_dies_with_a_check_killed_by_sigkill(tmp_path):
         command.wait()
 
 
+def _lingering(pids: Path, then: str) -> str:
+    """run(): a process in a new session, and a double fork whose middle process lives 1 s (so a
+    keeper without a subreaper sees it before its child is orphaned), their pids in ``pids``."""
+    return with_run("    import os, subprocess, time\n"
+                    "    daemon = subprocess.Popen(['sleep', '300'], start_new_session=True).pid\n"
+                    "    if os.fork() == 0:\n"
+                    "        os.setsid()\n"
+                    "        if os.fork() == 0:\n"
+                    f"            with open({str(pids)!r}, 'a') as f:\n"
+                    "                f.write(f'{os.getpid()} ')\n"
+                    "            time.sleep(300)\n"
+                    "        time.sleep(1)\n"
+                    "        os._exit(0)\n"
+                    "    time.sleep(1.5)\n"
+                    f"    with open({str(pids)!r}, 'a') as f:\n"
+                    "        f.write(f'{daemon} {os.getpid()} ')\n" + then)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("table", ["proc", "ps"])
+def test_without_a_subreaper_the_keeper_kills_the_groups_it_saw(tmp_path, monkeypatch, table):
+    """macOS has no PR_SET_CHILD_SUBREAPER: forced here on Linux (with the process table read from
+    /proc, then through ps as on macOS), the keeper's GroupWatch kills the new session's process
+    and the orphaned grandchild by the groups it saw, and the report says what it cannot guarantee."""
+    import labkit.exercises.isolated
+    import labkit.lifetime
+    from labkit.exercises.render import report_lines
+
+    monkeypatch.setattr(labkit.exercises.isolated, "become_subreaper", lambda: False)   # the keeper is a fork
+    monkeypatch.setattr(labkit.lifetime, "subreaper_supported", lambda: False)
+    if table == "ps":
+        monkeypatch.setattr(labkit.lifetime, "process_table", labkit.lifetime._ps_table)
+    pids = tmp_path / "pids"
+    report = check(ITEM, write(tmp_path, _lingering(pids, "")), "f.py")
+    started = _pids(pids, 3)
+    assert not any(_alive(pid) for pid in started), "a process the learner's code started outlived the check"
+    assert report.orphans_followed is False
+    lines = report_lines(ITEM, report, REPO_ROOT / "docs", "en")
+    assert lines[1].startswith("Note: on this system (no subreaper, e.g. macOS) the check kills the process groups")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_without_a_subreaper_the_code_dies_with_a_check_killed_by_sigkill(tmp_path):
+    """The keeper of a ``labkit check`` that cannot become a subreaper (forced in the command's own
+    process, before its keeper forks), killed by SIGKILL: its GroupWatch ends the learner's processes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    path = write(tmp_path, _lingering(pids, "    time.sleep(300)\n"))
+    forced = ("import sys, labkit.exercises.isolated as i, labkit.lifetime as l\n"
+              "i.become_subreaper = lambda: False\nl.subreaper_supported = lambda: False\n"
+              "from labkit.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    command = subprocess.Popen([sys.executable, "-c", forced, "check", "01-fuse", "--file", str(path)],
+                               cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        started = _pids(pids, 3)
+        assert all(_alive(pid) for pid in started)
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
+    finally:
+        command.kill()
+        command.wait()
+
+
 # ----- the course's files, reached by an absolute path -------------------------------------------
 def _stand_in_course(root: Path) -> Path:
     """A git checkout with a chapter, a record, and a tracked file the learner had edited."""

@@ -159,6 +159,15 @@ WORDS = {
         'host code, {launches} launches done', 'code hôte, {launches} lancements terminés',
         '主机代码，已完成 {launches} 次启动',
     ),
+    'exercise.run.orphans_not_followed': (
+        'Note: on this system (no subreaper, e.g. macOS) the check kills the process groups of your code it saw; '
+        'a process your code starts in a new session and leaves at once may outlive the check.',
+        'Note : sur ce système (sans subreaper, par exemple macOS), la vérification tue les groupes de processus de '
+        'votre code qu’elle a vus ; un processus que votre code lance dans une nouvelle session et quitte aussitôt '
+        'peut lui survivre.',
+        '注意：在这个系统上（没有 subreaper，例如 macOS），检查会杀掉它看到的你的代码的进程组；你的代码在新会话中启动、'
+        '随即脱离的进程，可能在检查结束后仍在运行。',
+    ),
     'exercise.printed.cut': (
         'labkit: your code printed {total} bytes; the check showed the first {shown} (print less: a few values, '
         'or a summary)',
