@@ -276,6 +276,11 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
             files.append(entry)
         elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
             continue
+        elif entry.is_dir() and not entry.suffix:   # what a raw folder is called, its record gone
+            raise StrayFileError(f"{source(entry)}: a folder without the record {entry.name}.json it would hold the "
+                                 f"raw files of: restore {entry.name}.json (`git restore`, or from where it came), or "
+                                 "remove the folder (a results/ folder holds only <gpu>.json files and their raw "
+                                 "folders)")
         else:
             kind = "folder" if entry.is_dir() else "file"
             raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "
