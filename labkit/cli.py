@@ -208,6 +208,41 @@ class _ProgressLine:
         if self.shown:
             sys.stderr.write("\r\x1b[2K")
             sys.stderr.flush()
+            self.shown = False
+
+
+class _LearnerOutput:
+    """What the learner's code prints during a check, on stderr (stdout stays the report's, and
+    JSON with --json): the first SHOWN_BYTES as they come, then one line saying how much more
+    there was (a print in a loop of 100 MB reached the terminal whole)."""
+
+    SHOWN_BYTES = 64 * 1024
+
+    def __init__(self, lang: str, progress: _ProgressLine):
+        self.lang = lang
+        self.progress = progress
+        self.total = 0
+        self.ends_line = True
+
+    def __call__(self, chunk: bytes) -> None:
+        shown = chunk[:max(0, self.SHOWN_BYTES - self.total)]
+        self.total += len(chunk)
+        if shown:
+            self.progress.erase()
+            sys.stderr.flush()
+            sys.stderr.buffer.write(shown)
+            sys.stderr.buffer.flush()
+            self.ends_line = shown.endswith(b"\n")
+
+    def close(self) -> None:
+        from labkit.report.labels import label
+        from labkit.report.numbers import format_number
+
+        if self.total > self.SHOWN_BYTES:
+            note = label(self.lang, "exercise.printed.cut").format(total=format_number(self.total, 0, self.lang),
+                                                                   shown=format_number(self.SHOWN_BYTES, 0, self.lang))
+            sys.stderr.write(("" if self.ends_line else "\n") + note + "\n")
+            sys.stderr.flush()
 
 
 def _check(args, console) -> int:
@@ -230,12 +265,14 @@ def _check(args, console) -> int:
     shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
     lang = args.lang or terminal_lang()
     progress = _ProgressLine(lang)
+    printed = _LearnerOutput(lang, progress)
     try:
         limit = {"limit_seconds": args.time_limit} if args.time_limit else {}
         report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, course=project.root,
-                       **limit)
+                       printed=printed, **limit)
     finally:
         progress.erase()
+        printed.close()
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1))
     else:

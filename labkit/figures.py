@@ -1103,16 +1103,31 @@ class UnknownFigureError(LabkitError, KeyError):
         return self.args[0]
 
 
+class FigureFailed(LabkitError):
+    """A figure whose computation raised something other than a LabkitError (a bug in its
+    definition): one line naming the figure and the file, where the build printed a traceback."""
+
+
 def figure_value(name: str) -> float:
-    """The rounded value of a named figure; UnknownFigureError names the unknown figure."""
+    """The rounded value of a named figure; UnknownFigureError names the unknown figure, FigureFailed
+    one whose computation failed."""
+    if name not in FIGURES:
+        raise UnknownFigureError(f"unknown computed figure [[{name}]]: define it in labkit/figures.py")
+    return _computed(name, FIGURES[name])
+
+
+def _computed(name: str, figure: Figure) -> float:
     try:
-        return FIGURES[name].value()
-    except KeyError:
-        raise UnknownFigureError(f"unknown computed figure [[{name}]]: define it in labkit/figures.py") from None
+        return figure.value()
+    except LabkitError:
+        raise
+    except Exception as exc:   # the figure's own code: said in one line, the cause kept (LABKIT_DEBUG)
+        raise FigureFailed(f"computing [[{name}]] failed ({type(exc).__name__}: {' '.join(str(exc).split())}): fix "
+                           "its definition in labkit/figures.py") from exc
 
 
 def render_figure(name: str, lang: str) -> str:
     figure = FIGURES.get(name)
     if figure is not None and figure.count_words:
-        return format_count(figure.value(), lang)
+        return format_count(_computed(name, figure), lang)
     return format_number(figure_value(name), FIGURES[name].decimals, lang)

@@ -10,7 +10,7 @@ Derived figures (ratios, bandwidths) are properties, computed from the fields, n
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -39,6 +39,35 @@ Percent = Annotated[float, Field(ge=0, le=101)]
 Count = Annotated[int, Field(ge=0)]
 #: A whole number of things, at least one (a size, a number of repetitions).
 PositiveInt = Annotated[int, Field(gt=0)]
+
+#: The least share of its GPU's theoretical peak a reference measurement reaches: the course's copy
+#: ceiling, the FMA ceilings, cuBLAS. The rates of a slow kernel have no floor (slowness is always
+#: possible), but a reference is the GPU's own speed: on the H200 they read 0.63 to 0.98 of their
+#: peaks. A record whose reference reads under a tenth is not the GPU's: its times in milliseconds
+#: written as seconds (every rate 1000 times too low: the audit's case of HBM at 4 GB/s), or a run
+#: that shared the GPU.
+MIN_REFERENCE_SHARE = 0.1
+
+
+class ReferenceRate(NamedTuple):
+    """A reference measurement of a record, beside the peak it is held to."""
+
+    what: str          # where it is in the record: ``ceilings/hbm``
+    rate: float
+    peak: float
+    unit: str          # ``GB/s``, ``GFLOP/s``
+    peak_name: str     # ``theoretical HBM peak``
+
+
+def below_reference_floor(rates: list[ReferenceRate]) -> str | None:
+    """What is wrong with the first reference under MIN_REFERENCE_SHARE of its peak; None if none is.
+    Held to a GPU's record only (labkit.results.parse): the simulator's stand-in timer makes any rate."""
+    for r in rates:
+        if r.rate < MIN_REFERENCE_SHARE * r.peak:
+            return (f"{r.what}: {r.rate:.3g} {r.unit} is {r.rate / r.peak:.2%} of the GPU's {r.peak_name} "
+                    f"{r.peak:.0f} {r.unit}, and a reference measurement reaches at least {MIN_REFERENCE_SHARE:.0%} "
+                    "of it: its times are not this GPU's (milliseconds written as seconds?)")
+    return None
 
 
 class Spread(Record):

@@ -28,7 +28,7 @@ from pydantic import AwareDatetime, Field, StringConstraints, ValidationError, f
 import labkit
 from labkit.errors import LabkitError
 from labkit.known_gpus import impossible_device_fact
-from labkit.records import Positive, Record, describe_validation_error
+from labkit.records import Positive, Record, below_reference_floor, describe_validation_error
 
 #: The version of the results file's shape (its ``schema`` field): raise it when the envelope changes.
 SCHEMA_VERSION = 2
@@ -176,9 +176,10 @@ def parse(text: str, results_type: type[R], source: str, lab_id: str) -> Results
     if not isinstance(data, dict):
         raise ResultsError(f"{source}: holds a JSON {type(data).__name__}, not a results object; {fix_for(lab_id)}")
     try:
-        return ResultsFile[results_type].model_validate_json(text, strict=True)
+        document = ResultsFile[results_type].model_validate_json(text, strict=True)
     except ValidationError as exc:
         raise ResultsError(f"{source}: {describe_validation_error(exc)}; {fix_for(lab_id)}") from None
+    return document
 
 
 def raw_folder(path: Path) -> Path:
@@ -205,7 +206,8 @@ def check_raw_files(path: Path, document: ResultsFile, source: str) -> None:
 def read_results(path: Path, results_type: type[R], lab_id: str, source: str | None = None,
                  canonical: bool = True, allow_simulated: bool = False) -> ResultsFile[R]:
     """Read and validate one results file: its text, its lab, its device facts against what is
-    known of its GPU (labkit.known_gpus), its raw files, and for a canonical record
+    known of its GPU (labkit.known_gpus), a GPU record's reference measurements against their
+    floor (labkit.records.MIN_REFERENCE_SHARE), its raw files, and for a canonical record
     (``results/<gpu>.json``) that its name is its GPU's.
 
     ``source`` is how messages name the file (default: the path as given).
@@ -230,6 +232,10 @@ def read_results(path: Path, results_type: type[R], lab_id: str, source: str | N
         raise ResultsError(f"{source}: field {where}: {why}: not a record of this GPU; {fix_for(lab_id)}")
     if document.provenance.simulated and not allow_simulated:
         raise ResultsError(f"{source}: field provenance/simulated: a simulator run is not a GPU record: delete it")
+    rates = getattr(document.results, "reference_rates", None)
+    slow = None if document.provenance.simulated or rates is None else below_reference_floor(rates())
+    if slow:
+        raise ResultsError(f"{source}: field results: {slow}; {fix_for(lab_id)}")
     expected_name = f"{document.provenance.gpu_slug}.json"
     if canonical and Path(path).name != expected_name:
         raise ResultsError(f"{source}: holds results of {document.provenance.gpu!r}, whose file is {expected_name}: "
@@ -295,8 +301,10 @@ def recorded_paths(lab_dir: Path, source) -> list[Path]:
         elif entry.is_dir() and (folder / f"{entry.name}.json").is_file():
             continue
         elif entry.is_dir() and not (folder / f"{entry.name}.json").exists():
-            raise StrayFileError(f"{source(entry)}: the raw outputs of {entry.name}.json, which is missing: restore "
-                                 "the record, or remove this folder with it")
+            raise StrayFileError(f"{source(entry)}: a folder without the record {entry.name}.json it would hold the "
+                                 f"raw files of: restore {entry.name}.json (`git restore`, or from where it came), or "
+                                 "remove the folder (a results/ folder holds only <gpu>.json files and their raw "
+                                 "folders)")
         else:
             kind = "folder" if entry.is_dir() else "file"
             raise StrayFileError(f"{source(entry)}: a {kind} that is not a record of this lab (a results/ folder "

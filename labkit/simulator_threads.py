@@ -15,6 +15,13 @@ microsecond: 0.37 µs here), run by the block's launch, in the OS thread that la
   barriers, as in the simulator;
 - the first thread to raise ends the launch with its exception, prefixed ``tid=[x, y, z]
   ctaid=[x, y, z]: `` as the simulator prefixes it; the other threads are not run again;
+- a barrier that not every thread of the block reaches (some wait at ``syncthreads``, others
+  end without it, or wait at another ``syncthreads`` of the kernel) ends the launch with a
+  :class:`DivergentBarrier`, raised in a waiting thread at its ``syncthreads`` line: CUDA allows
+  ``__syncthreads()`` in conditional code "only if the conditional evaluates identically across
+  the entire thread block, otherwise the code execution is likely to hang or produce unintended
+  side effects" (CUDA C++ Programming Guide, Synchronization Functions); the simulator itself
+  passed the barrier with the threads that reached it;
 - ``cuda.threadIdx``, ``cuda.blockIdx``, ``cuda.laneid``, ``syncthreads`` and its ``_count``,
   ``_and`` and ``_or`` forms (and a grid group's ``sync``) ask :func:`current_thread`, which is the
   greenlet running, instead of ``threading.current_thread()``.
@@ -32,9 +39,11 @@ stops it at its time limit and says so.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from importlib.metadata import version
+from pathlib import Path
 
 import greenlet
 import numpy as np
@@ -64,11 +73,32 @@ class SimulatedThread(greenlet.greenlet):
 
     def syncthreads(self) -> None:
         """Wait at the block's barrier: back to the launch, which runs this thread again once every
-        live thread of the block has reached the barrier or ended."""
+        live thread of the block has reached the barrier (the same one: :attr:`waits_at`)."""
+        self.waits_at = _kernel_line(sys._getframe(1))
         self.parent.switch()
 
     def __str__(self) -> str:
         return f"Thread <<<{self.blockIdx}, {self.threadIdx}>>>"
+
+
+class DivergentBarrier(RuntimeError):
+    """A ``syncthreads`` that only part of a block reached (see the module's docstring)."""
+
+
+def _kernel_line(frame) -> tuple[str, int]:
+    """The first frame outside the simulator and this module: the kernel's line that waits."""
+    simulator = _simulator_folder()
+    while frame is not None and (frame.f_code.co_filename.startswith(simulator)
+                                 or frame.f_code.co_filename == __file__):
+        frame = frame.f_back
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("", 0)
+
+
+@functools.cache
+def _simulator_folder() -> str:
+    from numba.cuda.simulator import kernel
+
+    return str(Path(kernel.__file__).parent)
 
 
 def current_thread():
@@ -89,19 +119,46 @@ class _ThreadingForKernels:
 
 def _run_block(manager, grid_point, *args) -> None:
     """BlockManager.run: every thread of the block up to the next barrier, again and again, until
-    all have ended; the first exception ends the block, prefixed with its thread and block."""
+    all have ended; the first exception ends the block, prefixed with its thread and block; so
+    does a barrier only part of the block reached (:func:`divergence`)."""
     threads = [SimulatedThread(manager, grid_point, point) for point in np.ndindex(*manager._block_dim)]
     started = False
     while threads:
         for thread in threads:
-            try:
-                thread.switch(*(() if started else args))
-            except Exception as error:
-                tid, ctaid = f"tid={list(thread.threadIdx)}", f"ctaid={list(thread.blockIdx)}"
-                message = f"{tid} {ctaid}: {error}" if str(error) else f"{tid} {ctaid}"
-                raise type(error)(message).with_traceback(sys.exc_info()[2]) from None
+            _resumed(thread, lambda: thread.switch(*(() if started else args)))
         started = True
-        threads = [thread for thread in threads if not thread.dead]
+        waiting = [thread for thread in threads if not thread.dead]
+        found = divergence(waiting, len(threads) - len(waiting), manager._block_dim)
+        if found:
+            _resumed(waiting[0], lambda: waiting[0].throw(DivergentBarrier(found)))
+        threads = waiting
+
+
+def divergence(waiting: list[SimulatedThread], ended: int, block: tuple[int, ...]) -> str | None:
+    """What is wrong with this barrier, or None: threads that ended without it (``ended`` since the
+    last barrier) while others wait, or waits at different lines."""
+    if not waiting:
+        return None
+    lines = sorted({thread.waits_at[1] for thread in waiting})
+    size = int(np.prod(block))
+    fix = ("every thread of a block must reach the same syncthreads() (on a GPU a barrier only part of the block "
+           "reaches is undefined: likely a hang): take it out of the if, and guard the memory accesses instead")
+    if ended:
+        return (f"syncthreads() reached by {len(waiting):,} of the block's {size:,} threads, the other {ended:,} "
+                f"ended without reaching it: {fix}")
+    if len(lines) > 1:
+        return (f"the block's threads wait at different syncthreads() (lines {', '.join(map(str, lines))}): {fix}")
+    return None
+
+
+def _resumed(thread: SimulatedThread, resume) -> None:
+    """Run ``resume`` (which switches to ``thread``); an exception in it, prefixed with the thread and block."""
+    try:
+        resume()
+    except Exception as error:
+        tid, ctaid = f"tid={list(thread.threadIdx)}", f"ctaid={list(thread.blockIdx)}"
+        message = f"{tid} {ctaid}: {error}" if str(error) else f"{tid} {ctaid}"
+        raise type(error)(message).with_traceback(sys.exc_info()[2]) from None
 
 
 def install() -> bool:

@@ -8,9 +8,11 @@
 
 Each step runs the learner's code in a child process, in a temporary working directory, under a
 wall-clock limit (labkit.exercises.isolated): a hang is stopped and explained, an ``exit()`` in it
-cannot end the check, and nothing it starts outlives the check. The simulator step's verdicts are
-computed here, in labkit's process, from the arrays the child hands over (:func:`judged_in_simulator`):
-code that patches the checker in its own process changes nothing. A command's check also watches
+cannot end the check, and nothing it starts outlives the check. Both steps' verdicts are computed
+here, in labkit's process, from what the child hands over (labkit.exercises.handover): its arrays'
+guarded buffers, the trace's metric values (:func:`judged_in_simulator`), the GPU's timings and
+compiled resources (labkit.exercises.on_gpu.judged_on_gpu); code that patches the checker in its
+own process, or writes a verdict on the pipe, changes nothing. A command's check also watches
 the course's tracked files (labkit.exercises.course_files). A mistake in the learner's file stops
 the check with one line (labkit.exercises.learner). A check passes only when every criterion has
 a verdict.
@@ -18,18 +20,20 @@ a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-import base64
-import math
 import secrets
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from labkit.exercises.guarded import GUARD_BYTES, problems
+from labkit.exercises import handover
+from labkit.exercises.guarded import problems
 from labkit.exercises.isolated import DEFAULT_LIMIT_SECONDS, Progress, Step, run_step
 from labkit.exercises.learner import LearnerError, learner_code, load
 from labkit.exercises.metrics import metric
+from labkit.exercises.on_gpu import judged_on_gpu
 from labkit.exercises.spec import CORRECT, Exercise
 from labkit.exercises.verdicts import CheckReport, GpuRun, Verdict, correctness, judge
 from labkit.exercises.watch import LaunchListener
@@ -49,11 +53,12 @@ def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int,
     inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
     run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
     outputs = {name: run.args[name] for name in exercise.outputs}
-    with watched(exercise.simulator_elements, module, outputs, listener) as evidence, learner_code(path, shown_as):
+    read = {name: run.args[name] for name in exercise.read_inputs(inputs)}
+    with (watched(exercise.simulator_elements, module, outputs, listener, read) as evidence,
+          learner_code(path, shown_as)):
         exercise.call(module, run.args)
     values = {name: float(metric(exercise, name).compute(evidence)) for name in _simulator_metrics(exercise)}
-    buffers = {name: base64.b64encode(raw.tobytes()).decode("ascii") for name, raw in run.raw().items()}
-    return {"buffers": buffers, "values": values}
+    return {"buffers": handover.encoded(run.raw()), "values": values}
 
 
 def _simulator_metrics(exercise: Exercise) -> list[str]:
@@ -67,14 +72,13 @@ def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: s
     """Step 1's verdicts, in labkit's own process: the inputs of ``seed`` made again here, NumPy's
     answer computed here, and the child's buffers compared with them here (guard zones, inputs,
     outputs: labkit.exercises.guarded.problems); the metrics' values held to the criteria here. An
-    answer of the wrong shape (not what labkit's child code sends) is a LearnerError."""
+    answer of the wrong shape (not what labkit's child code sends: labkit.exercises.handover) is a
+    LearnerError."""
     inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
-    raw = _buffers(answer, inputs, shown_as)
-    values = answer.get("values") if isinstance(answer, dict) else None
+    sent = answer if isinstance(answer, dict) else {}
+    raw = handover.decoded(sent.get("buffers"), inputs, shown_as)
     wanted = _simulator_metrics(exercise)
-    if (not isinstance(values, dict) or sorted(values) != sorted(wanted)
-            or not all(type(values[name]) in (int, float) and math.isfinite(values[name]) for name in wanted)):
-        raise LearnerError(_malformed(shown_as, "metric values"))
+    values = handover.numbers(sent.get("values"), wanted, shown_as, "metric values")
     found = problems(raw, inputs, exercise.outputs, exercise.scratch, exercise.expected(inputs),
                      exercise.rtol, exercise.atol)
     verdicts = []
@@ -82,61 +86,44 @@ def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: s
         if criterion.metric == CORRECT:
             verdicts.append(correctness("simulator", found))
         elif criterion.where == "simulator":
-            verdicts.append(judge(criterion, float(values[criterion.metric])))
+            verdicts.append(judge(criterion, values[criterion.metric]))
     held = {c.metric for c in exercise.criteria}
-    verdicts += [Verdict(metric=name, where="simulator", status="shown", value=float(values[name]))
+    verdicts += [Verdict(metric=name, where="simulator", status="shown", value=values[name])
                  for name in wanted if name not in held]
     return verdicts
 
 
-def _buffers(answer: dict, inputs: dict[str, object], shown_as: str) -> dict[str, np.ndarray]:
-    """The child's guarded buffers, each of the size its array's takes; else a LearnerError."""
-    sent = answer.get("buffers") if isinstance(answer, dict) else None
-    arrays = {name: value for name, value in inputs.items() if isinstance(value, np.ndarray)}
-    if not isinstance(sent, dict) or sorted(sent) != sorted(arrays):
-        raise LearnerError(_malformed(shown_as, "arrays"))
-    raw = {}
-    for name, host in arrays.items():
-        try:
-            data = base64.b64decode(sent[name], validate=True)
-        except (TypeError, ValueError):
-            raise LearnerError(_malformed(shown_as, f"array {name}")) from None
-        if len(data) != 2 * GUARD_BYTES + host.nbytes:
-            raise LearnerError(_malformed(shown_as, f"array {name}"))
-        raw[name] = np.frombuffer(data, np.uint8)
-    return raw
-
-
-def _malformed(shown_as: str, what: str) -> str:
-    return (f"{shown_as}: the {what} that came back on the check's channel are not what the check's own code sends: "
-            "your code wrote on it; the check judges only your kernels' output: leave its file descriptors alone")
-
-
 def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = False,
           limit_seconds: float = DEFAULT_LIMIT_SECONDS, progress: Callable[[Progress], None] | None = None,
-          seed: int | None = None, course: Path | None = None) -> CheckReport:
+          seed: int | None = None, course: Path | None = None,
+          printed: Callable[[bytes], None] | None = None) -> CheckReport:
     """Both steps (the GPU one only on a GPU and when the simulator step found the output right),
-    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes. The
+    each in a child process stopped after ``limit_seconds``; ``progress`` hears how each goes,
+    ``printed`` what the learner's code prints (labkit.exercises.isolated.run_step). The
     simulator step's inputs come from ``seed`` (a fresh random one by default), drawn by this
     process, which judges the child's output against them. With ``course`` (a git checkout: the
     command's), a change to its tracked files during the check fails it, and is put back
     (labkit.exercises.course_files)."""
+    from labkit import lifetime
     from labkit.exercises import course_files
 
     before = course_files.watch(course) if course is not None else None
     try:
-        report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed)
+        report = _steps(exercise, path, shown_as, simulator_only, limit_seconds, progress, seed, printed)
     finally:
         names = course_files.changed(before) if before is not None else []
         aside = course_files.kept_aside(before, names) if names else None
         failed = course_files.put_back(before, names) if names else []
+    if not lifetime.subreaper_supported():
+        report = report.model_copy(update={"orphans_followed": False})
     if names:
         return report.model_copy(update={"error": course_files.changed_message(shown_as, names, failed, aside)})
     return report
 
 
 def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, limit_seconds: float,
-           progress: Callable[[Progress], None] | None, seed: int | None) -> CheckReport:
+           progress: Callable[[Progress], None] | None, seed: int | None,
+           printed: Callable[[bytes], None] | None) -> CheckReport:
     from labkit.backend import select_backend
 
     backend = "gpu" if select_backend() == "cuda" else "simulator"
@@ -144,7 +131,7 @@ def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, 
     seed = secrets.randbits(63) if seed is None else seed
     step = Step("simulator", exercise.id, str(Path(path).resolve()), shown_as, seed)
     try:
-        verdicts = judged_in_simulator(exercise, seed, run_step(step, limit_seconds, progress), shown_as)
+        verdicts = judged_in_simulator(exercise, seed, run_step(step, limit_seconds, progress, printed), shown_as)
     except LearnerError as exc:
         return report.model_copy(update={"error": str(exc)})
     correct = all(v.status == "pass" for v in verdicts if v.metric == CORRECT)
@@ -154,12 +141,27 @@ def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, 
         verdicts += [Verdict(metric=c.metric, where="gpu", status="skipped", note=why) for c in gpu_criteria]
         return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts, "backend": "simulator"}))
     try:
-        answer = run_step(Step("gpu", exercise.id, step.path, shown_as), limit_seconds, progress)
+        gpu_verdicts, gpu_run = _gpu_step(exercise, step.path, shown_as, limit_seconds, progress, printed)
     except LearnerError as exc:
         return report.model_copy(update={"verdicts": verdicts, "error": str(exc)})
-    gpu_run = GpuRun.model_validate(answer["gpu_run"]) if answer["gpu_run"] else None
-    gpu_verdicts = [Verdict.model_validate(v) for v in answer["verdicts"]]
     return _judged_all(exercise, report.model_copy(update={"verdicts": verdicts + gpu_verdicts, "gpu_run": gpu_run}))
+
+
+def _gpu_step(exercise: Exercise, path: str, shown_as: str, limit_seconds: float,
+              progress: Callable[[Progress], None] | None,
+              printed: Callable[[bytes], None] | None) -> tuple[list[Verdict], GpuRun | None]:
+    """Step 2: the child runs the learner's code on the inputs of a fresh seed, drawn here, and
+    hands over its buffers (files in a folder made here, removed after) and its timings; this
+    process judges them (labkit.exercises.on_gpu.judged_on_gpu), as step 1's. A mistake in the
+    file is a LearnerError."""
+    seed = secrets.randbits(63)
+    folder = Path(tempfile.mkdtemp(prefix="labkit-gpu-answer-"))
+    try:
+        answer = run_step(Step("gpu", exercise.id, path, shown_as, seed, str(folder)), limit_seconds, progress,
+                          printed)
+        return judged_on_gpu(exercise, seed, answer, folder, shown_as)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _judged_all(exercise: Exercise, report: CheckReport) -> CheckReport:

@@ -49,6 +49,7 @@ def serve(step: Step, channel_fd: int, workdir: Path | None = None) -> NoReturn:
         if workdir is not None:
             os.chdir(workdir)
         _stdin_closed()
+        _output_to_fds()
         channel = _Channel(channel_fd)
         os._exit = _exit_raises
         try:
@@ -82,6 +83,13 @@ def _stdin_closed() -> None:
     sys.stdin = open(0, encoding="utf-8", closefd=False)
 
 
+def _output_to_fds() -> None:
+    """``print`` to file descriptors 1 and 2 (the keeper made them the check's output pipe), line by
+    line (a forked child inherits the parent's streams, which may write elsewhere: a test runner's)."""
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False)
+
+
 def _run(step: Step, channel: _Channel) -> dict:
     from labkit.exercises import exercise
 
@@ -92,10 +100,8 @@ def _run(step: Step, channel: _Channel) -> dict:
         return in_simulator(item, Path(step.path), step.shown_as, step.seed, listener=channel)
     from labkit.exercises.on_gpu import on_gpu
 
-    verdicts, run = on_gpu(item, Path(step.path), step.shown_as,
-                           phase=lambda name, **fields: channel.send("phase", phase=name, fields=fields))
-    return {"verdicts": [v.model_dump(mode="json") for v in verdicts],
-            "gpu_run": run.model_dump(mode="json") if run is not None else None}
+    return on_gpu(item, Path(step.path), step.shown_as, step.seed, Path(step.hand_over),
+                  phase=lambda name, **fields: channel.send("phase", phase=name, fields=fields))
 
 
 def main(argv: list[str]) -> int:

@@ -6,6 +6,12 @@ guard pattern for integers), so an element the code never writes cannot pass for
 After the run: a changed guard byte is a write outside the array (on a GPU nothing else catches
 it; the simulator stops at the first out-of-bounds index), a changed input is a write to an input,
 and each output is compared with NumPy's.
+
+A negative index is not an access before the array: Numba wraps it as NumPy does, on a GPU as in
+the simulator (numba-cuda's ``arrayobj.fix_index``; recorded on the H200 by
+tests/gpu/test_negative_index_gpu.py), so ``out[i - 1]`` at ``i = 0`` writes ``out[n - 1]`` and
+never reaches the guard zone. What such a kernel gets wrong is in the array itself, and the
+comparison with NumPy's answer judges it.
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ fresh interpreter, ``python -m labkit.exercises.child``.
 
 Protocol: the child writes JSON lines, ``{"event": ...}``: ``launch`` (kernel, grid, block) and
 ``launched`` around each simulated launch, ``phase`` (text) for the GPU step, then one outcome:
-``answer`` (simulator: buffers, values; GPU: verdicts, gpu_run), ``error`` (the learner's mistake,
-one line), ``interrupted``, or ``internal`` (labkit's own bug, with its traceback).
+``answer`` (simulator: buffers, values; GPU: gpu, rounds, resources, its buffers in files),
+``error`` (the learner's mistake, one line), ``interrupted``, or ``internal`` (labkit's own bug,
+with its traceback).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from pathlib import Path
 from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
-from labkit.lifetime import become_subreaper, kill_descendants, reap_children
+from labkit.lifetime import WATCH_EVERY_SECONDS, GroupWatch, become_subreaper, kill_descendants, reap_children
 
 #: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
 #: simulator step takes about 30 s on a loaded two-core machine.
@@ -57,6 +58,8 @@ PROGRESS_EVERY_SECONDS = 1.0
 EXIT_GRACE_SECONDS = 10.0
 #: A simulated launch of more threads than this per element is a grid far too large for its data.
 THREADS_PER_ELEMENT_TOO_MANY = 8
+#: The longest the check reads what is left of the learner's output once its processes are gone.
+OUTPUT_DRAIN_SECONDS = 2.0
 #: The events that end a step (its outcome).
 OUTCOMES = ("answer", "error", "interrupted", "internal")
 
@@ -70,7 +73,8 @@ class Step:
     exercise_id: str
     path: str
     shown_as: str
-    seed: int | None = None
+    seed: int | None = None          # the inputs' (labkit's process draws it, and makes them again to judge)
+    hand_over: str | None = None     # the GPU step's folder for its buffers (labkit.exercises.handover)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -116,8 +120,11 @@ class ChildFailed(RuntimeError):
 
 
 def run_step(step: Step, limit_seconds: float = DEFAULT_LIMIT_SECONDS,
-             progress: Callable[[Progress], None] | None = None) -> dict:
-    """Run ``step`` in a child process; its answer (``verdicts``, ``gpu_run``) as JSON data.
+             progress: Callable[[Progress], None] | None = None,
+             printed: Callable[[bytes], None] | None = None) -> dict:
+    """Run ``step`` in a child process; its answer as JSON data, for labkit's process to judge.
+    What the learner's code prints (its standard output and error, on one pipe) goes to
+    ``printed`` as it comes, chunk by chunk (dropped without it).
 
     A mistake in the learner's file, a step past ``limit_seconds``, or a child that ends without an
     answer is a LearnerError (one line); a KeyboardInterrupt in the child is one here.
@@ -126,30 +133,33 @@ def run_step(step: Step, limit_seconds: float = DEFAULT_LIMIT_SECONDS,
         stream.flush()
     workdir = Path(tempfile.mkdtemp(prefix="labkit-check-"))
     read_fd, write_fd = os.pipe()
+    output_fd, output_write_fd = os.pipe()
     child = None
     try:
-        child = _Child.start(step, read_fd, write_fd, workdir)
-        os.close(write_fd)
-        write_fd = None
-        return _follow(child, step, read_fd, limit_seconds, progress)
+        child = _Child.start(step, read_fd, write_fd, workdir, (output_fd, output_write_fd))
+        for fd in (write_fd, output_write_fd):
+            os.close(fd)
+        write_fd = output_write_fd = None
+        return _follow(child, step, read_fd, output_fd, limit_seconds, progress, printed)
     finally:
-        if write_fd is not None:
-            os.close(write_fd)
-        os.close(read_fd)
+        for fd in (write_fd, output_write_fd, read_fd, output_fd):
+            if fd is not None:
+                os.close(fd)
         if child is not None:
             child.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
-            progress: Callable[[Progress], None] | None) -> dict:
+def _follow(child: _Child, step: Step, read_fd: int, output_fd: int, limit_seconds: float,
+            progress: Callable[[Progress], None] | None, printed: Callable[[bytes], None] | None) -> dict:
     """Read the child's events until it closes the pipe, or has exited (a process it started may
-    keep the pipe open); hold it to the limit."""
+    keep the pipe open), and its output as it comes; hold it to the limit."""
     state = Progress(step.where)
     started = time.monotonic()
     outcomes: list[dict] = []
     pending = b""
     next_report = started + PROGRESS_EVERY_SECONDS
+    watched = [read_fd, output_fd]
     while True:
         now = time.monotonic()
         left = started + limit_seconds - now
@@ -157,8 +167,11 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
             child.stop()
             raise LearnerError(timeout_message(step, state, limit_seconds))
         exited = child.exited()
-        ready, _, _ = select.select([read_fd], [], [], 0 if exited else min(left, max(0.0, next_report - now)))
-        if ready:
+        ready, _, _ = select.select(watched, [], [], 0 if exited else min(left, max(0.0, next_report - now)))
+        if output_fd in ready:
+            if not _forwarded(output_fd, printed):
+                watched.remove(output_fd)
+        if read_fd in ready:
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
                 break
@@ -177,8 +190,20 @@ def _follow(child: _Child, step: Step, read_fd: int, limit_seconds: float,
             if progress is not None:
                 progress(state)
             next_report += PROGRESS_EVERY_SECONDS
-    status = child.exit_status(EXIT_GRACE_SECONDS)
+    status = child.exit_status(EXIT_GRACE_SECONDS)   # the subtree is gone: what is left of the output ends
+    drained = time.monotonic() + OUTPUT_DRAIN_SECONDS
+    while output_fd in watched and time.monotonic() < drained and select.select([output_fd], [], [], 0)[0]:
+        if not _forwarded(output_fd, printed):
+            break
     return _answer(step, outcomes, status)
+
+
+def _forwarded(output_fd: int, printed: Callable[[bytes], None] | None) -> bool:
+    """One chunk of the learner's output to ``printed``; False at its end."""
+    chunk = os.read(output_fd, 1 << 16)
+    if chunk and printed is not None:
+        printed(chunk)
+    return bool(chunk)
 
 
 def _event(line: bytes) -> dict | None:
@@ -281,7 +306,9 @@ class _Child:
 
     The keeper is a fork of this process in a session of its own (a terminal's Ctrl-C or hang-up
     reaches labkit, not it) and a subreaper (labkit.lifetime): every process the learner's code
-    starts, even in a new session or through a double fork, stays in its subtree. The keeper
+    starts, even in a new session or through a double fork, stays in its subtree. Without a
+    subreaper (macOS) it watches the subtree's process groups instead (labkit.lifetime.GroupWatch),
+    which misses a process orphaned between two looks; the check's report says so. The keeper
     forks the child, reports its exit code on a pipe, and kills the whole subtree when labkit
     asks (a byte on the control pipe, or its end), when labkit's process is gone (SIGKILL,
     SIGTERM, SIGHUP: the control pipe ends, its parent changes), and then exits.
@@ -296,7 +323,8 @@ class _Child:
         self._pending = b""
 
     @classmethod
-    def start(cls, step: Step, read_fd: int, write_fd: int, workdir: Path) -> _Child:
+    def start(cls, step: Step, read_fd: int, write_fd: int, workdir: Path, output: tuple[int, int]) -> _Child:
+        """``output``: the pipe the child's standard output and error go to (read end, write end)."""
         if not hasattr(os, "killpg"):
             raise LabkitError("labkit check runs your code in a child process it can stop, which needs Linux or "
                               "macOS: on Windows, use WSL")
@@ -306,9 +334,9 @@ class _Child:
         keeper = os.fork()
         if keeper == 0:   # the keeper: never returns
             try:
-                for fd in (read_fd, status_read, control_write):
+                for fd in (read_fd, status_read, control_write, output[0]):
                     os.close(fd)
-                _keep(step, write_fd, workdir, command, status_write, control_read)
+                _keep(step, write_fd, workdir, command, status_write, control_read, output[1])
             finally:
                 os._exit(70)
         os.close(status_write)
@@ -367,16 +395,18 @@ KEEPER_POLL_SECONDS = 0.05
 def _command(step: Step, write_fd: int) -> tuple[list[str], dict[str, str]]:
     """A fresh interpreter running the child: argv and environment."""
     sources = str(Path(__file__).resolve().parents[2])   # this labkit, wherever the command runs from
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH"))))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (sources, os.environ.get("PYTHONPATH")))),
+           "PYTHONUNBUFFERED": "1"}   # what the learner's code prints reaches the check before a hang's kill
     if step.where == "simulator":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     return [sys.executable, "-m", "labkit.exercises.child", step.to_json(), str(write_fd)], env
 
 
 def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], dict[str, str]] | None,
-          status_fd: int, control_fd: int) -> None:
-    """The keeper's life: start the child, report its exit, kill its subtree when told or orphaned.
-    (It imports nothing: a fork of a threaded process must not wait on an import lock.)"""
+          status_fd: int, control_fd: int, output_fd: int) -> None:
+    """The keeper's life: start the child (its standard output and error on ``output_fd``), report
+    its exit, kill its subtree when told or orphaned. (It imports nothing: a fork of a threaded
+    process must not wait on an import lock.)"""
     parent = os.getppid()
     os.setsid()
     for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
@@ -391,6 +421,9 @@ def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], di
                 signal.signal(number, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             os.setsid()
+            for fd in (1, 2):
+                os.dup2(output_fd, fd)
+            os.close(output_fd)
             if command is None:
                 from labkit.exercises.child import serve
 
@@ -403,6 +436,7 @@ def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], di
         finally:
             os._exit(70)
     os.close(write_fd)
+    os.close(output_fd)
     status: int | None = None
 
     def said(code: int) -> None:
@@ -411,20 +445,21 @@ def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], di
         except OSError:
             pass
 
+    watch = None if subreaper else GroupWatch(os.getpid(), child)
+    next_look = time.monotonic()
     while True:
         ready, _, _ = select.select([control_fd], [], [], KEEPER_POLL_SECONDS)
         if ready or os.getppid() != parent:
             break
+        if watch is not None and time.monotonic() >= next_look:
+            watch.look()
+            next_look = time.monotonic() + WATCH_EVERY_SECONDS
         reaped = reap_children()
         if status is None and child in reaped:
             status = reaped[child]
             said(status)
-    if not subreaper:
-        try:
-            os.killpg(child, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    reaped = kill_descendants()
+    reaped = watch.kill() if watch is not None else {}
+    reaped.update(kill_descendants())
     if status is None:
         if child not in reaped:
             try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from labkit.access import Op, Space
-from labkit.exercises.spec import HOST_WRITTEN, Exercise, Metric
+from labkit.exercises.spec import HOST_WRITTEN, INPUTS_UNREAD, Exercise, Metric
 
 if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence
@@ -33,6 +33,13 @@ def host_written(evidence: Evidence) -> float:
     0 for any answer the kernels compute; all of them for an answer computed with NumPy on the
     host and copied back."""
     return float(sum(evidence.host_written.values()))
+
+
+def inputs_unread(evidence: Evidence) -> float:
+    """Input elements no kernel loaded (labkit.exercises.watch): 0 for any answer the kernels
+    compute from the inputs; all of them for an answer computed on the host and moved into the
+    output by a kernel."""
+    return float(sum(evidence.inputs_unread.values()))
 
 
 def atomics_per_element(evidence: Evidence) -> float:
@@ -63,6 +70,7 @@ METRICS: dict[str, Metric] = {metric.id: metric for metric in (
     Metric("dram_bytes_per_element", "simulator", 1, dram_bytes_per_element),
     Metric("launches", "simulator", 0, launches),
     Metric(HOST_WRITTEN, "simulator", 0, host_written),
+    Metric(INPUTS_UNREAD, "simulator", 0, inputs_unread),
     Metric("atomics_per_element", "simulator", 4, atomics_per_element),
     Metric("load_sectors_per_request", "simulator", 1, load_sectors_per_request),
     Metric("store_sectors_per_request", "simulator", 1, store_sectors_per_request),

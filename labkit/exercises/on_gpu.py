@@ -1,7 +1,14 @@
 """Step 2 of a check, on a GPU: the learner's code at the exercise's GPU size, guarded and
 poisoned as in the simulator; then, if it is right, its time against our solution's and the
-registers and local memory of its compiled kernels. It runs in the check's child process
-(labkit.exercises.isolated), which tells the parent each phase as it starts.
+registers and local memory of its compiled kernels.
+
+Two halves, as step 1's (labkit.exercises.check): :func:`on_gpu` runs in the check's child
+process (labkit.exercises.isolated), which tells the parent each phase as it starts, and hands
+over data only: each array's guarded buffer (files: labkit.exercises.handover), each round's two
+timings, the compiled resources. :func:`judged_on_gpu` runs in labkit's process: it makes the
+inputs again from the seed it chose, compares the buffers with NumPy's answer, computes the time
+ratio and the bandwidth from the timings, and judges every criterion. A verdict the child sends
+is not even read.
 
 Timing (chapter 1's method): ROUNDS rounds, each timing ours then the learner's with labkit's
 timer (warm-up, REPEATS repetitions, median, L2 flushed when the exercise reads HBM, clocks read
@@ -17,31 +24,40 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from pydantic import ValidationError
 
-from labkit.exercises.guarded import Guarded
-from labkit.exercises.learner import learner_code, load
+from labkit.exercises import handover
+from labkit.exercises.guarded import Guarded, problems
+from labkit.exercises.learner import LearnerError, learner_code, load
 from labkit.exercises.spec import Exercise
 from labkit.exercises.verdicts import GpuRun, Verdict, correctness, judge
+from labkit.timing import Timing
 
 ROUNDS = 3
 REPEATS = 20
 WARMUP = 3
+#: The compiled resources a GPU step may hand over (labkit.exercises.metrics names them).
+RESOURCES = ("registers", "local_bytes")
+#: The longest GPU name the answer may carry (NVML's are under 100 characters).
+GPU_NAME_CHARACTERS = 200
 
 
-def on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., None] = lambda name, **fields: None
-           ) -> tuple[list[Verdict], GpuRun | None]:
-    """The GPU step, without Numba's performance warnings (a small grid is what some exercises
+def on_gpu(exercise: Exercise, path: Path, shown_as: str, seed: int, hand_over: Path,
+           phase: Callable[..., None] = lambda name, **fields: None) -> dict:
+    """The child's half, without Numba's performance warnings (a small grid is what some exercises
     teach to see; the report's criteria and hints say it, the warnings would only repeat it in
     colour codes above the report). ``phase(name, **fields)`` is told what the step starts doing
-    (label ``exercise.phase.<name>``)."""
+    (label ``exercise.phase.<name>``). Writes the buffers in ``hand_over``; returns the rest:
+    ``gpu`` (its name), ``rounds`` (each ``{"reference": Timing, "learner": Timing}``, none when
+    its own look at the output found it wrong) and ``resources``."""
     from labkit.gpu import expected_warnings_hidden
 
     with expected_warnings_hidden():
-        return _on_gpu(exercise, path, shown_as, phase)
+        return _on_gpu(exercise, path, shown_as, seed, hand_over, phase)
 
 
-def _on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., None]
-            ) -> tuple[list[Verdict], GpuRun | None]:
+def _on_gpu(exercise: Exercise, path: Path, shown_as: str, seed: int, hand_over: Path,
+            phase: Callable[..., None]) -> dict:
     from labkit.device import read_device_facts
     from labkit.gpu import cuda
     from labkit.timing import time_gpu
@@ -49,20 +65,19 @@ def _on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., 
     phase("load")
     module = load(path, shown_as, exercise.entries)
     ours = importlib.import_module(f"labkit.exercises.solutions.{exercise.solution}")
-    inputs = exercise.inputs(exercise.gpu_elements, np.random.default_rng())
+    inputs = exercise.inputs(exercise.gpu_elements, np.random.default_rng(seed))
     theirs_run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
     phase("check", elements=exercise.gpu_elements)
     with learner_code(path, shown_as):
         exercise.call(module, theirs_run.args)
         cuda.synchronize()
-    problems = theirs_run.problems(exercise.expected(inputs), exercise.rtol, exercise.atol)
-    verdicts = [correctness("gpu", problems)]
-    gpu_criteria = [c for c in exercise.criteria if c.where == "gpu"]
-    if problems:
-        return verdicts + [Verdict(metric=c.metric, where="gpu", status="skipped", note="wrong_on_gpu")
-                           for c in gpu_criteria], None
+    raw = theirs_run.raw()
+    handover.written(raw, hand_over)
+    answer = {"gpu": read_device_facts().name, "rounds": [], "resources": {}}
+    if problems(raw, inputs, exercise.outputs, exercise.scratch, exercise.expected(inputs), exercise.rtol,
+                exercise.atol):
+        return answer    # wrong: labkit's process will find it so too; nothing to time
     ours_run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
-    rounds = []
     for number in range(1, ROUNDS + 1):
         phase("time", round=number, rounds=ROUNDS)
         reference = time_gpu(lambda: exercise.call(ours, ours_run.args), warmup=WARMUP, repeats=REPEATS,
@@ -70,10 +85,39 @@ def _on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., 
         with learner_code(path, shown_as):
             learner = time_gpu(lambda: exercise.call(module, theirs_run.args), warmup=WARMUP, repeats=REPEATS,
                                flush_l2=exercise.flush_l2)
-        rounds.append((learner.median_seconds / reference.median_seconds, reference, learner))
-    ratio = statistics.median(r[0] for r in rounds)
-    _, reference, learner = min(rounds, key=lambda r: abs(r[0] - ratio))
-    measured = {"time_ratio": ratio, **compiled_resources(module, exercise)}
+        answer["rounds"].append({"reference": reference.model_dump(mode="json"),
+                                 "learner": learner.model_dump(mode="json")})
+    answer["resources"] = compiled_resources(module, exercise)
+    return answer
+
+
+def judged_on_gpu(exercise: Exercise, seed: int, answer: dict, hand_over: Path, shown_as: str
+                  ) -> tuple[list[Verdict], GpuRun | None]:
+    """labkit's half: the verdicts and the GpuRun, from the child's ``answer`` and the buffers in
+    ``hand_over``, the inputs made again here from ``seed``. The time ratio is the median over the
+    rounds of learner / ours (medians), the GpuRun shows the round nearest it; the bandwidth is
+    floor bytes / the learner's median time. A wrong output skips the GPU criteria (``wrong_on_gpu``),
+    whatever timings came with it; a right one must come with ROUNDS rounds of valid timings. An
+    answer of any other shape (labkit.exercises.handover) is a LearnerError."""
+    sent = answer if isinstance(answer, dict) else {}
+    inputs = exercise.inputs(exercise.gpu_elements, np.random.default_rng(seed))
+    raw = handover.read(hand_over, inputs, shown_as)
+    found = problems(raw, inputs, exercise.outputs, exercise.scratch, exercise.expected(inputs), exercise.rtol,
+                     exercise.atol)
+    del raw
+    verdicts = [correctness("gpu", found)]
+    gpu_criteria = [c for c in exercise.criteria if c.where == "gpu"]
+    if found:
+        return verdicts + [Verdict(metric=c.metric, where="gpu", status="skipped", note="wrong_on_gpu")
+                           for c in gpu_criteria], None
+    gpu, rounds = sent.get("gpu"), _rounds(sent.get("rounds"), shown_as)
+    if not isinstance(gpu, str) or not 0 < len(gpu) <= GPU_NAME_CHARACTERS:
+        raise LearnerError(handover.malformed(shown_as, "GPU's name"))
+    measured = handover.numbers(sent.get("resources"), RESOURCES, shown_as, "compiled resources", all_of=False,
+                                at_least=0)
+    ratios = [learner.median_seconds / reference.median_seconds for reference, learner in rounds]
+    measured["time_ratio"] = statistics.median(ratios)
+    reference, learner = rounds[min(range(ROUNDS), key=lambda i: abs(ratios[i] - measured["time_ratio"]))]
     if exercise.floor_bytes_per_element:
         measured["gbps"] = learner.gbps(exercise.floor_bytes_per_element * exercise.gpu_elements)
     for criterion in gpu_criteria:
@@ -84,9 +128,18 @@ def _on_gpu(exercise: Exercise, path: Path, shown_as: str, phase: Callable[..., 
     for shown in exercise.shown:
         if shown in measured and shown not in {c.metric for c in gpu_criteria}:
             verdicts.append(Verdict(metric=shown, where="gpu", status="shown", value=measured[shown]))
-    run = GpuRun(gpu=read_device_facts().name, elements=exercise.gpu_elements, reference=reference,
-                 learner=learner, rounds=ROUNDS)
+    run = GpuRun(gpu=gpu, elements=exercise.gpu_elements, reference=reference, learner=learner, rounds=ROUNDS)
     return verdicts, run
+
+
+def _rounds(sent: object, shown_as: str) -> list[tuple[Timing, Timing]]:
+    """ROUNDS pairs (ours, the learner's) of valid Timings; else a LearnerError."""
+    if not isinstance(sent, list) or len(sent) != ROUNDS:
+        raise LearnerError(handover.malformed(shown_as, "timings"))
+    try:
+        return [(Timing.model_validate(pair["reference"]), Timing.model_validate(pair["learner"])) for pair in sent]
+    except (ValidationError, TypeError, KeyError):
+        raise LearnerError(handover.malformed(shown_as, "timings")) from None
 
 
 def compiled_resources(module, exercise: Exercise) -> dict[str, float]:

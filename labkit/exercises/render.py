@@ -98,6 +98,8 @@ def verdict_lines(exercise: Exercise, verdict: Verdict, docs: Path, lang: str) -
 def report_lines(exercise: Exercise, report: CheckReport, docs: Path, lang: str) -> list[str]:
     """The whole report, ending with one line that says how it went."""
     lines = [label(lang, "exercise.header").format(id=exercise.id, file=report.file)]
+    if not report.orphans_followed:
+        lines.append(label(lang, "exercise.run.orphans_not_followed"))
     if report.error:
         return lines + [label(lang, "exercise.outcome.error"), f"  {report.error}"]
     lines.append(label(lang, "exercise.run.simulator").format(

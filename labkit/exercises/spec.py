@@ -23,6 +23,10 @@ CORRECT = "correct"
 #: The metric every exercise is held to next, at most 0: output elements host code wrote last (an
 #: exercise is about its kernels: an answer computed with NumPy and copied back passes nothing).
 HOST_WRITTEN = "host_written"
+#: And then, at most 0: input elements no kernel read. An answer computed on the host and copied
+#: to the device, then moved into the output by a kernel, has every output element written by a
+#: kernel (HOST_WRITTEN 0) and no input read by one.
+INPUTS_UNREAD = "inputs_unread"
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,9 @@ class Exercise:
       runs on the CPU) and on a GPU (large enough to time).
     - ``flush_l2``: time with L2 flushed (what HBM is meant to serve).
 
-    Every exercise is also held to :data:`HOST_WRITTEN` (at most 0, sent to the section of its
-    ``correct`` criterion): the criterion is added here, after ``correct``, not in each chapter.
+    Every exercise is also held to :data:`HOST_WRITTEN` and :data:`INPUTS_UNREAD` (at most 0, sent
+    to the section of its ``correct`` criterion): the criteria are added here, after ``correct``,
+    not in each chapter.
     """
 
     id: str
@@ -112,6 +117,9 @@ class Exercise:
     skeleton_fails: tuple[str, ...] = field(default=())
     #: Metrics of this exercise only (labkit.exercises.metrics holds the shared ones).
     own_metrics: tuple[Metric, ...] = field(default=())
+    #: Inputs no kernel needs to read, the same data reaching the code another way (04-chain's
+    #: ``coefficients``, also given to the host as ``host_coefficients``): INPUTS_UNREAD skips them.
+    unread_inputs_allowed: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         if any(c.metric == HOST_WRITTEN for c in self.criteria):
@@ -119,9 +127,17 @@ class Exercise:
         first = self.criteria[0]
         if first.metric != CORRECT:
             raise ValueError(f"exercise {self.id}: its first criterion must be '{CORRECT}'")
-        on_device = Criterion(HOST_WRITTEN, "simulator", section=first.section, hint="exercise.hint.host_written",
-                              at_most=0)
-        object.__setattr__(self, "criteria", (first, on_device, *self.criteria[1:]))
+        on_device = (Criterion(HOST_WRITTEN, "simulator", section=first.section, hint="exercise.hint.host_written",
+                               at_most=0),
+                     Criterion(INPUTS_UNREAD, "simulator", section=first.section, hint="exercise.hint.inputs_unread",
+                               at_most=0))
+        object.__setattr__(self, "criteria", (first, *on_device, *self.criteria[1:]))
+
+    def read_inputs(self, inputs: Mapping[str, object]) -> tuple[str, ...]:
+        """The arrays of ``inputs`` (one run's) that every right answer's kernels read whole (INPUTS_UNREAD)."""
+        return tuple(name for name, value in inputs.items()
+                     if isinstance(value, np.ndarray) and name not in self.outputs and name not in self.scratch
+                     and name not in self.unread_inputs_allowed)
 
     @property
     def number(self) -> str:

@@ -1,7 +1,7 @@
 """What a check finds, as data: one verdict per criterion, what the GPU step measured, and the
-whole report. Both steps produce these (labkit.exercises.check in the simulator,
-labkit.exercises.on_gpu on a GPU), each in a child process that sends them back as JSON
-(labkit.exercises.isolated); labkit.exercises.render turns a report into text.
+whole report. labkit's own process makes these from what each step's child hands over
+(labkit.exercises.check in the simulator, labkit.exercises.on_gpu on a GPU; never from a
+verdict the child sends); labkit.exercises.render turns a report into text.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ class CheckReport(Record):
     verdicts: list[Verdict] = []
     error: str | None = None          # a mistake in the learner's file, in one line
     gpu_run: GpuRun | None = None
+    #: Whether the check could follow every process the learner's code started (False without a
+    #: subreaper, on macOS: labkit.lifetime); the report then says so in one line.
+    orphans_followed: bool = True
 
     @property
     def passed(self) -> bool:

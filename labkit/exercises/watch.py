@@ -10,6 +10,11 @@ Host writes. The outputs are compared, byte for byte, before and after each laun
 that changed during a launch was written by a kernel; one that changed between launches (or
 after the last) was written by host code (``copy_to_device``, an assignment from the host, ...).
 An element's last writer counts: host code may zero an output that kernels then accumulate into.
+
+Inputs read. Each launch's global loads through a parameter that shares memory with an input
+mark the elements they hit: an input element no launch loaded was not read by any kernel (an
+answer computed on the host from copies of the inputs, then moved into the output by a kernel,
+reads none of them on the device).
 """
 
 from __future__ import annotations
@@ -51,13 +56,14 @@ class Launch:
 class Evidence:
     """Every launch of a run, in order, and the atomic operations its threads performed; the
     learner's module (for metrics that ask it something, e.g. a launch configuration); per output,
-    how many of its elements host code wrote last."""
+    how many of its elements host code wrote last; per input watched, how many no kernel read."""
 
     elements: int
     module: object = None
     launches: list[Launch] = field(default_factory=list)
     atomics: int = 0
     host_written: dict[str, int] = field(default_factory=dict)
+    inputs_unread: dict[str, int] = field(default_factory=dict)
 
     @property
     def counts(self) -> KernelCounts:
@@ -126,6 +132,24 @@ class _LastWriters:
         return {name: int(mask.sum()) for name, mask in self.by_host.items()}
 
 
+class _Readers:
+    """Per input, which elements a launch's global loads hit."""
+
+    def __init__(self, inputs: Mapping[str, object]):
+        self.inputs = {name: _host_memory(array) for name, array in inputs.items()}
+        self.read = {name: np.zeros(memory.size, bool) for name, memory in self.inputs.items()}
+
+    def kernel_ran(self, parameters: Mapping[str, object], trace: KernelTrace) -> None:
+        for name, memory in self.inputs.items():
+            for parameter, argument in parameters.items():
+                array = _host_memory(argument)
+                if array is not None and parameter in trace.global_bases and np.may_share_memory(array, memory):
+                    self.read[name] |= _hit(trace, parameter, array, memory, Op.LOAD)
+
+    def counts(self) -> dict[str, int]:
+        return {name: int((~mask).sum()) for name, mask in self.read.items()}
+
+
 def _host_memory(array) -> np.ndarray | None:
     """The NumPy array behind a simulator device array (or a NumPy array itself)."""
     array = getattr(array, "_ary", array)
@@ -134,30 +158,37 @@ def _host_memory(array) -> np.ndarray | None:
 
 def _stored(trace: KernelTrace, parameter: str, argument: np.ndarray, output: np.ndarray) -> np.ndarray:
     """Which elements of ``output`` (C order) the launch's global stores through ``parameter`` hit."""
-    hit = np.zeros(output.size, bool)
+    return _hit(trace, parameter, argument, output, Op.STORE)
+
+
+def _hit(trace: KernelTrace, parameter: str, argument: np.ndarray, array: np.ndarray, op: Op) -> np.ndarray:
+    """Which elements of ``array`` (C order) the launch's global accesses ``op`` through ``parameter`` hit."""
+    hit = np.zeros(array.size, bool)
     start = argument.__array_interface__["data"][0] - trace.global_bases[parameter]
-    first = output.__array_interface__["data"][0]
+    first = array.__array_interface__["data"][0]
     for instruction in trace.instructions:
         access = instruction.access
-        if instruction.array != parameter or access.op is not Op.STORE or access.space is not Space.GLOBAL:
+        if instruction.array != parameter or access.op is not op or access.space is not Space.GLOBAL:
             continue
         for address in access.addresses:
             byte = None if address is None else start + address - first
-            if byte is not None and 0 <= byte < output.nbytes:
-                hit[byte // output.itemsize] = True
+            if byte is not None and 0 <= byte < array.nbytes:
+                hit[byte // array.itemsize] = True
     return hit
 
 
 @contextmanager
 def watched(elements: int, module: object = None, outputs: Mapping[str, object] | None = None,
-            listener: LaunchListener | None = None) -> Iterator[Evidence]:
+            listener: LaunchListener | None = None, inputs: Mapping[str, object] | None = None) -> Iterator[Evidence]:
     """Within the block, each kernel launch is traced and each atomic counted into the Evidence;
-    ``outputs`` (name: device array) are watched for host writes; ``listener`` hears of each launch."""
+    ``outputs`` (name: device array) are watched for host writes, ``inputs`` for the elements
+    kernels read; ``listener`` hears of each launch."""
     from numba.cuda.simulator import kernel as simulated
     from numba.cuda.simulator import kernelapi
 
     evidence = Evidence(elements, module)
     writers = _LastWriters(outputs or {})
+    readers = _Readers(inputs or {})
     lock = threading.Lock()
     launch = simulated.FakeCUDAKernel.__call__
     tracing = threading.local()
@@ -176,6 +207,7 @@ def watched(elements: int, module: object = None, outputs: Mapping[str, object] 
             tracing.on = False
         parameters = dict(zip(kernel.py_func.__code__.co_varnames[:kernel.py_func.__code__.co_argcount], args))
         writers.kernel_ran(parameters, trace)
+        readers.kernel_ran(parameters, trace)
         if listener is not None:
             listener.launched()
         evidence.launches.append(Launch(kernel.py_func.__name__, tuple(grid), tuple(block), trace))
@@ -196,6 +228,7 @@ def watched(elements: int, module: object = None, outputs: Mapping[str, object] 
         yield evidence
         writers.host_ran()
         evidence.host_written = writers.counts()
+        evidence.inputs_unread = readers.counts()
     finally:
         simulated.FakeCUDAKernel.__call__ = launch
         for name, method in atomics.items():

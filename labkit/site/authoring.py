@@ -6,10 +6,15 @@
 - The option lines right under a block's opener (``    unit: MB``) are YAML: a value YAML cannot
   read (``unit: %``, a directive to YAML) would make the whole block print as text.
 - A computed figure is written ``[[name.with.dots]]`` in lower case, and names a figure of
-  labkit.figures.
+  labkit.figures. The build replaces figures in code too (a Mermaid label, an inline
+  ``max_registers=[[lab05.max_registers]]``), so a well-formed name in code must name a figure as
+  well; other ``[[...]]`` in code are code (``a[[0, 1]]`` in NumPy) and are left alone.
+- A heading's ``{#anchor}`` is used once in its page: two elements of one id break the links to it.
+- Display math: every ``$$`` that opens has one that closes (an unclosed one swallows the page's
+  text up to the next ``$$`` into one formula, and KaTeX prints it as an error).
 
-Code (fenced blocks and inline code spans) is left alone: a chapter may show the syntax. What is
-code, a block or prose is decided by labkit.site.syntax, the one reader of the course's Markdown.
+What is code, a block or prose is decided by labkit.site.syntax, the one reader of the course's
+Markdown.
 """
 
 from __future__ import annotations
@@ -19,7 +24,11 @@ import re
 import yaml
 
 from labkit.figures import FIGURES
-from labkit.site.syntax import BLOCK_KINDS, FIGURE, FIGURE_NAME, BlockMark, Option, Prose, placeholders, read
+from labkit.site.syntax import (BLOCK_KINDS, FIGURE, FIGURE_NAME, BlockMark, Fence, Option, Prose, code_spans, headings,
+                                placeholders, read, without_code_spans)
+
+#: A display-math delimiter (arithmatex's ``$$``), not escaped.
+DISPLAY_MATH = re.compile(r"(?<!\\)\$\$")
 
 #: The placeholder the build replaces (labkit.site.syntax.FIGURE), under the name the plugin reads.
 FIGURE_PATTERN = FIGURE
@@ -31,8 +40,12 @@ def authoring_problems(markdown: str, first_line: int = 1) -> list[str]:
     text's first line in its file)."""
     problems = []
     open_block: BlockMark | None = None
-    for element in read(markdown, first_line):
-        if isinstance(element, Option):
+    elements = read(markdown, first_line)
+    for element in elements:
+        if isinstance(element, Fence):
+            problems += [f"line {element.line + 1 + index}: {problem}" for index, text in enumerate(element.body)
+                         for problem in _code_figure_problems(text)]
+        elif isinstance(element, Option):
             problem = _option_problem(element.text)
             if problem:
                 problems.append(f"line {element.line}: {problem}")
@@ -46,10 +59,50 @@ def authoring_problems(markdown: str, first_line: int = 1) -> list[str]:
                 open_block = element
         elif isinstance(element, Prose):
             problems += [f"line {element.line}: {problem}" for problem in _figure_problems(element.text)]
+            problems += [f"line {element.line}: {problem}" for _, _, code in code_spans(element.text)
+                         for problem in _code_figure_problems(code)]
     if open_block is not None:
         problems.append(f"line {open_block.line}: the {open_block.kind} block opened here is never closed: "
                         "end it with '///'")
+    return problems + _anchor_problems(elements) + _display_math_problems(elements)
+
+
+def _code_figure_problems(code: str) -> list[str]:
+    """Each well-formed ``[[name]]`` of a line of code that names no figure (the build would leave it)."""
+    return [f"unknown computed figure [[{name}]] (in code, where the build replaces figures too): define it in "
+            "labkit/figures.py" for name in FIGURE.findall(code) if name not in FIGURES]
+
+
+def _anchor_problems(elements: list) -> list[str]:
+    """A heading anchor given to a second heading of the page."""
+    first: dict[str, int] = {}
+    problems = []
+    for heading in headings(elements):
+        if heading.anchor is None:
+            continue
+        if heading.anchor in first:
+            problems.append(f"line {heading.line}: heading id {{#{heading.anchor}}} is already the id of the heading "
+                            f"of line {first[heading.anchor]}: give each heading its own id (links find it by its id)")
+        else:
+            first[heading.anchor] = heading.line
     return problems
+
+
+def _display_math_problems(elements: list) -> list[str]:
+    """A ``$$`` of the prose (inline code aside) that opens display math nothing closes before the
+    paragraph ends (a blank line, a fence, a block line or the page's end: a formula is one paragraph)."""
+    problems = []
+    opened: int | None = None
+    for element in elements:
+        text = without_code_spans(element.text) if isinstance(element, Prose) else None
+        if opened is not None and (text is None or not text.strip()):
+            problems.append(opened)
+            opened = None
+        for _ in DISPLAY_MATH.finditer(text or ""):
+            opened = element.line if opened is None else None
+    problems += [] if opened is None else [opened]
+    return [f"line {line}: the display math opened here with '$$' is never closed: end the formula with '$$' "
+            "(before any blank line)" for line in problems]
 
 
 def _block_problem(mark: BlockMark, open_block: BlockMark | None) -> str | None:

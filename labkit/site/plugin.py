@@ -8,7 +8,9 @@
 - on a translated page, checks ``translation_of`` against its French source (labkit.site.translations):
   a page that does not say what it translates fails the build, a stale one gets a banner;
 - refuses, in one line naming the page and line, the authoring mistakes Markdown would otherwise
-  print as literal text (labkit.site.authoring), and front matter that is not YAML.
+  print as literal text (labkit.site.authoring), front matter that is not YAML, an empty page, a
+  block that disagrees with its twin in the other language (labkit.site.twins) and a figure whose
+  computation fails.
 
 Every mistake is one line naming the page (and its line or block) and the fix, no traceback. An
 author learns every mistake of every page in one build: each is logged as an error when its page
@@ -54,6 +56,7 @@ from labkit.site.quiz_block import QuizExtension
 from labkit.site.search_math import rewrite_search_index
 from labkit.site.search_terms import search_terms
 from labkit.site.translations import digest
+from labkit.site.twins import twin_problems
 from labkit.site.typography import typeset
 
 OWN_ASSETS = Path(__file__).parent / "assets"
@@ -241,8 +244,16 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
         front_matter = front_matter_problem(source_text)
         if front_matter:
             self.problem(f"{where}, {front_matter}")
+        if not markdown.strip():
+            self.problem(f"{where}: the page is empty: write it, or take it out of the nav: of both languages' "
+                         "configurations (and the links to it)")
         for problem in authoring_problems(markdown, first_line=front_lines + 1):
             self.problem(f"{where}, {problem}")
+        twins = {f"docs/{other}/{page.file.src_uri}": Path(config.docs_dir).parent / other / page.file.src_uri
+                 for other in LANGUAGES if other != lang}
+        for problem in twin_problems(markdown, front_lines + 1, where, {name: path for name, path in twins.items()
+                                                                         if path.is_file()}):
+            self.problem(problem)
         self._quiz_ids_once(markdown, where, front_lines + 1)
         try:
             if lang != REFERENCE_LANG and not front_matter:

@@ -19,7 +19,8 @@ check between languages, the quiz balance) reads it through
   run of exactly N backticks; a run with no such partner is literal text.
 - **Computed figures**: ``[[name.with.dots]]``; see FIGURE_NAME. The build replaces them
   everywhere, code included (a Mermaid label, ``max_registers=[[lab05.max_registers]]``); the
-  checks read those of the prose.
+  checks hold every ``[[...]]`` of the prose to the syntax, and every well-formed one of code to
+  a figure that exists (``a[[0, 1]]`` in code is code).
 - **HTML comments** ``<!-- ... -->`` in prose, on one line or several, are not content.
 
 :func:`read` turns a text into :class:`Prose`, :class:`Fence`, :class:`BlockMark` and

@@ -71,7 +71,18 @@ def _drop_the_right_answer(project):
     page.write_text(text.replace(quiz, re.sub(rf"^- \({right}\) .*\n", "", quiz, flags=re.MULTILINE)))
 
 
+def _drop_a_wrong_option(project, lang: str, page: str, quiz_id: str) -> str:
+    """A choice quiz loses one of its wrong options in one language only; the letter dropped."""
+    path = project / "docs" / lang / page
+    text = path.read_text()
+    quiz = re.search(rf"/// quiz \| {quiz_id}\n.*?\n///\n", text, re.DOTALL).group(0)
+    letter = next(x for x in re.findall(r"^- \(([a-z])\) ", quiz, re.MULTILINE) if x != ANSWER_KEY[quiz_id].answer)
+    path.write_text(text.replace(quiz, re.sub(rf"^- \({letter}\) .*\n", "", quiz, flags=re.MULTILINE)))
+    return letter
+
+
 FR, ZH = f"docs/fr/{CHAPTER}", f"docs/zh/{CHAPTER}"
+FR3, ZH3 = "docs/fr/performance/03-occupancy.md", "docs/zh/performance/03-occupancy.md"
 #: Mistakes made together, each in its own place: five in one French page, others in the Chinese
 #: pages and in a record. Each: (make it, the parts of the one line that must name it).
 #: One line per mistake, but for the record that several of chapter 5's blocks read: one per block;
@@ -115,6 +126,20 @@ MISTAKES = {
                            (f"{ZH}, line", ": quiz id q04-replay is already used at ", f"{ZH}, line ")),
     "unmarked translation": (lambda p: _break(p, "zh", "performance/index.md", "translation_of:", "translated:"),
                              ("docs/zh/performance/index.md: no 'translation_of' in its front matter",)),
+    # issue 31: what the build let through, and only `labkit chapter` (or nothing) caught
+    "heading id used twice": (lambda p: _append(p, "fr", CHAPTER, "\n## Encore {#tool-order}\n\nTexte.\n"),
+                              (f"{FR}, line", "heading id {#tool-order} is already the id of the heading of line 21")),
+    "display math never closed": (lambda p: _append(p, "zh", "performance/03-occupancy.md", "\n$$\nx = 1\n\n文字。\n"),
+                                  (f"{ZH3}, line", "the display math opened here with '$$' is never closed")),
+    "unknown figure in code": (lambda p: _append(p, "fr", "performance/02-coalescing.md",
+                                                 "\n```text\nsecteurs = [[ch02.nothing]]\n```\n"),
+                               ("docs/fr/performance/02-coalescing.md, line", "unknown computed figure [[ch02.nothing]] "
+                                "(in code, where the build replaces figures too)")),
+    "quiz options differ between languages": (lambda p: _drop_a_wrong_option(p, "fr", "performance/03-occupancy.md",
+                                                                              "q03-granularity"),
+                                              (f"{FR3}, line", "quiz q03-granularity: options (", f"in its twin {ZH3}")),
+    "quiz options differ between languages, from the Chinese page": (lambda p: None, (
+        f"{ZH3}, line", "quiz q03-granularity: options (a, b, c, d) here", f"in its twin {FR3}")),
     # MkDocs' own link checks, strict as `make build` is: a warning fails the build
     "broken link": (lambda p: _append(p, "fr", "performance/02-coalescing.md", "\nVoir [la suite](06-nulle-part.md).\n"),
                     ("WARNING", "performance/02-coalescing.md", "06-nulle-part.md")),
@@ -188,3 +213,13 @@ def test_a_byte_that_is_not_utf8_names_the_page_and_the_line(project, monkeypatc
     monkeypatch.delenv("LABKIT_PROJECT", raising=False)
     assert main(["chapter", "01"]) == 1
     assert capsys.readouterr().out.strip() == f"labkit: {expected}"
+
+
+def test_an_empty_page_is_named_as_such(project):
+    """An empty chapter failed only through warnings about other pages' links into it."""
+    (project / "docs/fr" / CHAPTER).write_text("")
+    result = build_language("fr", project / "site", project, notebooks=False)
+    assert result.returncode != 0
+    assert (f"docs/fr/{CHAPTER}: the page is empty: write it, or take it out of the nav: of both "
+            "languages' configurations (and the links to it)") in result.log
+    assert "Traceback" not in result.log

@@ -103,13 +103,16 @@ def test_a_mistake_is_caught_on_the_gpu(exercise_id, path, metric, record):
     assert metric in {v.metric for v in report.failed() if v.where == "gpu"}, summary(report)
 
 
-def test_an_out_of_bounds_write_is_caught_by_the_guard_on_the_gpu(record):
-    """On a GPU nothing stops a write past the end of an array: the guard zone after it shows it."""
+def test_an_out_of_bounds_write_is_caught_by_the_guard_on_the_gpu(record, tmp_path):
+    """On a GPU nothing stops a write past the end of an array: the guard zone after it shows it
+    (the child's half here in this process, then labkit's half judging what it handed over)."""
     item = exercises()["01-fuse"]
     path = MISTAKES / "01-fuse/no_bounds_test.py"
-    from labkit.exercises.on_gpu import on_gpu
+    from labkit.exercises.on_gpu import judged_on_gpu, on_gpu
 
-    verdicts, _ = on_gpu(item, path, path.name)
+    answer = on_gpu(item, path, path.name, 7, tmp_path)
+    assert answer["rounds"] == [], "the child's own look found it wrong: nothing timed"
+    verdicts, _ = judged_on_gpu(item, 7, answer, tmp_path, path.name)
     correct = verdicts[0]
     record("exercise_01-fuse_guard", correct.model_dump(mode="json"))
     assert correct.status == "fail" and [p.kind for p in correct.problems] == ["past_end"]

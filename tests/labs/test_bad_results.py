@@ -443,3 +443,44 @@ def test_a_broken_git_index_is_one_line_not_a_skipped_check(tracked_course, caps
     assert lines[-1].startswith(f"labkit: git fails in {tracked_course} (") and lines[-1].endswith(
         "the check that the course's records are all there cannot run: repair the checkout (`git status` says what is "
         "wrong)"), lines
+
+
+#: Every lab's record, with the reference its floor names first when all its times are 1000 times too long.
+MILLISECONDS_AS_SECONDS = {
+    "lab-01": ("labs/01-roofline/results/nvidia-h200.json", "ceilings/hbm: "),
+    "lab-02": ("labs/02-coalescing/results/nvidia-h200.json", "transposes/tile_copy: "),
+    "lab-03": ("labs/03-occupancy/results/nvidia-h200.json", "memory/reference copy: "),
+    "lab-04": ("labs/04-profiling/results/nvidia-h200.json", "timer/l2 hbm_passes: "),
+    "lab-05": ("labs/05-checklist/results/nvidia-h200.json", "copy_ceiling: "),
+    "lab-06": ("labs/06-matmul/results/nvidia-h200.json", "runs/cublas_"),
+}
+
+
+def _times_scaled(node, factor: float) -> None:
+    """Every *_seconds number under ``node`` multiplied by ``factor`` (milliseconds written as seconds)."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in list(items):
+        if isinstance(key, str) and key.endswith("_seconds") and isinstance(value, (int, float)):
+            node[key] = value * factor
+        else:
+            _times_scaled(value, factor)
+
+
+@pytest.mark.parametrize("lab_id", MILLISECONDS_AS_SECONDS)
+def test_a_record_whose_times_are_milliseconds_written_as_seconds_is_refused(course, capsys, lab_id):
+    """The audit's case 10: every timing 1000 times too long (HBM at about 4 GB/s on an H200) was
+    accepted, since only upper bounds were checked. A reference measurement (copy ceiling, FMA
+    ceiling, cuBLAS) under a tenth of its peak is not the GPU's."""
+    place, reference = MILLISECONDS_AS_SECONDS[lab_id]
+    edit(lambda document: _times_scaled(document["results"], 1000.0))(course / place)
+    check_one_line(course, capsys, lab_id, f"field results: {reference}")
+    out_line = "of it: its times are not this GPU's (milliseconds written as seconds?); restore it from git"
+    assert main(["results"]) == 1 and out_line in capsys.readouterr().out
+
+
+def test_the_floor_is_a_tenth_of_the_peak():
+    from labkit.records import MIN_REFERENCE_SHARE, ReferenceRate, below_reference_floor
+
+    assert below_reference_floor([ReferenceRate("copy", MIN_REFERENCE_SHARE * 4800, 4800, "GB/s", "peak")]) is None
+    assert below_reference_floor([ReferenceRate("copy", 4.27, 4800, "GB/s", "peak")]).startswith(
+        "copy: 4.27 GB/s is 0.09% of the GPU's peak 4800 GB/s, and a reference measurement reaches at least 10% of it")

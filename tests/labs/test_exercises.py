@@ -5,6 +5,7 @@ criterion meant for it, and a mistake in the file is one line naming its line.""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 import subprocess
@@ -23,6 +24,7 @@ from labkit.exercises.learner import LearnerError
 from labkit.exercises.render import report_lines
 from labkit.exercises.spec import CORRECT
 from tests.conftest import DOCS, REPO_ROOT
+from tests.labs.test_gpu_verdict import buffers, rounds
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="checks in the Numba CUDA simulator")
 
@@ -207,8 +209,8 @@ def test_the_simulator_step_in_a_fresh_interpreter_says_the_same(tmp_path, monke
     step = isolated.Step("simulator", item.id, str(REPO_ROOT / item.learner_file), item.learner_file, seed=3)
     verdicts = [v.model_dump() for v in judged_in_simulator(item, 3, isolated.run_step(step), item.learner_file)]
     assert [(v["metric"], v["status"], v["value"]) for v in verdicts] == [
-        ("correct", "pass", None), ("host_written", "pass", 0.0), ("dram_bytes_per_element", "fail", 20.0),
-        ("launches", "shown", 2.0)]
+        ("correct", "pass", None), ("host_written", "pass", 0.0), ("inputs_unread", "pass", 0.0),
+        ("dram_bytes_per_element", "fail", 20.0), ("launches", "shown", 2.0)]
     broken = tmp_path / "broken.py"
     broken.write_text("def run(a, x, y, out, tmp)\n", encoding="utf-8")
     with pytest.raises(LearnerError, match=r"^broken\.py:1: "):
@@ -223,8 +225,8 @@ def test_json_for_scripts():
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["exercise"] == "01-reduce" and report["backend"] == "simulator"
     assert {v["metric"]: v["status"] for v in report["verdicts"]} == {
-        "correct": "pass", "host_written": "pass", "atomics_per_element": "fail", "dram_bytes_per_element": "shown",
-        "time_ratio": "skipped"}
+        "correct": "pass", "host_written": "pass", "inputs_unread": "pass", "atomics_per_element": "fail",
+        "dram_bytes_per_element": "shown", "time_ratio": "skipped"}
 
 
 def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
@@ -252,18 +254,33 @@ def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
     assert [v.metric for v in report.failed()] == ["atomics_per_element"]
 
     called = []
+    small = dataclasses.replace(item, gpu_elements=4096)   # the GPU step's arrays, judged here, at a test's size
 
     def gpu_step_stands_in(step, *args):
+        """The GPU step's child as an honest one answers: 01-reduce's skeleton is right, 40 times slower."""
         if step.where == "simulator":
             return simulator_answers[-1]    # what the child said above, for the same file
         called.append(step)
-        return {"verdicts": [Verdict(metric="time_ratio", where="gpu", status="fail", value=40.0).model_dump()],
-                "gpu_run": None}
+        buffers(Path(step.hand_over), small, step.seed)
+        return {"gpu": "NVIDIA H200", "rounds": rounds(40.0, 41.0, 39.0), "resources": {}}
 
     monkeypatch.setattr(labkit.exercises.check, "run_step", gpu_step_stands_in)
-    report = check(item, REPO_ROOT / item.learner_file, item.learner_file, seed=5)   # the answer above's inputs
+    report = check(small, REPO_ROOT / item.learner_file, item.learner_file, seed=5)   # the answer above's inputs
     assert called and report.backend == "gpu" and report.complete
     assert [v.metric for v in report.failed()] == ["atomics_per_element", "time_ratio"]
+    assert not Path(called[0].hand_over).exists(), "the GPU step's folder is removed after it is judged"
+
+    def forged(step, *args):
+        """A hostile child's GPU step: passing verdicts, no data."""
+        if step.where == "simulator":
+            return simulator_answers[-1]
+        return {"verdicts": [Verdict(metric="time_ratio", where="gpu", status="pass", value=1.0).model_dump()],
+                "gpu_run": None}
+
+    monkeypatch.setattr(labkit.exercises.check, "run_step", forged)
+    report = check(small, REPO_ROOT / item.learner_file, item.learner_file, seed=5)
+    assert not report.passed and report.error.startswith(f"{item.learner_file}: the arrays that came back on the "
+                                                         "check's channel are not what the check's own code sends")
 
 
 def test_device_functions_are_not_counted_as_kernels():

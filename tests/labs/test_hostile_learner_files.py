@@ -84,6 +84,12 @@ MISTAKES = {
     "SIGKILL of its own process": (with_run("    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"),
                                    r"^f\.py: the process running your code died of SIGKILL: killed \(by the system "
                                    r"when memory ran out\?\), before the check had judged every criterion$"),
+    "syncthreads in divergent code (the audit's case 233)": (
+        SKELETON.replace("    if i < tmp.size:\n        out[i]", "    if cuda.threadIdx.x < 128:\n        cuda.syncthreads()\n"
+                         "    if i < tmp.size:\n        out[i]"),
+        r"^f\.py:29: DivergentBarrier \(thread \(0, 0, 0\) of block \(0, 0, 0\)\): syncthreads\(\) reached by 128 of the "
+        r"block's 256 threads, the other 128 ended without reaching it: every thread of a block must reach the same "
+        r"syncthreads\(\) .*\[cuda\.syncthreads\(\)\]$"),
     "crash in native code": (with_run("    import ctypes\n    ctypes.string_at(0)\n"),
                              r"^f\.py: the process running your code died of SIGSEGV: a crash in native code"),
 }
@@ -169,8 +175,24 @@ def test_host_code_may_set_an_output_that_kernels_then_write(tmp_path):
 
 def test_every_exercise_is_held_to_its_kernels_writing_the_output():
     for item in exercises().values():
-        assert [c.metric for c in item.criteria][:2] == ["correct", "host_written"], item.id
-        assert item.criterion("host_written").at_most == 0
+        assert [c.metric for c in item.criteria][:3] == ["correct", "host_written", "inputs_unread"], item.id
+        assert item.criterion("host_written").at_most == 0 and item.criterion("inputs_unread").at_most == 0
+
+
+def test_an_answer_computed_on_the_host_and_moved_by_a_kernel_fails(tmp_path):
+    """The audit's case 204: NumPy's answer copied to a device array of the code's own, then a
+    kernel copies it into ``out``. Every element of ``out`` is a kernel's (host_written 0) and the
+    copy moves 8 bytes per element (under the target): it passed. No kernel reads x or y."""
+    source = with_kernel("@cuda.jit\ndef copy(source, out):\n    i = cuda.grid(1)\n    if i < out.size:\n"
+                         "        out[i] = source[i]",
+                         "copy[(x.size + 255) // 256, 256](cuda.to_device(np.maximum(a * x.copy_to_host() "
+                         "+ y.copy_to_host(), np.float32(0))), out)")
+    report = check(ITEM, write(tmp_path, "import numpy as np\n" + source), "f.py")
+    assert report.error is None, report.error
+    verdicts = {v.metric: (v.status, v.value) for v in report.verdicts if v.where == "simulator"}
+    assert verdicts["correct"][0] == "pass" and verdicts["host_written"] == ("pass", 0.0)
+    assert verdicts["inputs_unread"] == ("fail", 2.0 * ITEM.simulator_elements)
+    assert not report.passed
 
 
 # ----- the course's files ----------------------------------------------------------------------
@@ -403,6 +425,78 @@ def test_the_learner_s_code_dies_with_a_check_killed_by_sigkill(tmp_path):
         command.wait()
 
 
+def _lingering(pids: Path, then: str) -> str:
+    """run(): a process in a new session, and a double fork whose middle process lives 1 s (so a
+    keeper without a subreaper sees it before its child is orphaned), their pids in ``pids``."""
+    return with_run("    import os, subprocess, time\n"
+                    "    daemon = subprocess.Popen(['sleep', '300'], start_new_session=True).pid\n"
+                    "    if os.fork() == 0:\n"
+                    "        os.setsid()\n"
+                    "        if os.fork() == 0:\n"
+                    f"            with open({str(pids)!r}, 'a') as f:\n"
+                    "                f.write(f'{os.getpid()} ')\n"
+                    "            time.sleep(300)\n"
+                    "        time.sleep(1)\n"
+                    "        os._exit(0)\n"
+                    "    time.sleep(1.5)\n"
+                    f"    with open({str(pids)!r}, 'a') as f:\n"
+                    "        f.write(f'{daemon} {os.getpid()} ')\n" + then)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("table", ["proc", "ps"])
+def test_without_a_subreaper_the_keeper_kills_the_groups_it_saw(tmp_path, monkeypatch, table):
+    """macOS has no PR_SET_CHILD_SUBREAPER: forced here on Linux (with the process table read from
+    /proc, then through ps as on macOS), the keeper's GroupWatch kills the new session's process
+    and the orphaned grandchild by the groups it saw, and the report says what it cannot guarantee."""
+    import labkit.exercises.isolated
+    import labkit.lifetime
+    from labkit.exercises.render import report_lines
+
+    monkeypatch.setattr(labkit.exercises.isolated, "become_subreaper", lambda: False)   # the keeper is a fork
+    monkeypatch.setattr(labkit.lifetime, "subreaper_supported", lambda: False)
+    if table == "ps":
+        monkeypatch.setattr(labkit.lifetime, "process_table", labkit.lifetime._ps_table)
+    pids = tmp_path / "pids"
+    report = check(ITEM, write(tmp_path, _lingering(pids, "")), "f.py")
+    started = _pids(pids, 3)
+    assert not any(_alive(pid) for pid in started), "a process the learner's code started outlived the check"
+    assert report.orphans_followed is False
+    lines = report_lines(ITEM, report, REPO_ROOT / "docs", "en")
+    assert lines[1].startswith("Note: on this system (no subreaper, e.g. macOS) the check kills the process groups")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_without_a_subreaper_the_code_dies_with_a_check_killed_by_sigkill(tmp_path):
+    """The keeper of a ``labkit check`` that cannot become a subreaper (forced in the command's own
+    process, before its keeper forks), killed by SIGKILL: its GroupWatch ends the learner's processes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pids = tmp_path / "pids"
+    path = write(tmp_path, _lingering(pids, "    time.sleep(300)\n"))
+    forced = ("import sys, labkit.exercises.isolated as i, labkit.lifetime as l\n"
+              "i.become_subreaper = lambda: False\nl.subreaper_supported = lambda: False\n"
+              "from labkit.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    command = subprocess.Popen([sys.executable, "-c", forced, "check", "01-fuse", "--file", str(path)],
+                               cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        started = _pids(pids, 3)
+        assert all(_alive(pid) for pid in started)
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
+    finally:
+        command.kill()
+        command.wait()
+
+
 # ----- the course's files, reached by an absolute path -------------------------------------------
 def _stand_in_course(root: Path) -> Path:
     """A git checkout with a chapter, a record, and a tracked file the learner had edited."""
@@ -491,3 +585,40 @@ def test_closing_the_inherited_descriptors_is_not_called_an_exit(tmp_path):
     assert re.fullmatch(r"f\.py: your code ended the process running it \(exit status 0\), or closed the file "
                         r"descriptors it inherited \(the check's pipe among them\), before the check had judged every "
                         r"criterion: remove the exit or the close .*", report.error), report.error
+
+
+# ----- what the learner's code prints ---------------------------------------------------------
+def test_what_the_learner_s_code_prints_is_shown_on_stderr_up_to_a_bound(tmp_path, capsys):
+    """The audit's case 222: 100 MB printed by run() reached the terminal whole. Now the first
+    64 KiB go to stderr as they come, then one line says how much there was; stdout holds the
+    report only (JSON with --json, valid although run() printed on its stdout)."""
+    from labkit.cli import _LearnerOutput
+
+    fused = with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out)")
+    path = write(tmp_path, fused.replace("def run(a, x, y, out, tmp):\n", "def run(a, x, y, out, tmp):\n"
+                                         "    print('hello from run')\n    for _ in range(40):\n"
+                                         "        print('x' * (1 << 20))\n"))
+    assert main(["check", "01-fuse", "--file", str(path), "--lang", "en"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("hello from run\nxxxx") and "hello" not in out
+    assert len(err.encode()) < _LearnerOutput.SHOWN_BYTES + 300
+    assert err.splitlines()[-1] == ("labkit: your code printed 41,943,095 bytes; the check showed the first 65,536 "
+                                    "(print less: a few values, or a summary)")
+    assert "Every criterion the simulator can check passes" in out
+    import json
+
+    assert main(["check", "01-fuse", "--file", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exercise"] == "01-fuse"
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_step_hands_its_output_to_the_check(tmp_path, monkeypatch, fork):
+    """Both ways a child starts (a fork in the simulator, a fresh interpreter on a GPU machine)."""
+    from labkit.exercises import isolated
+
+    monkeypatch.setattr(isolated, "_may_fork", lambda: fork)
+    path = write(tmp_path, with_run("    import sys\n    print('on stdout')\n    print('on stderr', file=sys.stderr)\n"
+                                    + RUN_BODY))
+    heard = []
+    isolated.run_step(isolated.Step("simulator", ITEM.id, str(path), "f.py", seed=1), printed=heard.append)
+    assert b"".join(heard).decode() == "on stdout\non stderr\n"

@@ -455,7 +455,7 @@ def test_a_backup_holding_files_without_a_manifest_is_left_for_a_person(previous
 @pytest.mark.parametrize("stray, message", [
     ("notes.json", None),
     ("README.txt", "a file that is not a record of this lab"),
-    ("orphan/ncu_raw.csv", "the raw outputs of orphan.json, which is missing"),
+    ("orphan/ncu_raw.csv", "a folder without the record orphan.json it would hold the raw files of: restore orphan.json"),
 ])
 def test_anything_else_in_results_is_named(previous, stray, message):
     place, _ = previous

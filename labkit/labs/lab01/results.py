@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 from labkit import roofline, workloads
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
-from labkit.records import Count, NonNegative, Positive, PositiveInt, Record
+from labkit.records import Count, NonNegative, Positive, PositiveInt, Record, ReferenceRate
 from labkit.tensor_cores import tensor_peak_gflops
 from labkit.timing import Timing
 
@@ -318,6 +318,20 @@ class Lab01Results(Record):
             raise ValueError(f"traffic: kernels {[t.kernel for t in self.traffic.kernels]}, "
                              f"expected {list(SAMPLE_KERNELS)}")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        the copy ceiling, the FMA ceilings, cuBLAS on the tensor cores."""
+        peak = self.device.hbm_peak_gbps
+        rates = [ReferenceRate("ceilings/hbm", self.ceilings.hbm.gbps, peak, "GB/s", "theoretical HBM peak")]
+        rates += [ReferenceRate(f"ceilings/{p}", getattr(self.ceilings, p).gflops, self.reference_gflops(p), "GFLOP/s",
+                                "FMA peak") for p in ("fp32", "fp64")]
+        for ceiling in self.tensor:
+            top = self.device.tensor_peak_gflops(ceiling.precision)
+            if ceiling.gflops is not None and top is not None:
+                rates.append(ReferenceRate(f"tensor/{ceiling.precision}", ceiling.gflops, top, "GFLOP/s",
+                                           "tensor cores' dense peak"))
+        return rates
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab01Results:

@@ -34,7 +34,7 @@ from pydantic import Field, model_validator
 from labkit.ceilings import CopyCeiling
 from labkit.lab import Check
 from labkit.profiling.sass import MemoryWidths
-from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record
+from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record, ReferenceRate
 from labkit.timing import Timing
 
 #: (element bytes, stride in elements, offset in elements) of every point of the global sweep.
@@ -492,6 +492,16 @@ class Lab02Results(Record):
                                                 for run in self.runs()):
             raise ValueError("ncu ran, yet a kernel run has no measured counts (hardware or instruction level)")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        the lab's tile copy and the course's copy ceiling."""
+        peak = self.device.hbm_peak_gbps
+        rates = [ReferenceRate("transposes/tile_copy", self.transpose("tile_copy").gbps, peak, "GB/s",
+                               "theoretical HBM peak")]
+        if self.copy_ceiling is not None:
+            rates.append(ReferenceRate("copy_ceiling", self.copy_ceiling.gbps, peak, "GB/s", "theoretical HBM peak"))
+        return rates
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab02Results:

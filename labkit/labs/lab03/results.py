@@ -22,7 +22,7 @@ from labkit import latency, occupancy
 from labkit.device import fma_peak_gflops
 from labkit.knee import Knee, fit_knee
 from labkit.lab import Check
-from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record
+from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record, ReferenceRate
 from labkit.timing import Timing
 
 
@@ -627,6 +627,12 @@ class Lab03Results(Record):
                 raise ValueError(f"ncu/{launch.label}: achieved occupancy {launch.achieved_pct:g} % is above the "
                                  f"theoretical {launch.theoretical_pct:g} %: no more warps can be resident than fit")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        the memory sweep's reference copy."""
+        return [ReferenceRate("memory/reference copy", self.memory.copy_gbps, self.device.hbm_peak_gbps, "GB/s",
+                              "theoretical HBM peak")]
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab03Results:

@@ -19,7 +19,7 @@ from labkit.profiling import timeline as tl
 from labkit.profiling.diagnosis import StoredProfile
 from labkit.profiling.nsys import KernelSum
 from labkit.profiling.sass import SassFacts
-from labkit.records import Positive, PositiveInt, Record, Seconds, Spread
+from labkit.records import Positive, PositiveInt, Record, Seconds, Spread, ReferenceRate
 from labkit.timing import Timing
 
 FAULTS = ("pageable_transfer", "tiny_kernels", "uncoalesced", "host_sync")
@@ -34,6 +34,8 @@ PROFILED_KERNELS = ("transpose_naive", "transpose_tiled", "scale_add", "fused_ch
 #: The timer's L2 measurements, in the order they run; the last two read what HBM delivers.
 L2_MEASUREMENTS = ("l2_once_warm", "l2_once_flushed", "l2_passes_warm", "hbm_passes")
 HBM_MEASUREMENTS = ("l2_once_flushed", "hbm_passes")
+#: Of them, the one that streams HBM as a copy does (a reference: Lab04Results.reference_rates).
+HBM_REFERENCE = "hbm_passes"
 #: Records from before issue 29 only (no paired runs): two faults whose savings differ by less than
 #: this share of the faulty time rank equal. Paired records tie by their intervals (Lab04Results.ranks).
 RANK_TIE_SHARE = 0.05
@@ -303,6 +305,12 @@ class Lab04Results(Record):
         if isinstance(self.sass, SassListing) and sorted(self.sass.kernels) != sorted(PROFILED_KERNELS):
             raise ValueError(f"sass/kernels: holds {sorted(self.sass.kernels)}, expected {sorted(PROFILED_KERNELS)}")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        the timer check's passes over HBM, which stream it as a copy does."""
+        return [ReferenceRate(f"timer/l2 {row.measurement}", row.gbps, self.hbm_peak_gbps, "GB/s", "theoretical HBM peak")
+                for row in self.timer.l2 if row.measurement == HBM_REFERENCE]
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab04Results:

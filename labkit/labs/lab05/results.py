@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 from labkit.kernels.mysteries_launch import THREADS
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
-from labkit.records import Positive, PositiveInt, Record
+from labkit.records import Positive, PositiveInt, Record, ReferenceRate
 from labkit.timing import Timing
 
 Mystery = Literal["a", "b", "c", "d", "e", "f", "g", "h"]
@@ -135,6 +135,12 @@ class Lab05Results(Record):
             if names != sorted(PROFILED_KERNELS):
                 raise ValueError(f"ncu/kernels: profiles {names}, expected {sorted(PROFILED_KERNELS)}")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        the course's copy ceiling."""
+        return [ReferenceRate("copy_ceiling", self.copy_ceiling.gbps(self.ceiling_bytes), self.hbm_peak_gbps, "GB/s",
+                              "theoretical HBM peak")]
 
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab05Results:

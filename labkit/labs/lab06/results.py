@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 from labkit.device import fma_peak_gflops
 from labkit.lab import Check
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
-from labkit.records import Positive, PositiveInt, Record
+from labkit.records import Positive, PositiveInt, Record, ReferenceRate
 from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM, tensor_peak_gflops
 from labkit.timing import Timing
 
@@ -321,6 +321,17 @@ class Lab06Results(Record):
                 raise ValueError(f"runs/{r.kernel}: {r.side} x {r.side} x {r.depth}, but the sizes ask for "
                                  f"{side} x {side} x {depth}")
         return self
+
+    def reference_rates(self) -> list[ReferenceRate]:
+        """The record's reference measurements beside their peaks (labkit.records.MIN_REFERENCE_SHARE):
+        cuBLAS in each precision, against its peak at the clock it ran at."""
+        rates = []
+        for r in self.runs:
+            peak = self.device.peak_gflops(r.precision, r.timing.peak_clock_mhz)
+            if peak is not None and r.kernel.startswith("cublas_"):
+                rates.append(ReferenceRate(f"runs/{r.kernel} at {r.side}", r.tflops * 1e3, peak, "GFLOP/s",
+                                           f"{r.precision} peak"))
+        return rates
 
     @model_validator(mode="after")
     def _mma_roof_possible(self) -> Lab06Results:

@@ -27,6 +27,17 @@ WORDS = {
         '这个练习考的是 kernel：请在 GPU 上、用你的 kernel 计算输出。把输入复制到主机、用 NumPy 计算、'
         '再把结果复制回去，不满足任何一项标准。',
     ),
+    'exercise.metric.inputs_unread': (
+        'input elements no kernel read', 'éléments d’entrée lus par aucun noyau', '没有被任何 kernel 读取的输入元素数',
+    ),
+    'exercise.hint.inputs_unread': (
+        'Your kernels must read the inputs: an answer computed elsewhere (on the host, then copied to the '
+        'device) and moved into the output by a kernel is not computed by your kernels.',
+        'Vos noyaux doivent lire les entrées : une réponse calculée ailleurs (sur l’hôte, puis copiée vers le '
+        'GPU) et recopiée dans la sortie par un noyau n’est pas calculée par vos noyaux.',
+        '你的 kernel 必须读取输入：在别处（主机上）算好、复制到 GPU、再由 kernel 搬进输出的结果，'
+        '不是你的 kernel 算出来的。',
+    ),
     'exercise.metric.atomics_per_element': (
         'atomic operations per element', 'opérations atomiques par élément', '每个元素的原子操作数',
     ),
@@ -147,6 +158,22 @@ WORDS = {
     'exercise.progress.host': (
         'host code, {launches} launches done', 'code hôte, {launches} lancements terminés',
         '主机代码，已完成 {launches} 次启动',
+    ),
+    'exercise.run.orphans_not_followed': (
+        'Note: on this system (no subreaper, e.g. macOS) the check kills the process groups of your code it saw; '
+        'a process your code starts in a new session and leaves at once may outlive the check.',
+        'Note : sur ce système (sans subreaper, par exemple macOS), la vérification tue les groupes de processus de '
+        'votre code qu’elle a vus ; un processus que votre code lance dans une nouvelle session et quitte aussitôt '
+        'peut lui survivre.',
+        '注意：在这个系统上（没有 subreaper，例如 macOS），检查会杀掉它看到的你的代码的进程组；你的代码在新会话中启动、'
+        '随即脱离的进程，可能在检查结束后仍在运行。',
+    ),
+    'exercise.printed.cut': (
+        'labkit: your code printed {total} bytes; the check showed the first {shown} (print less: a few values, '
+        'or a summary)',
+        'labkit : votre code a affiché {total} octets ; la vérification en a montré les {shown} premiers (affichez '
+        'moins : quelques valeurs, ou un résumé)',
+        'labkit：你的代码输出了 {total} 字节，检查只显示了前 {shown} 字节（少打印一些：几个值，或一个汇总）',
     ),
     'exercise.phase.load': ('loading your file', 'chargement de votre fichier', '正在加载你的文件'),
     'exercise.phase.check': (
