@@ -362,8 +362,8 @@ def test_a_record_removed_on_purpose_with_git_rm_is_not_missing(tracked_course, 
     record = FILES["lab-01"]
     subprocess.run(["git", "-C", str(tracked_course), "rm", "-q", "-f", record], check=True)
     assert main(["results"]) == 1   # its raw outputs are left: one line says so
-    assert ("lab-01: INVALID labs/01-roofline/results/nvidia-h200: the raw outputs of nvidia-h200.json, which is "
-            "missing: restore the record, or remove this folder with it") in capsys.readouterr().out
+    assert ("lab-01: INVALID labs/01-roofline/results/nvidia-h200: a folder without the record nvidia-h200.json it "
+            "would hold the raw files of: restore nvidia-h200.json") in capsys.readouterr().out
     subprocess.run(["git", "-C", str(tracked_course), "rm", "-q", "-r", "-f", record.removesuffix(".json")], check=True)
     assert main(["results"]) == 0
     assert "lab-01: no results recorded" in capsys.readouterr().out
