@@ -359,6 +359,27 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _killed_by_sigkill_takes_the_learners_processes_along(command, pids: Path) -> None:
+    """Once the learner's code has written its 3 pids, SIGKILL the running ``labkit check``
+    ``command``: within 5 s none of those processes may be left."""
+    import os
+    import signal
+    import time
+
+    try:
+        started = _pids(pids, 3)
+        assert all(_alive(pid) for pid in started)
+        os.kill(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
+    finally:
+        command.kill()
+        command.wait()
+
+
 def _pids(path: Path, count: int, seconds: float = 60.0) -> list[int]:
     import time
 
@@ -401,28 +422,14 @@ def test_processes_started_in_a_new_session_die_with_the_check(tmp_path):
 def test_the_learner_s_code_dies_with_a_check_killed_by_sigkill(tmp_path):
     """SIGKILL gives labkit's process no chance to clean up (nor do SIGTERM and SIGHUP, which have
     no handler): its keeper sees it gone and kills the child's whole subtree."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
 
     pids = tmp_path / "pids"
     path = write(tmp_path, _spawning(pids, "    time.sleep(300)\n"))
     command = subprocess.Popen([sys.executable, "-m", "labkit.cli", "check", "01-fuse", "--file", str(path)],
                                cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        started = _pids(pids, 3)
-        assert all(_alive(pid) for pid in started)
-        os.kill(command.pid, signal.SIGKILL)
-        command.wait()
-        deadline = time.monotonic() + 5
-        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
-    finally:
-        command.kill()
-        command.wait()
+    _killed_by_sigkill_takes_the_learners_processes_along(command, pids)
 
 
 def _lingering(pids: Path, then: str) -> str:
@@ -470,11 +477,8 @@ def test_without_a_subreaper_the_keeper_kills_the_groups_it_saw(tmp_path, monkey
 def test_without_a_subreaper_the_code_dies_with_a_check_killed_by_sigkill(tmp_path):
     """The keeper of a ``labkit check`` that cannot become a subreaper (forced in the command's own
     process, before its keeper forks), killed by SIGKILL: its GroupWatch ends the learner's processes."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
 
     pids = tmp_path / "pids"
     path = write(tmp_path, _lingering(pids, "    time.sleep(300)\n"))
@@ -483,18 +487,7 @@ def test_without_a_subreaper_the_code_dies_with_a_check_killed_by_sigkill(tmp_pa
               "from labkit.cli import main\nsys.exit(main(sys.argv[1:]))\n")
     command = subprocess.Popen([sys.executable, "-c", forced, "check", "01-fuse", "--file", str(path)],
                                cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        started = _pids(pids, 3)
-        assert all(_alive(pid) for pid in started)
-        os.kill(command.pid, signal.SIGKILL)
-        command.wait()
-        deadline = time.monotonic() + 5
-        while any(_alive(pid) for pid in started) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_alive(pid) for pid in started), "the learner's processes outlived the check"
-    finally:
-        command.kill()
-        command.wait()
+    _killed_by_sigkill_takes_the_learners_processes_along(command, pids)
 
 
 # ----- the course's files, reached by an absolute path -------------------------------------------
