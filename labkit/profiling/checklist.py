@@ -420,6 +420,16 @@ def _busiest_pct(d: Diagnosis) -> float:
     return max(d.speed_of_light.compute_pct, d.speed_of_light.memory_pct)
 
 
+def _issue_headroom_pct(d: Diagnosis) -> float:
+    """What hiding latency can add at most: 100 - busiest side, and no more than Scheduler
+    Statistics' No Eligible share where the report has it (only an issue slot no warp could take
+    can be filled)."""
+    headroom = 100 - _busiest_pct(d)
+    if d.scheduler is not None:
+        headroom = min(headroom, d.scheduler.no_eligible_pct)
+    return headroom
+
+
 def _waits_on_memory(d: Diagnosis) -> bool:
     """Warps wait on memory first (Long Scoreboard: an L1TEX result, global or local)."""
     return bool(d.top_stalls) and d.top_stalls[0].reason in MEMORY_WAITS
@@ -478,9 +488,7 @@ def _occupancy(d: Diagnosis):
         return None
     if _warps_ready(d) or _tensor_core_kernel(d):
         return ABSENT
-    headroom = 100 - _busiest_pct(d)
-    if d.scheduler is not None:
-        headroom = min(headroom, d.scheduler.no_eligible_pct)
+    headroom = _issue_headroom_pct(d)
     values = {"theoretical_pct": occupancy.theoretical_pct, "achieved_pct": occupancy.achieved_pct,
               "registers": occupancy.registers_per_thread}
     if occupancy.theoretical_pct < LOW_OCCUPANCY_PCT:
@@ -513,10 +521,8 @@ def _latency(d: Diagnosis):
         return ABSENT
     stall = d.top_stalls[0]
     busiest = _busiest_pct(d)
-    gain = min(stall.pct, 100.0, 100 - busiest)
-    if d.scheduler is not None:
-        gain = min(gain, d.scheduler.no_eligible_pct)
-    return Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}), gain
+    return (Evidence(key="evidence.latency", values={"stall_pct": stall.pct, "busiest_pct": busiest}),
+            min(stall.pct, 100.0, _issue_headroom_pct(d)))
 
 
 def _instructions(d: Diagnosis):
