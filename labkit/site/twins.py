@@ -8,8 +8,11 @@ page in another language, in one line naming both places.
   not words of the page's language (every option but a quiz's ``unit``: a profile's ``metrics``, a
   diagnosis's ``after``), which select what the block shows.
 
-A block in one language only is the parity check's (labkit.site.inventory), not the build's: a
-page may be built while its translation is under way.
+- A block in one language only: every block is in both (the course's rule: both languages
+  together), so a lab, quiz or exercise is not missing from one site.
+
+The rest of the pages' parity (sections, diagrams) is labkit.site.inventory's, checked by
+``labkit chapter`` and the tests.
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ def twin_problems(markdown: str, first_line: int, where: str, twins: dict[str, P
         except (OSError, UnicodeDecodeError):
             continue   # its own build names it
         theirs = {(block.kind, block.id): block for block in syntax.blocks(syntax.read_page(text))}
+        for key in sorted(ours.keys() - theirs.keys()):
+            problems.append(f"{where}, line {ours[key].line}: {key[0]} {key[1]} is not in its twin {other_where}: "
+                            "every block is in both languages: add it there too")
+        for key in sorted(theirs.keys() - ours.keys()):
+            problems.append(f"{where}: lacks the {key[0]} {key[1]} of its twin {other_where}, line "
+                            f"{theirs[key].line}: every block is in both languages: add it here too")
         for key in ours.keys() & theirs.keys():
             difference = _difference(ours[key], theirs[key])
             if difference:

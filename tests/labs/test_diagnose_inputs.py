@@ -55,6 +55,21 @@ def test_a_field_over_128_kb_is_read(tmp_path, capsys):
     assert "internal error" not in capsys.readouterr().out
 
 
+def test_a_kernel_name_of_200_kb_is_cut_in_its_heading_at_once(tmp_path, capsys):
+    """The audit's case 128 ran past 300 s: the heading cut the name one character at a time,
+    measuring it again each time."""
+    import time
+
+    rows = _rows()
+    rows[2][rows[0].index("Kernel Name")] = "kernel_" + "x" * 200_000
+    path = _written(tmp_path / "raw.csv", rows)
+    started = time.monotonic()
+    assert main(["diagnose", str(path)]) == 0
+    assert time.monotonic() - started < 30
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert heading.startswith("━━ kernel_xxx") and "… · ID " in heading and len(heading) < 200
+
+
 def test_an_error_after_streamed_launches_is_a_line_of_its_own(tmp_path, capsys):
     """The first launch is written as soon as it is diagnosed; a broken second row then was glued
     to its last line (``…Est. Speedup)labkit: …``)."""
