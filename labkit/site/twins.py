@@ -9,7 +9,8 @@ page in another language, in one line naming both places.
   diagnosis's ``after``), which select what the block shows.
 
 - A block in one language only: every block is in both (the course's rule: both languages
-  together), so a lab, quiz or exercise is not missing from one site.
+  together), so a lab, quiz or exercise is not missing from one site. One line per page and twin
+  names every block that one side alone has, so a renamed block is one line, not two.
 
 The rest of the pages' parity (sections, diagrams) is labkit.site.inventory's, checked by
 ``labkit chapter`` and the tests.
@@ -37,12 +38,10 @@ def twin_problems(markdown: str, first_line: int, where: str, twins: dict[str, P
         except (OSError, UnicodeDecodeError):
             continue   # its own build names it
         theirs = {(block.kind, block.id): block for block in syntax.blocks(syntax.read_page(text))}
-        for key in sorted(ours.keys() - theirs.keys()):
-            problems.append(f"{where}, line {ours[key].line}: {key[0]} {key[1]} is not in its twin {other_where}: "
-                            "every block is in both languages: add it there too")
-        for key in sorted(theirs.keys() - ours.keys()):
-            problems.append(f"{where}: lacks the {key[0]} {key[1]} of its twin {other_where}, line "
-                            f"{theirs[key].line}: every block is in both languages: add it here too")
+        presence = _presence(ours, theirs)
+        if presence:
+            problems.append(f"{where}: its blocks and those of its twin {other_where} differ: {presence}: every "
+                            "block is in both languages: give both pages the same blocks")
         for key in ours.keys() & theirs.keys():
             difference = _difference(ours[key], theirs[key])
             if difference:
@@ -51,6 +50,18 @@ def twin_problems(markdown: str, first_line: int, where: str, twins: dict[str, P
                                 f"twin {other_where}, line {theirs[key].line}: the site builds both from one "
                                 "definition: give them the same")
     return problems
+
+
+def _presence(ours: dict, theirs: dict) -> str:
+    """The blocks in one page only, in one phrase ("" where both have the same): a block renamed or
+    dropped in one language is one line, naming what each side alone has and where."""
+    parts = []
+    for label, only, blocks in (("only here", ours.keys() - theirs.keys(), ours),
+                                ("only there", theirs.keys() - ours.keys(), theirs)):
+        if only:
+            parts.append(f"{label} " + ", ".join(f"{kind} {id_} (line {blocks[(kind, id_)].line})"
+                                                 for kind, id_ in sorted(only)))
+    return "; ".join(parts)
 
 
 def _difference(ours: syntax.Block, theirs: syntax.Block) -> tuple[str, str] | None:

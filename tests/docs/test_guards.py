@@ -140,6 +140,15 @@ MISTAKES = {
                                               (f"{FR3}, line", "quiz q03-granularity: options (", f"in its twin {ZH3}")),
     "quiz options differ between languages, from the Chinese page": (lambda p: None, (
         f"{ZH3}, line", "quiz q03-granularity: options (a, b, c, d) here", f"in its twin {FR3}")),
+    # the four mistakes above that rename or drop a block's id in one language (quiz without an id,
+    # unknown quiz id, lab without an id, quiz id used twice) leave the two pages with different
+    # blocks: one line per page for all of them, naming what each side alone has
+    "blocks in one language only, seen from the French page": (lambda p: None, (
+        f"{FR}: its blocks and those of its twin {ZH} differ: only here lab lab-04 (line", "quiz q04-l2-mirage",
+        "quiz q04-nowhere", "only there quiz q04-low-low", "quiz q04-tool-order")),
+    "blocks in one language only, seen from the Chinese page": (lambda p: None, (
+        f"{ZH}: its blocks and those of its twin {FR} differ: only here quiz q04-low-low (line", "quiz q04-tool-order",
+        "only there lab lab-04", "quiz q04-l2-mirage", "quiz q04-nowhere")),
     # MkDocs' own link checks, strict as `make build` is: a warning fails the build
     "broken link": (lambda p: _append(p, "fr", "performance/02-coalescing.md", "\nVoir [la suite](06-nulle-part.md).\n"),
                     ("WARNING", "performance/02-coalescing.md", "06-nulle-part.md")),
