@@ -40,21 +40,22 @@ import numpy as np
 
 from labkit.exercises.matrices import transpose_expected, transpose_inputs
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
+from labkit.labs.lab04 import Lab04
 
 CHAPTER = "performance/04-profiling.md"
 
 #: 04-transpose: the source's shape in the simulator (neither side a multiple of the 32-wide tile,
 #: so the bounds tests matter; rows of 48 and 80 floats start on 32-byte sector boundaries) and on a
-#: GPU (lab 04's resident matrix, 8192 x 8192).
+#: GPU (lab 04's resident matrix, its side on the H200).
 TRANSPOSE_SIMULATOR_SHAPE = (48, 80)
-TRANSPOSE_GPU_SIDE = 8192
+TRANSPOSE_GPU_SIDE = Lab04.gpu_sizes.state_side
 
 
 
 #: 04-chain: lab 04's normalise phase on a GPU (chain_elements, chain_steps); in the simulator a
 #: shorter chain on a vector that does not fill its last block (every launch is traced on the CPU).
-CHAIN_GPU_ELEMENTS = 4096
-CHAIN_GPU_STEPS = 64
+CHAIN_GPU_ELEMENTS = Lab04.gpu_sizes.chain_elements
+CHAIN_GPU_STEPS = Lab04.gpu_sizes.chain_steps
 CHAIN_SIMULATOR_ELEMENTS = 600
 CHAIN_SIMULATOR_STEPS = 6
 

@@ -61,7 +61,7 @@ class Sizes(Record):
     chain_steps: PositiveInt
     iterations: PositiveInt
     threads_per_block: PositiveInt = 256   # of the normalise kernels (``labkit run lab-04 --threads N``)
-    chronometer_rounds: PositiveInt = 25   # rounds of paired whole-program runs, every pair once per round
+    chronometer_rounds: PositiveInt = 30   # rounds of paired whole-program runs, every pair once per round
     l2_set_bytes: PositiveInt = 20_000_000    # the timer check's working set that fits in L2 (60 MiB on an H200)
     hbm_set_bytes: PositiveInt = 400_000_000  # and the one that does not
 
