@@ -17,7 +17,7 @@ from numba import float32, uint64
 
 from labkit.gpu import cuda
 from labkit.kernels.intrinsics import clock64, load4, load4_streaming, store4, store4_streaming
-from labkit.kernels.jit import kernel
+from labkit.kernels.jit import device_function, kernel
 
 @functools.cache
 def stream_copy(loads: int, streaming: bool = False):
@@ -76,35 +76,25 @@ def fma_chains(chains: int, a_literal: float | None = None):
     ``a`` argument is then unused): each FFMA reads two registers (x, b) instead of three, with the
     same chains, instructions and loop (``fma_chains_<chains>_imm``)."""
     if a_literal is None:
-        def fma(out, trips, a, b):
-            i = cuda.grid(1)
-            x = cuda.local.array(chains, float32)
-            for c in range(chains):
-                x[c] = float32(i) + float32(c)
-            for _ in range(trips):
-                for _ in range(FMAS_PER_TRIP):
-                    for c in range(chains):
-                        x[c] = cuda.fma(x[c], a, b)
-            total = float32(0.0)
-            for c in range(chains):
-                total += x[c]
-            out[i] = total
+        multiplier = device_function(lambda a: a)
     else:
         literal = float32(a_literal)
+        multiplier = device_function(lambda a: literal)   # a constant: the FFMA's immediate operand
 
-        def fma(out, trips, a, b):  # the same body, ``literal`` in place of ``a``
-            i = cuda.grid(1)
-            x = cuda.local.array(chains, float32)
-            for c in range(chains):
-                x[c] = float32(i) + float32(c)
-            for _ in range(trips):
-                for _ in range(FMAS_PER_TRIP):
-                    for c in range(chains):
-                        x[c] = cuda.fma(x[c], literal, b)
-            total = float32(0.0)
-            for c in range(chains):
-                total += x[c]
-            out[i] = total
+    def fma(out, trips, a, b):
+        i = cuda.grid(1)
+        x = cuda.local.array(chains, float32)
+        m = multiplier(a)
+        for c in range(chains):
+            x[c] = float32(i) + float32(c)
+        for _ in range(trips):
+            for _ in range(FMAS_PER_TRIP):
+                for c in range(chains):
+                    x[c] = cuda.fma(x[c], m, b)
+        total = float32(0.0)
+        for c in range(chains):
+            total += x[c]
+        out[i] = total
 
     fma.__name__ = fma.__qualname__ = f"fma_chains_{chains}" + ("" if a_literal is None else "_imm")
     return kernel(fma)
