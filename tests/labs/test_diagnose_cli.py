@@ -63,7 +63,7 @@ def test_json_for_scripts():
     document = json.loads(done.stdout)
     assert document["has_rules"] is True
     firsts = {launch["kernel"]: launch["first_item"] for launch in document["launches"]}
-    assert firsts == {"transpose_naive": "coalescing", "transpose_tiled": "latency", "sum_squares": "launch",
+    assert firsts == {"transpose_naive": "coalescing", "transpose_tiled": "latency", "sum_squares": "latency",
                       "scale_add": "launch", "fused_chain": "launch"}
     naive = next(launch for launch in document["launches"] if launch["kernel"] == "transpose_naive")
     assert naive["diagnosis"]["quadrant"] == "memory-bound"

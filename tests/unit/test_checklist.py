@@ -20,6 +20,8 @@ LANGS = ("en", "fr", "zh")
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
 LAB04 = REPO_ROOT / "labs/04-profiling/results/nvidia-h200"
 LAB05 = REPO_ROOT / "labs/05-checklist/results/nvidia-h200"
+#: Lab 04 at its earlier sizes: its sum_squares ran under 10 µs on a full grid (README.md there).
+LAB04_16MB = REPO_ROOT / "tests/fixtures/h200-lab04-16mb"
 
 
 def load(folder: Path) -> dict[str, ncu.KernelProfile]:
@@ -30,7 +32,7 @@ def load(folder: Path) -> dict[str, ncu.KernelProfile]:
 
 @pytest.fixture(scope="module")
 def profiles():
-    return {**load(PROBE), **load(LAB04), **load(LAB05)}
+    return {**load(PROBE), **load(LAB04), **load(LAB05), "sum_squares_16mb": load(LAB04_16MB)["sum_squares"]}
 
 
 def assess(profile):
@@ -95,7 +97,8 @@ def test_the_symptom_thresholds_are_the_constants():
 # ----- real profiles ----------------------------------------------------------------------------
 @pytest.mark.parametrize("name, first", [
     ("transpose_naive", "coalescing"), ("transpose_tiled", "latency"), ("scale_add", "launch"),
-    ("fused_chain", "launch"), ("sum_squares", "launch"), ("copy_coalesced", "latency"),
+    ("fused_chain", "launch"), ("sum_squares", "latency"), ("sum_squares_16mb", "launch"),
+    ("copy_coalesced", "latency"),
     ("copy_strided", "coalescing"), ("copy_c128", "coalescing"), ("spill", "local-memory"),
 ])
 def test_what_the_checklist_puts_first_on_recorded_profiles(profiles, name, first):
@@ -170,7 +173,7 @@ def test_only_the_small_grid_finding_gives_the_launch_item_ncus_estimate(profile
 
 
 def test_a_short_kernel_is_launch_bound_with_no_gain_estimate(profiles):
-    first = assess(profiles["sum_squares"]).first
+    first = assess(profiles["sum_squares_16mb"]).first
     assert first.gain_pct is None and first.evidence.key == "evidence.launch.short"
 
 
@@ -235,7 +238,8 @@ def test_bank_conflicts_fire_on_wavefronts_above_the_ideal_not_on_the_conflict_c
     tiled = profiles["transpose_tiled"]
     assert d.diagnose(tiled).memory.shared_bank_conflicts > 0          # the counter reads 159,741...
     assert "bank-conflicts" not in [f.item for f in assess(tiled).items]   # ...wavefronts equal the ideal
-    conflicted = changed(tiled, memory_l1_wavefronts_shared=4194304 * 16.5,   # and L1 busy accordingly
+    ideal = tiled.metrics["memory_l1_wavefronts_shared_ideal"].value
+    conflicted = changed(tiled, memory_l1_wavefronts_shared=ideal * 16.5,   # and L1 busy accordingly
                          l1tex__throughput__dot__avg__dot__pct_of_peak_sustained_active=95.0)
     fired = assess(conflicted)
     assert fired.first.item == "bank-conflicts"
@@ -371,7 +375,7 @@ def test_waste_comes_before_hiding_latency_and_says_why(profiles):
 
 
 def test_a_launch_bound_kernel_puts_launch_first_and_says_why(profiles):
-    found = assess(profiles["sum_squares"])
+    found = assess(profiles["sum_squares_16mb"])
     assert found.first.item == "launch" and found.first.first_because_short
     assert any(f.gain_pct is not None and f.gain_pct > 5 for f in found.items[1:])
 

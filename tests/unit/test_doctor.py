@@ -221,7 +221,7 @@ def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
 
     rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy")})
     assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "
-                                            f"{size} of 150.8 GB" for size in ("4.5 GB", "5.4 GB", "2.1 GB", "3.4 GB",
+                                            f"{size} of 150.8 GB" for size in ("4.5 GB", "5.4 GB", "2.1 GB", "4.5 GB",
                                                                                "0.9 GB", "2.3 GB")]
 
 
