@@ -146,32 +146,12 @@ def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
     return title + "━" * max(3, width - columns(title))
 
 
-def roof_lever(a: Assessment, d: Diagnosis) -> str:
-    """The item whose lever is left at the roof: fewer bytes at DRAM or L2; the FP64 item at the FP64
-    pipe; at instruction issue, tensor cores when the FMA pipe carries most of it, else fewer
-    instructions; tensor cores at the FMA or tensor pipe."""
-    if a.roof in ("dram", "l2"):
-        return "fewer-bytes"
-    if a.roof == "pipe_fp64":
-        return "fp64"
-    if a.roof == "issue":
-        loads = {u.unit: u.pct for u in d.units}
-        return "tensor-cores" if loads.get("pipe_fma", 0.0) >= ISSUE_SHARE_FOR_FMA * (a.roof_pct or 0.0) else "instructions"
-    return "tensor-cores"
-
-
-#: At the issue roof, the FMA pipe at this share of the issue rate makes the kernel's roof its FMAs.
-ISSUE_SHARE_FOR_FMA = 0.75
-
-
 def verdict_line(a: Assessment, lang: str, d: Diagnosis | None = None) -> str:
-    """At the roof (and which lever is left), what limits the kernel where no item covers it, the
-    item to act on first, or nothing fired."""
+    """At the roof (and the lever left, ``Assessment.lever``), what limits the kernel where no item
+    covers it, the item to act on first, or nothing fired."""
     if a.at_roof:
-        lever = item_words(lang, roof_lever(a, d) if d is not None else
-                           ("fewer-bytes" if a.roof in ("dram", "l2") else "tensor-cores"), "lever")
         return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
-                     lever=lever)
+                     lever=item_words(lang, a.lever, "lever"))
     if a.unlisted is not None:
         if a.unlisted.limit == "l2_atomics":
             average = d.atomics.average_slice_pct if d is not None and d.atomics is not None else 0.0
