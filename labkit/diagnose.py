@@ -26,7 +26,6 @@ from labkit.report.labels import label
 
 #: A report larger than this shows a progress bar (on a terminal).
 PROGRESS_BYTES = 8 << 20
-_DURATION = "gpu__time_duration.sum"
 
 
 def diagnosed(paths: list[Path], kernel_regex: str | None = None):
@@ -69,7 +68,7 @@ def top_kernels(profiles: Iterable[KernelProfile], count: int) -> tuple[list[Ker
     groups: dict[str, KernelGroup] = {}
     launches, total = 0, 0.0
     for profile in profiles:
-        seconds = profile.seconds(_DURATION)
+        seconds = profile.seconds(diagnosis.DURATION_METRIC)
         launches, total = launches + 1, total + seconds
         group = groups.get(profile.full_name)
         if group is None:

@@ -63,6 +63,7 @@ from enum import Enum
 
 from pydantic import model_validator
 
+from labkit.access import WARP_LANES
 from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
                                         compute_setter)
 from labkit.profiling.ncu import Rule
@@ -84,7 +85,6 @@ ACHIEVED_GAP_PCT = 10.0
 #: The FP64:FP32 rate assumed when the report does not give the GPU's (H100, H200: 1/2). A consumer
 #: GPU's 1/64 would make the gain larger: the assumption can only understate it.
 DEFAULT_FP64_RATE = 0.5
-WARP_THREADS = 32
 
 #: Stall reasons that are a wait on memory (the latency the occupancy and ILP items hide).
 MEMORY_WAITS = frozenset({"long_scoreboard"})
@@ -425,7 +425,7 @@ def _divergence(d: Diagnosis):
     if mix.active_threads >= DIVERGENCE_THREADS:
         return ABSENT
     return (Evidence(key="evidence.divergence", values={"threads": mix.active_threads}),
-            (1 - mix.active_threads / WARP_THREADS) * d.speed_of_light.compute_pct)
+            (1 - mix.active_threads / WARP_LANES) * d.speed_of_light.compute_pct)
 
 
 def _busiest_pct(d: Diagnosis) -> float:
@@ -721,7 +721,7 @@ def _discounted(fired: Fired, d: Diagnosis) -> Fired:
         shares = [("coalescing", d.memory.global_excess_share or 0.0), ("local-memory", d.memory.local_share)]
     else:
         mix = d.instructions
-        idle = 1 - mix.active_threads / WARP_THREADS if mix is not None and mix.active_threads < DIVERGENCE_THREADS else 0.0
+        idle = 1 - mix.active_threads / WARP_LANES if mix is not None and mix.active_threads < DIVERGENCE_THREADS else 0.0
         shares = [("divergence", idle)]
     item_id, waste = max(shares, key=lambda pair: pair[1])
     if 100 * waste < MIN_GAIN_PCT:
