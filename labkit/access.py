@@ -87,7 +87,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+#: Lanes (threads) of a warp, on every NVIDIA GPU: a warp-wide FFMA is 32 FMAs, 64 FLOP.
 WARP_LANES = 32
+#: The unit of memory traffic, as the L1/L2 and ncu count it.
 SECTOR_BYTES = 32
 LINE_BYTES = 128
 BANKS = 32

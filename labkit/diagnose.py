@@ -21,11 +21,11 @@ from typing import TextIO
 from labkit.profiling import checklist, diagnosis, reports
 from labkit.profiling.ncu import KernelProfile
 from labkit.report import diagnosis_text
+from labkit.report.columns import wrap
 from labkit.report.labels import label
 
 #: A report larger than this shows a progress bar (on a terminal).
 PROGRESS_BYTES = 8 << 20
-_DURATION = "gpu__time_duration.sum"
 
 
 def diagnosed(paths: list[Path], kernel_regex: str | None = None):
@@ -68,7 +68,7 @@ def top_kernels(profiles: Iterable[KernelProfile], count: int) -> tuple[list[Ker
     groups: dict[str, KernelGroup] = {}
     launches, total = 0, 0.0
     for profile in profiles:
-        seconds = profile.seconds(_DURATION)
+        seconds = profile.seconds(diagnosis.DURATION_METRIC)
         launches, total = launches + 1, total + seconds
         group = groups.get(profile.full_name)
         if group is None:
@@ -102,7 +102,7 @@ class _Writer:
                 line = diagnosis_text.words(self.lang, "diag.top_group", {
                     "launches": group["launches"], "total_ms": group["total_seconds"] * 1e3,
                     "share_pct": group["share_pct"], "duration_us": group["diagnosed_seconds"] * 1e6})
-                block = "\n".join([heading, *diagnosis_text.wrap(line), rest])
+                block = "\n".join([heading, *wrap(line, diagnosis_text.WIDTH), rest])
             self.out.write(("\n\n" if self.count else "") + block)
         self.count += 1
         self.out.flush()
@@ -114,7 +114,7 @@ class _Writer:
         if self.json:
             self.out.write(("[]" if not self.count else "\n]") + "}\n")
         else:
-            note = "\n".join(diagnosis_text.wrap(label(self.lang, "diag.timeline_note")))
+            note = "\n".join(wrap(label(self.lang, "diag.timeline_note"), diagnosis_text.WIDTH))
             self.out.write(("\n\n" if self.count else "") + note + "\n")
 
 
@@ -173,9 +173,9 @@ def _top(launches: Iterator[KernelProfile], count: int, writer: _Writer, source:
         writer.start_json({"has_rules": writer.has_rules, "top": count, "launch_count": launch_count,
                            "kernel_count": kernel_count, "total_seconds": total})
     else:
-        writer.out.write("\n".join(diagnosis_text.wrap(diagnosis_text.words(writer.lang, "diag.top_summary", {
+        writer.out.write("\n".join(wrap(diagnosis_text.words(writer.lang, "diag.top_summary", {
             "shown": len(groups), "kernels": kernel_count, "launches": launch_count,
-            "total_ms": total * 1e3}))) + "\n\n")
+            "total_ms": total * 1e3}), diagnosis_text.WIDTH)) + "\n\n")
     for group in groups:
         found = _diagnosed(group.longest, source)
         writer.launch(group.longest, found, checklist.assess(found), {

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labkit.access import WARP_LANES
+
 FLOAT32_BYTES = 4
 
 
@@ -36,8 +38,6 @@ def reduction(n: int) -> Workload:
     return Workload("reduction", 1.0 * n, 1.0 * FLOAT32_BYTES * n)
 
 
-#: Lanes of a warp: a warp-wide FFMA is 32 FMAs, 64 FLOP.
-WARP_LANES = 32
 
 
 def gemm_flops_per_wavefront(rows_per_thread: int = 1, cols_per_thread: int = 1) -> float:

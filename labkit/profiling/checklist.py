@@ -37,8 +37,8 @@ shown:
   run, so the launch item (fusing or batching launches, gain read on the timeline) comes first.
 
 A kernel whose busiest roof is at :data:`ROOF_PCT` or more gets the verdict "at the roof, stop"
-when no item promises more than the headroom the roof leaves; its items are listed as below the
-stop band. Where what limits a kernel is something no item covers (:func:`unlisted`: the
+when no item promises more than the headroom the roof leaves, with the one lever still left at
+that roof (``Assessment.lever``, :func:`roof_lever`); its items are listed as below the stop band. Where what limits a kernel is something no item covers (:func:`unlisted`: the
 special-function pipe at its roof, atomics serialised in one L2 slice), the assessment says so
 (``Assessment.unlisted``) rather than name an item that would not help.
 
@@ -61,6 +61,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from pydantic import model_validator
+
+from labkit.access import WARP_LANES
 from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
                                         compute_setter)
 from labkit.profiling.ncu import Rule
@@ -82,7 +85,6 @@ ACHIEVED_GAP_PCT = 10.0
 #: The FP64:FP32 rate assumed when the report does not give the GPU's (H100, H200: 1/2). A consumer
 #: GPU's 1/64 would make the gain larger: the assumption can only understate it.
 DEFAULT_FP64_RATE = 0.5
-WARP_THREADS = 32
 
 #: Stall reasons that are a wait on memory (the latency the occupancy and ILP items hide).
 MEMORY_WAITS = frozenset({"long_scoreboard"})
@@ -256,14 +258,24 @@ class Unlisted(Record):
 
 
 class Assessment(Record):
-    """A kernel against the checklist: the roof it is at (None: none), what limits it where no item
-    covers it, and the items that fired, ranked (see the module docstring)."""
+    """A kernel against the checklist: the roof it is at (None: none) and the lever left there, what
+    limits it where no item covers it, and the items that fired, ranked (see the module docstring)."""
 
     kernel: str
     roof: str | None          # a unit of roofs() when at that roof, with no item promising more than its headroom
     roof_pct: float | None
     items: list[Fired]
     unlisted: Unlisted | None = None
+    lever: str | None = None  # at the roof: the item whose lever is left (roof_lever); None otherwise
+
+    @model_validator(mode="after")
+    def _lever_at_the_roof_only(self) -> Assessment:
+        """A lever exactly when at a roof, and it is an item of the checklist."""
+        if (self.lever is None) != (self.roof is None):
+            raise ValueError(f"lever {self.lever!r} with roof {self.roof!r}: a lever is named at the roof, and only there")
+        if self.lever is not None and self.lever not in ITEM_IDS:
+            raise ValueError(f"lever {self.lever!r} is not a checklist item")
+        return self
 
     @property
     def at_roof(self) -> bool:
@@ -413,7 +425,7 @@ def _divergence(d: Diagnosis):
     if mix.active_threads >= DIVERGENCE_THREADS:
         return ABSENT
     return (Evidence(key="evidence.divergence", values={"threads": mix.active_threads}),
-            (1 - mix.active_threads / WARP_THREADS) * d.speed_of_light.compute_pct)
+            (1 - mix.active_threads / WARP_LANES) * d.speed_of_light.compute_pct)
 
 
 def _busiest_pct(d: Diagnosis) -> float:
@@ -635,6 +647,25 @@ def unlisted(d: Diagnosis) -> Unlisted | None:
     return None
 
 
+#: At the issue roof, the FMA pipe at this share of the issue rate or more makes the kernel's roof
+#: its FMAs (tensor cores are the lever left); below it, its instruction count.
+ISSUE_SHARE_FOR_FMA = 0.75
+
+
+def roof_lever(unit: str, pct: float, d: Diagnosis) -> str:
+    """The item whose lever is left at the roof ``unit`` (at ``pct`` % of its peak): fewer bytes at
+    DRAM or L2; the FP64 item at the FP64 pipe; at instruction issue, tensor cores when the FMA pipe
+    is at ISSUE_SHARE_FOR_FMA x pct or more, else fewer instructions; tensor cores at any other
+    pipe (FMA, tensor)."""
+    if unit in ("dram", "l2"):
+        return "fewer-bytes"
+    if unit == "pipe_fp64":
+        return "fp64"
+    if unit == "issue":
+        return "tensor-cores" if roofs(d).get("pipe_fma", 0.0) >= ISSUE_SHARE_FOR_FMA * pct else "instructions"
+    return "tensor-cores"
+
+
 def assess(d: Diagnosis) -> Assessment:
     """The checklist applied to one kernel (see the module docstring for the ranking)."""
     fired = [found for entry in ITEMS if (evaluator := EVALUATORS.get(entry.id)) is not None
@@ -649,7 +680,7 @@ def assess(d: Diagnosis) -> Assessment:
             return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired, unlisted=limit)
     elif at is not None and all(f.gain_pct is None or f.gain_pct <= 100 - at[1] + CAP_TOLERANCE_PCT
                                 or (at[0] in ARITHMETIC_ROOFS and at[0] not in UNLOADS[f.item]) for f in fired):
-        return Assessment(kernel=d.kernel, roof=at[0], roof_pct=at[1], items=fired)
+        return Assessment(kernel=d.kernel, roof=at[0], roof_pct=at[1], items=fired, lever=roof_lever(*at, d))
     return Assessment(kernel=d.kernel, roof=None, roof_pct=None, items=fired)
 
 
@@ -690,7 +721,7 @@ def _discounted(fired: Fired, d: Diagnosis) -> Fired:
         shares = [("coalescing", d.memory.global_excess_share or 0.0), ("local-memory", d.memory.local_share)]
     else:
         mix = d.instructions
-        idle = 1 - mix.active_threads / WARP_THREADS if mix is not None and mix.active_threads < DIVERGENCE_THREADS else 0.0
+        idle = 1 - mix.active_threads / WARP_LANES if mix is not None and mix.active_threads < DIVERGENCE_THREADS else 0.0
         shares = [("divergence", idle)]
     item_id, waste = max(shares, key=lambda pair: pair[1])
     if 100 * waste < MIN_GAIN_PCT:

@@ -20,6 +20,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator
 
+from labkit.access import SECTOR_BYTES
 from labkit.profiling.ncu import KernelProfile, Metric, NcuError, Rule
 from labkit.profiling.units import MEMORY_SIDE_UNITS, UNIT_METRICS, UnitLoad, unit_loads
 from labkit.records import NonNegative, Percent, Record, Seconds
@@ -31,8 +32,6 @@ HIGH_PCT = 60.0
 #: How many stall reasons a diagnosis reports.
 TOP_STALLS = 3
 
-#: ncu counts traffic in 32-byte sectors.
-SECTOR_BYTES = 32
 
 _COMPUTE = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 _MEMORY = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
@@ -43,7 +42,8 @@ _DRAM = ("dram__throughput.avg.pct_of_peak_sustained_elapsed",
 #: The report's "L1/TEX Cache Throughput" is the active-cycles figure, its L2 line the elapsed one.
 _L1 = "l1tex__throughput.avg.pct_of_peak_sustained_active"
 _L2 = "lts__throughput.avg.pct_of_peak_sustained_elapsed"
-_DURATION = "gpu__time_duration.sum"
+#: A launch's GPU time, in the raw page (also what `labkit diagnose --top` ranks kernels by).
+DURATION_METRIC = "gpu__time_duration.sum"
 _STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio")
 _CYCLES_PER_ISSUE = "smsp__average_warp_latency_per_inst_issued.ratio"
 
@@ -81,7 +81,7 @@ class SpeedOfLight(Record):
             dram_pct=profile.value(_first_present(profile, _DRAM)),
             l1_pct=profile.value(_L1),
             l2_pct=profile.value(_L2),
-            duration_seconds=profile.seconds(_DURATION),
+            duration_seconds=profile.seconds(DURATION_METRIC),
         )
 
 
@@ -639,7 +639,7 @@ def diagnose(profile: KernelProfile, top_n: int = TOP_STALLS) -> Diagnosis:
 
 #: The raw metrics :func:`diagnose` reads by name (besides the stall reasons, read by pattern).
 DIAGNOSIS_METRICS = frozenset({
-    _COMPUTE, _MEMORY, *_DRAM, _L1, _L2, _DURATION, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
+    _COMPUTE, _MEMORY, *_DRAM, _L1, _L2, DURATION_METRIC, _CYCLES_PER_ISSUE, _SM_COUNT, _WAVES, *UNIT_METRICS,
     *MemoryWorkload.METRICS, *MemoryWorkload.OPTIONAL_METRICS.values(), *Occupancy.METRICS,
     *InstructionMix.METRICS, *InstructionMix.FP64_PIPE, *InstructionMix.FP_PEAKS, *L2Atomics.METRICS.values(),
     *SchedulerStats.METRICS.values()})

@@ -1,5 +1,6 @@
 """`labkit diagnose` as text: one kernel per block, in English, French or Chinese, wrapped to fit an
-80-column terminal (Chinese characters count as two columns, as terminals draw them).
+80-column terminal (labkit.report.columns: Chinese characters count as two columns, as terminals
+draw them).
 
 Numbers are written the language's way (labkit.report.numbers); a placeholder's name says its kind:
 ``_pct`` a percentage, ``_us`` microseconds, ``_ms`` milliseconds, ``_x`` a ratio, ``_mb`` megabytes, ``waves`` ncu's Waves
@@ -8,13 +9,11 @@ Per SM (two decimals, as ncu prints it), anything else a plain number (no decima
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from labkit.profiling.checklist import THRESHOLDS, Assessment, Fired, Reading, item
 from labkit.profiling.diagnosis import Diagnosis, InstructionMix, MemoryWorkload, optional_value
 from labkit.profiling.ncu import KernelProfile
 from labkit.profiling.units import UNITS
+from labkit.report.columns import columns, cut_to_columns, wrap
 from labkit.report.labels import label
 from labkit.report.numbers import format_number, format_percent
 
@@ -62,73 +61,6 @@ def reading_words(lang: str, reading: Reading) -> str:
     return label(lang, reading.key)
 
 
-#: No character below this is wide or full-width (U+1100 is the first, Hangul Jamo).
-FIRST_WIDE = "\u1100"
-#: A word and its trailing space, or a space: :func:`_tokens` for text without wide characters.
-_NARROW_TOKEN = re.compile(r"[^ ]+ ?| ")
-
-
-def _narrow(text: str) -> bool:
-    """No wide character in ``text`` (checked at C speed: its largest character is below U+1100)."""
-    return not text or max(text) < FIRST_WIDE
-
-
-def columns(text: str) -> int:
-    """Display width: wide (W) and full-width (F) characters take two columns."""
-    if _narrow(text):
-        return len(text)
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
-
-
-def cut_to_columns(text: str, width: int) -> str:
-    """The longest start of ``text`` that fits in ``width`` columns, in one pass (a kernel name of
-    200 KB, cut one character at a time and measured again each time, took minutes)."""
-    used = 0
-    for index, char in enumerate(text):
-        used += columns(char)
-        if used > width:
-            return text[:index]
-    return text
-
-
-#: Full-width punctuation that may not start a line, and brackets that may not end one.
-CLOSING = "，。；：、）」』！？％"
-OPENING = "（「『"
-
-
-def _tokens(text: str) -> list[str]:
-    """Words, each with its trailing space; a wide character is a token of its own (Chinese breaks
-    between characters), and the punctuation that must not start a line stays with what precedes."""
-    if _narrow(text):
-        return _NARROW_TOKEN.findall(text)
-    tokens: list[str] = []
-    for char in text:
-        wide = unicodedata.east_asian_width(char) in "WF"
-        if (wide and char in CLOSING) or (tokens and tokens[-1][-1] in OPENING):
-            tokens[-1:] = [(tokens[-1] if tokens else "") + char]
-        elif wide or not tokens or tokens[-1].endswith(" ") or columns(tokens[-1][-1:]) == 2:
-            tokens.append(char)
-        else:
-            tokens[-1] += char
-    return tokens
-
-
-def wrap(text: str, width: int = WIDTH, first: str = "", rest: str = "") -> list[str]:
-    """Lines of at most ``width`` columns: ``first`` before the first, ``rest`` before the others."""
-    lines, line, used = [], first, columns(first)   # used: the columns of ``line``
-    for token in _tokens(text):
-        if used + columns(token.rstrip()) > width and line.strip():
-            lines.append(line.rstrip())
-            line = rest + token.lstrip()
-            used = columns(line)
-        else:
-            line += token
-            used += columns(token)
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
-
-
 def _field(lang: str, key: str, text: str, width: int) -> list[str]:
     name = label(lang, key)
     pad = " " * max(1, LABEL_COLUMNS - columns(name))
@@ -146,32 +78,12 @@ def heading(kernel: str, launch_id: int | None, width: int = WIDTH) -> str:
     return title + "━" * max(3, width - columns(title))
 
 
-def roof_lever(a: Assessment, d: Diagnosis) -> str:
-    """The item whose lever is left at the roof: fewer bytes at DRAM or L2; the FP64 item at the FP64
-    pipe; at instruction issue, tensor cores when the FMA pipe carries most of it, else fewer
-    instructions; tensor cores at the FMA or tensor pipe."""
-    if a.roof in ("dram", "l2"):
-        return "fewer-bytes"
-    if a.roof == "pipe_fp64":
-        return "fp64"
-    if a.roof == "issue":
-        loads = {u.unit: u.pct for u in d.units}
-        return "tensor-cores" if loads.get("pipe_fma", 0.0) >= ISSUE_SHARE_FOR_FMA * (a.roof_pct or 0.0) else "instructions"
-    return "tensor-cores"
-
-
-#: At the issue roof, the FMA pipe at this share of the issue rate makes the kernel's roof its FMAs.
-ISSUE_SHARE_FOR_FMA = 0.75
-
-
 def verdict_line(a: Assessment, lang: str, d: Diagnosis | None = None) -> str:
-    """At the roof (and which lever is left), what limits the kernel where no item covers it, the
-    item to act on first, or nothing fired."""
+    """At the roof (and the lever left, ``Assessment.lever``), what limits the kernel where no item
+    covers it, the item to act on first, or nothing fired."""
     if a.at_roof:
-        lever = item_words(lang, roof_lever(a, d) if d is not None else
-                           ("fewer-bytes" if a.roof in ("dram", "l2") else "tensor-cores"), "lever")
         return words(lang, "diag.verdict.at-roof", {"roof_pct": a.roof_pct}, unit=label(lang, f"diag.roof.{a.roof}"),
-                     lever=lever)
+                     lever=item_words(lang, a.lever, "lever"))
     if a.unlisted is not None:
         if a.unlisted.limit == "l2_atomics":
             average = d.atomics.average_slice_pct if d is not None and d.atomics is not None else 0.0

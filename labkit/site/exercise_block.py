@@ -11,9 +11,7 @@ from __future__ import annotations
 import ast
 import io
 import re
-import textwrap
 import tokenize
-import unicodedata
 import xml.etree.ElementTree as etree
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from labkit.errors import LabkitError
 from labkit.exercises import exercise
 from labkit.exercises.metrics import metric
 from labkit.exercises.spec import CORRECT, Exercise
+from labkit.report.columns import wrap
 from labkit.report.labels import MissingLabelError, label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
@@ -44,24 +43,6 @@ SHOWN_COLUMNS = 80
 
 def solution_source(item: Exercise) -> str:
     return (SOLUTIONS / f"{item.solution}.py").read_text(encoding="utf-8")
-
-
-def _columns(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def _wrap(text: str, lang: str) -> list[str]:
-    """``text`` in lines of SHOWN_COLUMNS at most: at spaces in French; anywhere in Chinese (a CJK
-    character is two columns), never before a closing punctuation mark."""
-    if lang != "zh":
-        return textwrap.wrap(text, SHOWN_COLUMNS, break_on_hyphens=False)
-    lines, line = [], ""
-    for ch in text:
-        if line and _columns(line + ch) > SHOWN_COLUMNS and ch not in "，。、；：）」』”！？":
-            lines.append(line.rstrip())
-            line = ""
-        line += ch
-    return lines + ([line.rstrip()] if line.strip() else [])
 
 
 def solution_for_page(source: str, lang: str) -> str:
@@ -88,7 +69,7 @@ def solution_for_page(source: str, lang: str) -> str:
         text = CJK_SPACE.sub("", text)
     title = titles[0 if lang == "fr" else -1].strip()
     lines = source.split("\n")
-    shown = ['"""' + title, "", *_wrap(text, lang), '"""']
+    shown = ['"""' + title, "", *wrap(text, SHOWN_COLUMNS), '"""']
     return "\n".join(lines[:first.lineno - 1] + shown + lines[first.end_lineno:])
 
 

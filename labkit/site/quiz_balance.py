@@ -16,10 +16,10 @@ English terms and Chinese words is measured as it reads.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from labkit.quizzes import ANSWER_KEY, Choice
+from labkit.report.columns import columns
 from labkit.site import syntax
 
 MAX_LENGTH_RATIO = 2.0
@@ -51,11 +51,11 @@ class ChoiceQuiz:
 
 def shown_length(option: str) -> int:
     """Width of an option as rendered: figures as FIGURE_CHARS, Markdown marks and math
-    delimiters dropped, runs of spaces as one, wide characters counting two."""
+    delimiters dropped, runs of spaces as one, wide characters counting two (labkit.report.columns)."""
     text = syntax.FIGURE.sub("0" * FIGURE_CHARS, option)
     text = re.sub(r"[`*_$\\]", "", text)
     text = re.sub(r"\s+", " ", text).strip()
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+    return columns(text)
 
 
 def choice_quizzes(page_text: str, answers: dict | None = None) -> list[ChoiceQuiz]:

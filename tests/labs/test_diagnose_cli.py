@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from labkit.labs.lab05.results import CONTROL, PLANTED
-from labkit.report.diagnosis_text import WIDTH, columns
+from labkit.report.columns import columns
+from labkit.report.diagnosis_text import WIDTH
 from tests.conftest import REPO_ROOT
 from tests.labs.test_cli import labkit
 

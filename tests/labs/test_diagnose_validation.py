@@ -12,6 +12,7 @@ import yaml
 from labkit.profiling import checklist, diagnosis, reports
 from labkit.profiling.checklist import ITEM_IDS
 from labkit.report import diagnosis_text
+from labkit.report.columns import CLOSING, OPENING, columns
 from tests.conftest import REPO_ROOT
 
 FIXTURES = REPO_ROOT / "tests/fixtures/diagnose_validation"
@@ -77,10 +78,14 @@ def test_labkits_first_item_is_the_experts_own_unless_the_label_says_why_it_is_d
 
 @pytest.mark.parametrize("lang", ("en", "fr", "zh"))
 def test_every_report_renders_within_80_columns(kernels, lang):
+    """Every line within 80 columns, none starting with a closing mark or ending with an opening one."""
     for case, launches in kernels.items():
         text = diagnosis_text.render([(found, a, profile.id) for profile, found, a in launches], lang)
-        wide = [line for line in text.splitlines() if diagnosis_text.columns(line) > diagnosis_text.WIDTH]
+        wide = [line for line in text.splitlines() if columns(line) > diagnosis_text.WIDTH]
         assert not wide, (case, wide[:2])
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        badly_cut = [line for line in lines if line[0] in CLOSING or line[-1] in OPENING]
+        assert not badly_cut, (case, badly_cut[:2])
 
 
 def test_no_gain_is_above_what_the_kernels_roof_leaves_unless_its_lever_unloads_that_roof(kernels):

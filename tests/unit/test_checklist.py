@@ -24,10 +24,14 @@ LAB05 = REPO_ROOT / "labs/05-checklist/results/nvidia-h200"
 LAB04_16MB = REPO_ROOT / "tests/fixtures/h200-lab04-16mb"
 
 
+def load_launches(folder: Path) -> list[ncu.KernelProfile]:
+    """The launches of a recorded folder (raw and details pages)."""
+    return ncu.merge_profiles(ncu.parse_raw_csv((folder / "ncu_raw.csv").read_text()),
+                              ncu.parse_details_csv((folder / "ncu_details.csv").read_text()))
+
+
 def load(folder: Path) -> dict[str, ncu.KernelProfile]:
-    merged = ncu.merge_profiles(ncu.parse_raw_csv((folder / "ncu_raw.csv").read_text()),
-                                ncu.parse_details_csv((folder / "ncu_details.csv").read_text()))
-    return {k.name: k for k in merged}
+    return {k.name: k for k in load_launches(folder)}
 
 
 @pytest.fixture(scope="module")
@@ -415,6 +419,70 @@ def test_an_arithmetic_pipe_at_the_roof_counts(profiles):
                   sm__throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0)
     found = assess(fma)
     assert found.roof == "pipe_fma" and found.at_roof
+
+
+VALIDATION = REPO_ROOT / "tests/fixtures/diagnose_validation"
+
+
+def validation_launch(case: str, launch_id: int) -> ncu.KernelProfile:
+    """One launch of the diagnose validation set."""
+    return next(k for k in load_launches(VALIDATION / case) if k.id == launch_id)
+
+
+def test_the_lever_left_at_each_roof_is_decided_with_the_assessment(profiles):
+    """checklist.roof_lever, on the assessment (so in --json): fewer bytes at DRAM, tensor cores at the
+    FMA and tensor pipes, the FP64 item at the FP64 pipe (a float64 sine, its pipe set to 90 %);
+    none below the roof."""
+    at_dram = assess(changed(profiles["copy_coalesced"],
+                             gpu__dram_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT + 0.1,
+                             gpu__compute_memory_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=c.ROOF_PCT + 0.1))
+    at_fma = assess(changed(profiles["transpose_tiled"], sm__inst_executed_pipe_fma__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0,
+                            sm__throughput__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0))
+    at_tensor = assess(validation_launch("cupy_matmul_f16", 6))
+    at_fp64 = assess(changed(validation_launch("cupy_sin_f64", 3),
+                             sm__inst_executed_pipe_fp64__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0))
+    found = [(a.roof, a.lever) for a in (at_dram, at_fma, at_tensor, at_fp64)]
+    assert found == [("dram", "fewer-bytes"), ("pipe_fma", "tensor-cores"), ("pipe_tensor", "tensor-cores"),
+                     ("pipe_fp64", "fp64")]
+    assert assess(profiles["copy_coalesced"]).lever is None
+    assert at_fp64.model_dump(mode="json")["lever"] == "fp64"
+
+
+def test_at_the_issue_roof_the_fma_share_picks_tensor_cores_or_fewer_instructions():
+    """cuBLAS's FP32 GEMM is at its issue roof (87 %), its FMA pipe at 77 %: its roof is its FMAs,
+    tensor cores are left. With its FMA pipe just under ISSUE_SHARE_FOR_FMA x the issue rate (and its
+    memory at 80 %, so that the instructions item's gain stays within the headroom and the kernel at
+    its roof), fewer instructions are; just over, tensor cores again."""
+    gemm = validation_launch("cupy_matmul_f32", 4)
+    found = assess(gemm)
+    assert (found.roof, found.lever) == ("issue", "tensor-cores")
+    share = c.ISSUE_SHARE_FOR_FMA * found.roof_pct
+    memory = {"gpu__compute_memory_throughput__dot__avg__dot__pct_of_peak_sustained_elapsed": 80.0}
+    for fma, lever in ((share - 0.5, "instructions"), (share + 0.5, "tensor-cores")):
+        moved = assess(changed(gemm, sm__inst_executed_pipe_fma__dot__avg__dot__pct_of_peak_sustained_elapsed=fma, **memory))
+        assert (moved.roof, moved.lever) == ("issue", lever), fma
+
+
+def test_an_assessment_names_a_lever_exactly_at_the_roof_and_only_an_item():
+    from pydantic import ValidationError
+    with pytest.raises(ValidationError, match="only there"):
+        c.Assessment(kernel="k", roof="dram", roof_pct=90.0, items=[])
+    with pytest.raises(ValidationError, match="only there"):
+        c.Assessment(kernel="k", roof=None, roof_pct=None, items=[], lever="fewer-bytes")
+    with pytest.raises(ValidationError, match="not a checklist item"):
+        c.Assessment(kernel="k", roof="dram", roof_pct=90.0, items=[], lever="more-bytes")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_verdict_at_the_roof_renders_the_assessments_lever_without_deciding_it(lang):
+    """The text says the lever the assessment names, whatever the diagnosis beside it (the renderer
+    used to re-decide it, differently when given no diagnosis)."""
+    from labkit.report.diagnosis_text import verdict_line
+    at_fp64 = assess(changed(validation_launch("cupy_sin_f64", 3),
+                             sm__inst_executed_pipe_fp64__dot__avg__dot__pct_of_peak_sustained_elapsed=90.0))
+    for lever in ("fp64", "tensor-cores", "instructions"):
+        told = at_fp64.model_copy(update={"lever": lever})
+        assert item_words(lang, lever, "lever") in verdict_line(told, lang)
 
 
 # ----- how a rule's estimate is read ---------------------------------------------------------------

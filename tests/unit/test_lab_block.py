@@ -35,7 +35,8 @@ def test_a_solution_shows_its_docstring_in_the_pages_language_only():
     import ast
     import re
 
-    from labkit.site.exercise_block import SHOWN_COLUMNS, SOLUTIONS, _columns, solution_for_page
+    from labkit.report.columns import CLOSING, OPENING, columns
+    from labkit.site.exercise_block import SHOWN_COLUMNS, SOLUTIONS, solution_for_page
 
     cjk = re.compile("[\u4e00-\u9fff]")
     for path in sorted(SOLUTIONS.glob("[!_]*.py")):
@@ -44,6 +45,8 @@ def test_a_solution_shows_its_docstring_in_the_pages_language_only():
             doc = ast.get_docstring(ast.parse(shown))
             assert doc and "FR." not in doc and "中文。" not in doc, path.name
             assert bool(cjk.search(doc)) == (lang == "zh"), f"{path.name} ({lang}): {doc[:80]}"
-            # (a closing mark may end a full Chinese line rather than start the next)
-            assert all(_columns(line) <= SHOWN_COLUMNS + 2 for line in doc.splitlines()), path.name
+            lines = [line for line in doc.splitlines() if line]
+            assert all(columns(line) <= SHOWN_COLUMNS for line in lines), path.name
+            # no line starts with what may not start one (a closing mark), or ends with an opening one
+            assert not [line for line in lines if line[0] in CLOSING or line[-1] in OPENING], path.name
             assert shown.split('"""', 2)[2] == path.read_text(encoding="utf-8").split('"""', 2)[2], "code changed"
