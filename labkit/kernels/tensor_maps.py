@@ -134,9 +134,11 @@ def encode(spec: TensorMap, address: int, precision: str) -> bytes:
              "bf16": cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_BFLOAT16}
     if precision not in kinds:
         raise ValueError(f"the TMA kernels take fp16 or bf16, not {precision!r}")
+    # cuda-bindings 13 takes the sizes only as its own cuuint64_t / cuuint32_t (12.x also took ints)
     err, tmap = cu.cuTensorMapEncodeTiled(
-        kinds[precision], 2, address, list(spec.global_dims), list(spec.global_strides_bytes), list(spec.box_dims),
-        [1, 1], cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        kinds[precision], 2, address, [cu.cuuint64_t(x) for x in spec.global_dims],
+        [cu.cuuint64_t(x) for x in spec.global_strides_bytes], [cu.cuuint32_t(x) for x in spec.box_dims],
+        [cu.cuuint32_t(1), cu.cuuint32_t(1)], cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B, cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:

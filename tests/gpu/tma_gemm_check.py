@@ -69,7 +69,7 @@ def main() -> int:
             config.gridDimX, config.gridDimY, config.gridDimZ = 132, 1, 1
             config.blockDimX, config.blockDimY, config.blockDimZ = spec.threads, 1, 1
             config.sharedMemBytes = spec.dynamic_shared_bytes
-            err, clusters = cu.cuOccupancyMaxActiveClusters(cu.CUfunction(gemm_cuda.function(name).ptr), config)
+            err, clusters = cu.cuOccupancyMaxActiveClusters(cu.CUfunction(gemm_cuda.function(name).kernel.ptr), config)
             results.setdefault("max_active_clusters", {})[name] = [err.name, int(clusters)]
         say({"max_active_clusters": results.get("max_active_clusters")})
     except Exception as exc:  # informative only
@@ -96,7 +96,7 @@ def main() -> int:
         done = cp.cuda.Event()
         done.record()
         waited = time.monotonic()
-        while not done.query():
+        while not done.done:
             if time.monotonic() - waited > WATCHDOG_S:
                 say({"hang": name})
                 results["hang"] = name
