@@ -635,6 +635,10 @@ hgemm_wgmma_128x256(const unsigned short* A, const unsigned short* Bt, unsigned 
 #: The TMA kernels' slice of K (128 bytes of 16-bit elements: one swizzle row), stages of the ring,
 #: threads (a producer warpgroup and two consumer warpgroups).
 TM_BK, TM_STAGES, TM_THREADS = 64, 4, 384
+#: The TMA store's box of C (64 x 64: 128-byte rows, the swizzle's span) and its staging per
+#: consumer warpgroup, two boxes.
+TM_STORE_BOX = 64
+TM_STAGING_BYTES = 2 * TM_STORE_BOX * TM_STORE_BOX * 2
 
 TMA_SOURCE = r"""
 /* Hopper's tensor memory accelerator (TMA) feeding wgmma (sm_90a). The host encodes one tensor map
@@ -760,6 +764,20 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const Tensor
                  :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
 }
 
+/* The 64 x 64 box at smem (128-byte swizzled rows) to (c0 along N, c1 along M) of `map`, by the
+   copy engine: one bulk group per call site's commit; wait_read waits until the engine has read
+   every committed group's shared memory (the staging buffer may then be written again). */
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned smem, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                 :: "l"(map), "r"(c0), "r"(c1), "r"(smem) : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+/* The 128 threads of consumer warpgroup c (named barrier 1 + c; barrier 0 is __syncthreads). */
+__device__ __forceinline__ void consumer_sync(int c) { asm volatile("bar.sync %0, 128;\n" :: "r"(c + 1) : "memory"); }
+
 /* CM = 1: one CTA per work item. CM = 2: clusters of two CTAs on tiles (2i, j) and (2i + 1, j) of C,
    which read the same slices of Bt: each CTA's producer brings half of the B slice (BN/2 rows,
    the tensor map's box) and multicasts it into both CTAs' stage s, so that L2 serves each B
@@ -767,8 +785,8 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const Tensor
    done with it: empty[s] counts the 8 consumer warps of each CTA of the cluster (each warp
    arrives on both CTAs' barriers), and full[s] expects the whole stage, half of B written by the
    other CTA's copy. */
-template <int BM, int BN, int STAGES, int GROUP, int CM, bool BF16>
-__device__ __forceinline__ void gemm_tma_ws(const TensorMap* map_a, const TensorMap* map_b,
+template <int BM, int BN, int STAGES, int GROUP, int CM, bool BF16, bool TMA_STORE>
+__device__ __forceinline__ void gemm_tma_ws(const TensorMap* map_a, const TensorMap* map_b, const TensorMap* map_c,
                                             unsigned short* __restrict__ C, int M, int N, int K)
 {
     constexpr int CONSUMERS = 2, WM = BM / CONSUMERS, MT = WM / 64;
@@ -779,6 +797,8 @@ __device__ __forceinline__ void gemm_tma_ws(const TensorMap* map_a, const Tensor
     __shared__ __align__(8) unsigned long long bars[2 * STAGES];   /* full[0..STAGES), empty[0..STAGES) */
     const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;    /* swizzle atoms on 1024-byte boundaries */
     const unsigned full0 = smem_u32(bars), empty0 = full0 + 8 * STAGES;
+    /* TMA_STORE: after the stages, each consumer's staging buffer of 2 boxes of 64 x 64 (16 KiB) */
+    const unsigned staging0 = base + STAGES * STAGE_BYTES;
     const int tiles_m = M / BM, tiles_n = N / BN, items = tiles_m / CM * tiles_n, slices = K / TM_BK;
     const int warpgroup = threadIdx.x >> 7;
     const unsigned rank = CM == 1 ? 0 : cluster_rank();
@@ -858,53 +878,103 @@ __device__ __forceinline__ void gemm_tma_ws(const TensorMap* map_a, const Tensor
             }
             /* d[mt][4j + {0,1}]: row warp*16 + lane/4 of m-tile mt, columns 8j + 2 (lane % 4) + {0,1};
                d[mt][4j + {2,3}]: 8 rows below. */
+            if (TMA_STORE) {
+                /* Through shared memory: box (mt, nc) = rows 64 mt.., columns 64 nc.. of this consumer's
+                   part, written as 128-byte rows swizzled like the stages (16-byte chunk j of row r at
+                   j ^ (r % 8): the 8 rows one store instruction touches land in 8 different chunks,
+                   no bank conflict), then copied to C by the copy engine, two boxes at a time, while
+                   this warpgroup goes on to its next tile. */
+                const unsigned staging = staging0 + consumer * 2 * 8192;
+                const int r = warp * 16 + (lane >> 2);
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                const int row0 = tile_m * BM + consumer * WM + mt * 64 + warp * 16 + (lane >> 2);
-                const int col0 = tile_n * BN + (lane & 3) * 2;
-#pragma unroll
-                for (int j = 0; j < BN / 8; ++j) {
-                    const size_t at = (size_t)row0 * N + col0 + 8 * j;
-                    unsigned lo, hi;
-                    if (BF16) {
-                        asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
-                        asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
-                    } else {
-                        asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
-                        asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                for (int box = 0; box < MT * (BN / 64); ++box) {
+                    const int mt = box / (BN / 64), nc = box % (BN / 64), slot = box & 1;
+                    if (slot == 0) {
+                        if (threadIdx.x % 128 == 0) tma_store_wait_read();   /* the last boxes have been read */
+                        consumer_sync(consumer);
                     }
-                    *reinterpret_cast<unsigned*>(C + at) = lo;
-                    *reinterpret_cast<unsigned*>(C + at + (size_t)8 * N) = hi;
+                    const unsigned at = staging + slot * 8192;
+#pragma unroll
+                    for (int jj = 0; jj < 8; ++jj) {
+                        const int j = nc * 8 + jj;
+                        unsigned lo, hi;
+                        if (BF16) {
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        } else {
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        }
+                        const unsigned chunk = ((jj ^ (r & 7)) << 4) + (lane & 3) * 4;
+                        asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(at + r * 128 + chunk), "r"(lo) : "memory");
+                        asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(at + (r + 8) * 128 + chunk), "r"(hi) : "memory");
+                    }
+                    if (slot == 1 || box == MT * (BN / 64) - 1) {
+                        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   /* our writes -> the copy engine */
+                        consumer_sync(consumer);
+                        if (threadIdx.x % 128 == 0) {
+                            for (int b = box - slot; b <= box; ++b)
+                                tma_store_2d(map_c, staging + (b & 1) * 8192, tile_n * BN + (b % (BN / 64)) * 64,
+                                             tile_m * BM + consumer * WM + (b / (BN / 64)) * 64);
+                            tma_store_commit();
+                        }
+                    }
+                }
+            } else {   /* from the registers: each thread's pairs of columns, 4 bytes at a time */
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int row0 = tile_m * BM + consumer * WM + mt * 64 + warp * 16 + (lane >> 2);
+                    const int col0 = tile_n * BN + (lane & 3) * 2;
+#pragma unroll
+                    for (int j = 0; j < BN / 8; ++j) {
+                        const size_t at = (size_t)row0 * N + col0 + 8 * j;
+                        unsigned lo, hi;
+                        if (BF16) {
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        } else {
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        }
+                        *reinterpret_cast<unsigned*>(C + at) = lo;
+                        *reinterpret_cast<unsigned*>(C + at + (size_t)8 * N) = hi;
+                    }
                 }
             }
         }
         /* --8<-- [end:consumer] */
     }
+    if (TMA_STORE && warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();   /* C is written */
     if (CM > 1) cluster_sync();   /* no CTA leaves while the other may still arrive on its barriers */
 }
 
 #define CLUSTER_OF_1
 #define CLUSTER_OF_2 __cluster_dims__(2, 1, 1)
-#define TMA_ENTRY(NAME, BM, BN, GROUP, CM, BF16) \
+#define TMA_ENTRY(NAME, BM, BN, GROUP, CM, BF16, TMA_STORE) \
 extern "C" __global__ void CLUSTER_OF_##CM __launch_bounds__(TM_THREADS, 1) \
-NAME(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, unsigned short* C, int M, int N, int K) \
-{ gemm_tma_ws<BM, BN, TM_STAGES, GROUP, CM, BF16>(&map_a, &map_b, C, M, N, K); }
+NAME(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, \
+     const __grid_constant__ TensorMap map_c, unsigned short* C, int M, int N, int K) \
+{ gemm_tma_ws<BM, BN, TM_STAGES, GROUP, CM, BF16, TMA_STORE>(&map_a, &map_b, &map_c, C, M, N, K); }
 
 /* One kernel per tile shape and precision, launched with one CTA per tile or, *_persistent, one
    per SM (the host's grid is all that differs: two names so that a profile tells them apart);
    *_cluster: pairs of CTAs sharing the B slices by multicast, persistent. */
-TMA_ENTRY(hgemm_tma_ws_128x256, 128, 256, 8, 1, false)
-TMA_ENTRY(bgemm_tma_ws_128x256, 128, 256, 8, 1, true)
-TMA_ENTRY(hgemm_tma_ws_256x128, 256, 128, 8, 1, false)
-TMA_ENTRY(bgemm_tma_ws_256x128, 256, 128, 8, 1, true)
-TMA_ENTRY(hgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, false)
-TMA_ENTRY(bgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, true)
-TMA_ENTRY(hgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, false)
-TMA_ENTRY(bgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, true)
-TMA_ENTRY(hgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, false)
-TMA_ENTRY(bgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, true)
-TMA_ENTRY(hgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, false)
-TMA_ENTRY(bgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, true)
+TMA_ENTRY(hgemm_tma_ws_128x256, 128, 256, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256, 128, 256, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128, 256, 128, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128, 256, 128, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_store, 128, 256, 8, 1, false, true)
+TMA_ENTRY(bgemm_tma_ws_128x256_store, 128, 256, 8, 1, true, true)
+TMA_ENTRY(hgemm_tma_ws_256x128_store, 256, 128, 8, 1, false, true)
+TMA_ENTRY(bgemm_tma_ws_256x128_store, 256, 128, 8, 1, true, true)
 """.replace("WGMMA256_F16", _wgmma_instruction(256, "fp16")).replace("WGMMA256_BF16", _wgmma_instruction(256, "bf16")).replace("WGMMA128_F16", _wgmma_instruction(128, "fp16")).replace("WGMMA128_BF16", _wgmma_instruction(128, "bf16"))
 
 
@@ -965,19 +1035,20 @@ def _mma(name: str, bm: int, bn: int, bk: int, warps_m: int, warps_n: int, stage
     return Kernel(name, "mma", bm, bn, bk, 32 * warps_m * warps_n, mma_shared_bytes(bm, bn, bk, stages), precision)
 
 
-def tma_shared_bytes(bm: int, bn: int, stages: int) -> int:
+def tma_shared_bytes(bm: int, bn: int, stages: int, tma_store: bool = False) -> int:
     """The TMA kernels' dynamic shared memory: stages x (BM + BN) rows of 128 bytes (64 elements of
-    K), and 1 KiB for aligning the stages to the 1 024-byte swizzle atoms."""
-    return stages * (bm + bn) * TM_BK * 2 + 1024
+    K), 1 KiB for aligning the stages to the 1 024-byte swizzle atoms, and with the TMA store a
+    staging buffer of two 64 x 64 boxes of C (16 KiB) per consumer warpgroup."""
+    return stages * (bm + bn) * TM_BK * 2 + 1024 + (2 * TM_STAGING_BYTES if tma_store else 0)
 
 
 def _tma(bm: int, bn: int, precision: str, kind: str) -> Kernel:
-    """A TMA kernel of TMA_SOURCE: kind "" (one CTA per tile), "persistent" or "cluster" (persistent,
-    pairs of CTAs)."""
+    """A TMA kernel of TMA_SOURCE: kind "" (one CTA per tile), "persistent", "cluster" (persistent,
+    pairs of CTAs) or "store" (persistent, C written through shared memory by the copy engine)."""
     name = f"{'h' if precision == 'fp16' else 'b'}gemm_tma_ws_{bm}x{bn}" + (f"_{kind}" if kind else "")
     # static: the 2 x STAGES mbarriers, which ptxas places in a 1 KiB block (the 1 024-byte
     # alignment the dynamic stages ask for)
-    return Kernel(name, "tma", bm, bn, TM_BK, TM_THREADS, tma_shared_bytes(bm, bn, TM_STAGES), precision,
+    return Kernel(name, "tma", bm, bn, TM_BK, TM_THREADS, tma_shared_bytes(bm, bn, TM_STAGES, kind == "store"), precision,
                   static_shared_bytes=1024, persistent=bool(kind), cluster_m=2 if kind == "cluster" else 1)
 
 
@@ -1000,7 +1071,7 @@ KERNELS = {k.name: k for k in (
     Kernel("hgemm_wgmma_128x256", "wgmma", WG_BM, WG_BN, WG_BK, 256,
            WG_STAGES * (WG_BM + WG_BN) * 128 + 1024, "fp16"),
     *(_tma(bm, bn, p, kind) for p in ("fp16", "bf16") for bm, bn in ((128, 256), (256, 128))
-      for kind in ("", "persistent", "cluster")),
+      for kind in ("", "persistent", "cluster", "store")),
 )}
 #: Kernels that take B transposed (N x K, K contiguous): wgmma reads both operands K-major.
 TAKES_B_TRANSPOSED = frozenset({"hgemm_wgmma_128x256"} | {k.name for k in KERNELS.values() if k.module == "tma"})
@@ -1116,8 +1187,10 @@ def launch(name: str, a, b, c) -> None:
     sizes = (np.int32(m), np.int32(n), np.int32(k))
     if spec.module == "tma":
         map_a, map_b = tensor_maps.operand_maps(m, n, k, spec.tile_m, spec.tile_n // spec.cluster_m, spec.k_step)
+        map_c = tensor_maps.tensor_map(m, n, TM_STORE_BOX, TM_STORE_BOX)
         operands = (_tensor_map_argument(a.data.ptr, map_a, spec.precision),
-                    _tensor_map_argument(b.data.ptr, map_b, spec.precision))
+                    _tensor_map_argument(b.data.ptr, map_b, spec.precision),
+                    _tensor_map_argument(c.data.ptr, map_c, spec.precision))
         grid = spec.grid(m, n, k, _sm_count(a.device.id))
     else:
         operands, grid = (a, b), spec.grid(m, n, k)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One H200 batch for issue 33's TMA steps (branch issue-33-tma): tests/gpu/tma_gemm_check.py (every
 # TMA kernel checked against cuBLAS, then timed beside it at 4096^3 and 8192^3), rerun without a
-# kernel that deadlocks (exit 3 names it); then, where NCU_KERNEL names one, Nsight Compute
-# (--clock-control none) on one launch of it at 4096^3. Writes under $OUT: log.txt and results.tgz.
+# kernel that deadlocks (exit 3 names it); then Nsight Compute (--set full, --clock-control none) on
+# one launch at 4096^3 of each kernel NCU_KERNELS names (space-separated). Writes under $OUT: log.txt and results.tgz.
 # Run after the wheel install, from the repo root:  bash tests/gpu/batch_issue33_tma.sh
 set -uo pipefail
 : "${OUT:?set OUT to the folder that comes back}"
@@ -21,24 +21,23 @@ work=$(mktemp -d)
     cp "$work/tma.json" "$work/tma-attempt$attempt.json"
     skip="${skip:+$skip,}$hung"
   done
-  if [ -n "${NCU_KERNEL:-}" ]; then
-    echo "== ncu $NCU_KERNEL"
+  for kernel in ${NCU_KERNELS:-}; do
+    echo "== ncu $kernel"
     cat > "$work/one.py" <<PY
 import cupy as cp
 from labkit.kernels import gemm_cuda
-spec = gemm_cuda.KERNELS["$NCU_KERNEL"]
 a = (cp.random.random((4096, 4096), dtype=cp.float32) - 0.5).astype(cp.float16)
 bt = (cp.random.random((4096, 4096), dtype=cp.float32) - 0.5).astype(cp.float16)
 c = cp.empty((4096, 4096), dtype=cp.float16)
 for _ in range(3):
-    gemm_cuda.launch("$NCU_KERNEL", a, bt, c)
+    gemm_cuda.launch("$kernel", a, bt, c)
 cp.cuda.Device().synchronize()
 PY
-    timeout 150 ncu --clock-control none --set full --kernel-name "$NCU_KERNEL" --launch-skip 2 --launch-count 1 \
-      -o "$work/ncu_$NCU_KERNEL" python3 "$work/one.py"; echo "ncu exit $?"
-    ncu --import "$work/ncu_$NCU_KERNEL.ncu-rep" --csv --page raw > "$work/ncu_raw.csv" 2>&1
-    ncu --import "$work/ncu_$NCU_KERNEL.ncu-rep" --csv --page details > "$work/ncu_details.csv" 2>&1
-    ncu --import "$work/ncu_$NCU_KERNEL.ncu-rep" --page details 2>&1 | head -150
-  fi
+    timeout 120 ncu --clock-control none --set full --kernel-name "$kernel" --launch-skip 2 --launch-count 1 \
+      -o "$work/ncu_$kernel" python3 "$work/one.py" > "$work/ncu_$kernel.log" 2>&1; echo "ncu exit $?"
+    ncu --import "$work/ncu_$kernel.ncu-rep" --csv --page raw > "$work/ncu_raw_$kernel.csv" 2>&1
+    ncu --import "$work/ncu_$kernel.ncu-rep" --csv --page details > "$work/ncu_details_$kernel.csv" 2>&1
+    rm -f "$work/ncu_$kernel.ncu-rep"
+  done
 } > "$log" 2>&1
 tar czf "$OUT/results.tgz" -C "$work" .
