@@ -2,7 +2,7 @@
 own architecture, with ``-lineinfo``): the steps Numba cannot express.
 
 C = A @ B, row-major, M x K times K x N; M, N, K multiples of the kernel's tiles (checked by the
-host wrappers, :func:`launch`). Four modules, so that a header or a target missing on one machine
+host wrappers, :func:`launch`). Five modules, so that a header or a target missing on one machine
 costs only the module that needs it:
 
 ``simt`` (FP32, no header):
@@ -42,7 +42,19 @@ operands from shared memory through descriptors; both K-major (for 16-bit inputs
 take B N-major, imm-trans-b = 1: one swizzled layout to write keeps this kernel simple), so B is
 given transposed (N x K);
 slices of 64 along K in the 128-byte swizzled layout the descriptors name, four stages of
-``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: explained in chapter 6).
+``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: the ``tma`` module).
+
+``tma`` (``sm_90a``, Hopper only; issue 33): the same wgmma fed by the tensor memory accelerator.
+The host encodes a tensor map per matrix (:mod:`labkit.kernels.tensor_maps`, the driver's
+``cuTensorMapEncodeTiled``) and passes it by value as a ``__grid_constant__`` parameter (CuPy passes
+a NumPy structured scalar by value, so no copy to global memory and no fence are needed); one
+thread of a producer warpgroup issues ``cp.async.bulk.tensor.2d`` into 128-byte-swizzled stages,
+tracked by full/empty ``mbarrier``s, for two consumer warpgroups (``setmaxnreg`` 40 / 232) that each
+compute half of a 128 x 256 or 256 x 128 tile. Variants: one CTA per tile; ``_persistent`` (one CTA
+per SM walking tiles in groups of 8 tile rows); ``_cluster`` (persistent, pairs of CTAs sharing B by
+TMA multicast: correct, but half as fast on the H200, not yet understood); ``_store`` (persistent,
+C staged in shared memory and written by the copy engine while the warpgroup starts its next tile:
+0.97-1.01 of cuBLAS on the H200, lab 06's steps ``tma`` and ``tma_bf16``).
 
 Chapter 6 shows parts of these sources (the ``--8<--`` markers, comments to the compiler).
 """
