@@ -23,8 +23,8 @@ SHAPES = ((1536, 1280, 320), (4096, 4096, 512))
 TMA_KERNELS = sorted(n for n, k in gemm_cuda.KERNELS.items() if k.module == "tma")
 
 
-@pytest.fixture(scope="module")
-def hopper():
+@pytest.fixture
+def hopper():   # function scope: after conftest's skip where there is no CUDA GPU
     import cupy
 
     if cupy.cuda.Device().compute_capability != "90":
