@@ -2,7 +2,7 @@
 own architecture, with ``-lineinfo``): the steps Numba cannot express.
 
 C = A @ B, row-major, M x K times K x N; M, N, K multiples of the kernel's tiles (checked by the
-host wrappers, :func:`launch`). Four modules, so that a header or a target missing on one machine
+host wrappers, :func:`launch`). Five modules, so that a header or a target missing on one machine
 costs only the module that needs it:
 
 ``simt`` (FP32, no header):
@@ -42,7 +42,19 @@ operands from shared memory through descriptors; both K-major (for 16-bit inputs
 take B N-major, imm-trans-b = 1: one swizzled layout to write keeps this kernel simple), so B is
 given transposed (N x K);
 slices of 64 along K in the 128-byte swizzled layout the descriptors name, four stages of
-``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: explained in chapter 6).
+``cp.async`` (TMA, the copy engine, is what cuBLAS uses instead: the ``tma`` module).
+
+``tma`` (``sm_90a``, Hopper only; issue 33): the same wgmma fed by the tensor memory accelerator.
+The host encodes a tensor map per matrix (:mod:`labkit.kernels.tensor_maps`, the driver's
+``cuTensorMapEncodeTiled``) and passes it by value as a ``__grid_constant__`` parameter (CuPy passes
+a NumPy structured scalar by value, so no copy to global memory and no fence are needed); one
+thread of a producer warpgroup issues ``cp.async.bulk.tensor.2d`` into 128-byte-swizzled stages,
+tracked by full/empty ``mbarrier``s, for two consumer warpgroups (``setmaxnreg`` 40 / 232) that each
+compute half of a 128 x 256 or 256 x 128 tile. Variants: one CTA per tile; ``_persistent`` (one CTA
+per SM walking tiles in groups of 8 tile rows); ``_cluster`` (persistent, pairs of CTAs sharing B by
+TMA multicast: correct, but half as fast on the H200, not yet understood); ``_store`` (persistent,
+C staged in shared memory and written by the copy engine while the warpgroup starts its next tile:
+0.97-1.01 of cuBLAS on the H200, lab 06's steps ``tma`` and ``tma_bf16``).
 
 Chapter 6 shows parts of these sources (the ``--8<--`` markers, comments to the compiler).
 """
@@ -51,6 +63,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+
+from labkit.kernels import tensor_maps
 
 #: The SIMT kernels' tile of C, threads, slice of K and the A slice's padding; the mma kernels'
 #: default slice of K and row padding. One place for the launch arithmetic of the host wrappers.
@@ -630,6 +644,352 @@ hgemm_wgmma_128x256(const unsigned short* A, const unsigned short* Bt, unsigned 
 """.replace("WGMMA_F16", _wgmma_instruction(256, "fp16")).replace("WGMMA_BF16", _wgmma_instruction(256, "bf16"))
 
 
+#: The TMA kernels' slice of K (128 bytes of 16-bit elements: one swizzle row), stages of the ring,
+#: threads (a producer warpgroup and two consumer warpgroups).
+TM_BK, TM_STAGES, TM_THREADS = 64, 4, 384
+#: The TMA store's box of C (64 x 64: 128-byte rows, the swizzle's span) and its staging per
+#: consumer warpgroup, two boxes.
+TM_STORE_BOX = 64
+TM_STAGING_BYTES = 2 * TM_STORE_BOX * TM_STORE_BOX * 2
+
+TMA_SOURCE = r"""
+/* Hopper's tensor memory accelerator (TMA) feeding wgmma (sm_90a). The host encodes one tensor map
+   per operand (labkit.kernels.tensor_maps: A M x K and Bt N x K, both K-major, boxes of 64 along K
+   by the tile's rows, 128-byte swizzle) and passes each by value, as a __grid_constant__ parameter
+   (128 bytes, well inside the 4 KiB of parameters; the copy engine reads it from the parameter
+   space, so no copy to global memory and no fence are needed). One thread issues
+   cp.async.bulk.tensor.2d: the copy engine brings a whole box into shared memory, in the swizzled
+   layout the wgmma descriptors name, and counts its bytes on an mbarrier of that stage.
+
+   Warp specialisation: warpgroup 0 is the producer (one thread issues the copies; setmaxnreg.dec
+   gives its registers back), warpgroups 1 and 2 the consumers (setmaxnreg.inc: 232 registers each,
+   for 128 FP32 accumulators), each computing BM/2 rows of the BM x BN tile of C. A ring of STAGES
+   slices: full[s] completes when the copy engine has written stage s (expect_tx bytes), empty[s]
+   when the 8 consumer warps have finished reading it. Each barrier's phase flips each time it
+   completes: the waiter on pass p waits for parity p & 1 (the producer's first pass waits for the
+   parity of the phase before the first, which counts as complete).
+
+   Tiles: CTA b computes tiles b, b + gridDim.x, ... in the order of tile_of (groups of GROUP rows
+   walked column by column, for L2): gridDim.x = tiles launches one CTA per tile, gridDim.x = SMs
+   makes the grid persistent (the producer starts the next tile's slices while the consumers store
+   the last one). */
+#define TM_BK 64
+#define TM_STAGES 4
+#define TM_THREADS 384
+
+struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    } while (!done);
+}
+/* The box at (c0 along K, c1 along the rows) of `map` into shared memory at dst; its bytes count on bar. */
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+
+__device__ __forceinline__ unsigned long long smem_descriptor(unsigned addr)
+{
+    unsigned long long d = 0;
+    d |= (unsigned long long)((addr & 0x3FFFF) >> 4);      /* start address, 16-byte units */
+    d |= (unsigned long long)1 << 16;                       /* leading byte offset: unused here */
+    d |= (unsigned long long)(1024 >> 4) << 32;             /* stride byte offset: 8 rows of 128 B */
+    d |= (unsigned long long)1 << 62;                       /* 128-byte swizzle */
+    return d;
+}
+
+template <bool BF16> __device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b)
+{
+    if (BF16) {
+        WGMMA256_BF16
+    } else {
+        WGMMA256_F16
+    }
+}
+template <bool BF16> __device__ __forceinline__ void wgmma_n128(float (&d)[64], unsigned long long desc_a, unsigned long long desc_b)
+{
+    if (BF16) {
+        WGMMA128_BF16
+    } else {
+        WGMMA128_F16
+    }
+}
+template <int N, bool BF16> __device__ __forceinline__ void wgmma_n(float (&d)[N / 2], unsigned long long a, unsigned long long b)
+{
+    if constexpr (N == 256) wgmma_n256<BF16>(d, a, b); else wgmma_n128<BF16>(d, a, b);
+}
+
+template <int GROUP>
+__device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int& tile_m, int& tile_n)
+{
+    const int per_group = GROUP * tiles_n;
+    const int first_m = (t / per_group) * GROUP;
+    const int rows = min(tiles_m - first_m, GROUP);
+    tile_m = first_m + (t % per_group) % rows;
+    tile_n = (t % per_group) / rows;
+}
+
+__device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+/* Every thread of the cluster's CTAs: what each did to shared memory before is seen after. */
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+/* One arrival on the mbarrier at `bar` (a shared::cta address) of CTA `rank` of the cluster. */
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" :: "r"(bar), "r"(rank) : "memory");
+}
+/* The box at (c0, c1) of `map` into shared memory at offset dst of every CTA of `mask`, each
+   counting the bytes on its own mbarrier at offset bar. */
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, int c0, int c1, unsigned bar,
+                                                      unsigned short mask)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3}], [%4], %5;\n"
+                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
+}
+
+/* The 64 x 64 box at smem (128-byte swizzled rows) to (c0 along N, c1 along M) of `map`, by the
+   copy engine: one bulk group per call site's commit; wait_read waits until the engine has read
+   every committed group's shared memory (the staging buffer may then be written again). */
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, unsigned smem, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+                 :: "l"(map), "r"(c0), "r"(c1), "r"(smem) : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+/* The 128 threads of consumer warpgroup c (named barrier 1 + c; barrier 0 is __syncthreads). */
+__device__ __forceinline__ void consumer_sync(int c) { asm volatile("bar.sync %0, 128;\n" :: "r"(c + 1) : "memory"); }
+
+/* CM = 1: one CTA per work item. CM = 2: clusters of two CTAs on tiles (2i, j) and (2i + 1, j) of C,
+   which read the same slices of Bt: each CTA's producer brings half of the B slice (BN/2 rows,
+   the tensor map's box) and multicasts it into both CTAs' stage s, so that L2 serves each B
+   slice once per pair. A stage may then be overwritten only when the consumers of both CTAs are
+   done with it: empty[s] counts the 8 consumer warps of each CTA of the cluster (each warp
+   arrives on both CTAs' barriers), and full[s] expects the whole stage, half of B written by the
+   other CTA's copy. */
+template <int BM, int BN, int STAGES, int GROUP, int CM, bool BF16, bool TMA_STORE>
+__device__ __forceinline__ void gemm_tma_ws(const TensorMap* map_a, const TensorMap* map_b, const TensorMap* map_c,
+                                            unsigned short* __restrict__ C, int M, int N, int K)
+{
+    constexpr int CONSUMERS = 2, WM = BM / CONSUMERS, MT = WM / 64;
+    static_assert(WM % 64 == 0 && (BN == 128 || BN == 256) && (CM == 1 || CM == 2), "m64 wgmma tiles, n = 128 or 256");
+    constexpr unsigned A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE_BYTES = A_BYTES + B_BYTES;
+    constexpr int B_ROWS = BN / CM;                                  /* rows of the B slice this CTA copies */
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long bars[2 * STAGES];   /* full[0..STAGES), empty[0..STAGES) */
+    const unsigned base = (smem_u32(smem_raw) + 1023) & ~1023u;    /* swizzle atoms on 1024-byte boundaries */
+    const unsigned full0 = smem_u32(bars), empty0 = full0 + 8 * STAGES;
+    /* TMA_STORE: after the stages, each consumer's staging buffer of 2 boxes of 64 x 64 (16 KiB) */
+    const unsigned staging0 = base + STAGES * STAGE_BYTES;
+    const int tiles_m = M / BM, tiles_n = N / BN, items = tiles_m / CM * tiles_n, slices = K / TM_BK;
+    const int warpgroup = threadIdx.x >> 7;
+    const unsigned rank = CM == 1 ? 0 : cluster_rank();
+    const int first = blockIdx.x / CM, stride = gridDim.x / CM;     /* work items of this CTA (of its cluster) */
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full0 + 8 * s, 1);                      /* the producer's expect_tx */
+            mbar_init(empty0 + 8 * s, CONSUMERS * 4 * CM);    /* one arrival per consumer warp of the cluster */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");   /* visible to the copy engine */
+    }
+    if (CM == 1) __syncthreads(); else cluster_sync();   /* the other CTA's barriers exist before any arrival */
+
+    if (warpgroup == 0) {
+        /* --8<-- [start:producer] */
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (threadIdx.x == 0) {
+            int s = 0;
+            unsigned phase = 0;
+            for (int t = first; t < items; t += stride) {
+                int tile_m, tile_n;
+                tile_of<GROUP>(t, tiles_m / CM, tiles_n, tile_m, tile_n);
+                tile_m = tile_m * CM + rank;
+                for (int k = 0; k < slices; ++k) {
+                    mbar_wait(empty0 + 8 * s, phase ^ 1);          /* the consumers are done with stage s */
+                    mbar_expect_tx(full0 + 8 * s, STAGE_BYTES);
+                    const unsigned stage = base + s * STAGE_BYTES;
+                    tma_load_2d(stage, map_a, k * TM_BK, tile_m * BM, full0 + 8 * s);
+                    if (CM == 1)
+                        tma_load_2d(stage + A_BYTES, map_b, k * TM_BK, tile_n * BN, full0 + 8 * s);
+                    else
+                        tma_load_2d_multicast(stage + A_BYTES + rank * B_ROWS * 128, map_b, k * TM_BK,
+                                              tile_n * BN + rank * B_ROWS, full0 + 8 * s, (1 << CM) - 1);
+                    if (++s == STAGES) { s = 0; phase ^= 1; }
+                }
+            }
+        }
+        /* --8<-- [end:producer] */
+        __syncwarp();
+    } else {
+        /* --8<-- [start:consumer] */
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+        const int consumer = warpgroup - 1;
+        const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3;
+        int s = 0;
+        unsigned phase = 0;
+        float d[MT][BN / 2];
+        for (int t = first; t < items; t += stride) {
+            int tile_m, tile_n;
+            tile_of<GROUP>(t, tiles_m / CM, tiles_n, tile_m, tile_n);
+            tile_m = tile_m * CM + rank;
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) d[mt][i] = 0.0f;
+            for (int k = 0; k < slices; ++k) {
+                mbar_wait(full0 + 8 * s, phase);                        /* stage s has landed */
+                const unsigned stage = base + s * STAGE_BYTES;
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+                for (int kk = 0; kk < TM_BK / 16; ++kk) {
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        const unsigned long long desc_a = smem_descriptor(stage + (consumer * WM + mt * 64) * 128) + 2 * kk;
+                        const unsigned long long desc_b = smem_descriptor(stage + A_BYTES) + 2 * kk;   /* +32 bytes per 16 of K */
+                        wgmma_n<BN, BF16>(d[mt], desc_a, desc_b);
+                    }
+                }
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+                if (lane == 0) {                                        /* this warp is done with stage s */
+                    if (CM == 1) mbar_arrive(empty0 + 8 * s);
+                    else for (unsigned r = 0; r < CM; ++r) mbar_arrive_cluster(empty0 + 8 * s, r);
+                }
+                if (++s == STAGES) { s = 0; phase ^= 1; }
+            }
+            /* d[mt][4j + {0,1}]: row warp*16 + lane/4 of m-tile mt, columns 8j + 2 (lane % 4) + {0,1};
+               d[mt][4j + {2,3}]: 8 rows below. */
+            if (TMA_STORE) {
+                /* Through shared memory: box (mt, nc) = rows 64 mt.., columns 64 nc.. of this consumer's
+                   part, written as 128-byte rows swizzled like the stages (16-byte chunk j of row r at
+                   j ^ (r % 8): the 8 rows one store instruction touches land in 8 different chunks,
+                   no bank conflict), then copied to C by the copy engine, two boxes at a time, while
+                   this warpgroup goes on to its next tile. */
+                const unsigned staging = staging0 + consumer * 2 * 8192;
+                const int r = warp * 16 + (lane >> 2);
+#pragma unroll
+                for (int box = 0; box < MT * (BN / 64); ++box) {
+                    const int mt = box / (BN / 64), nc = box % (BN / 64), slot = box & 1;
+                    if (slot == 0) {
+                        if (threadIdx.x % 128 == 0) tma_store_wait_read();   /* the last boxes have been read */
+                        consumer_sync(consumer);
+                    }
+                    const unsigned at = staging + slot * 8192;
+#pragma unroll
+                    for (int jj = 0; jj < 8; ++jj) {
+                        const int j = nc * 8 + jj;
+                        unsigned lo, hi;
+                        if (BF16) {
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        } else {
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        }
+                        const unsigned chunk = ((jj ^ (r & 7)) << 4) + (lane & 3) * 4;
+                        asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(at + r * 128 + chunk), "r"(lo) : "memory");
+                        asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(at + (r + 8) * 128 + chunk), "r"(hi) : "memory");
+                    }
+                    if (slot == 1 || box == MT * (BN / 64) - 1) {
+                        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   /* our writes -> the copy engine */
+                        consumer_sync(consumer);
+                        if (threadIdx.x % 128 == 0) {
+                            for (int b = box - slot; b <= box; ++b)
+                                tma_store_2d(map_c, staging + (b & 1) * 8192, tile_n * BN + (b % (BN / 64)) * 64,
+                                             tile_m * BM + consumer * WM + (b / (BN / 64)) * 64);
+                            tma_store_commit();
+                        }
+                    }
+                }
+            } else {   /* from the registers: each thread's pairs of columns, 4 bytes at a time */
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    const int row0 = tile_m * BM + consumer * WM + mt * 64 + warp * 16 + (lane >> 2);
+                    const int col0 = tile_n * BN + (lane & 3) * 2;
+#pragma unroll
+                    for (int j = 0; j < BN / 8; ++j) {
+                        const size_t at = (size_t)row0 * N + col0 + 8 * j;
+                        unsigned lo, hi;
+                        if (BF16) {
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        } else {
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(d[mt][4 * j + 1]), "f"(d[mt][4 * j]));
+                            asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(hi) : "f"(d[mt][4 * j + 3]), "f"(d[mt][4 * j + 2]));
+                        }
+                        *reinterpret_cast<unsigned*>(C + at) = lo;
+                        *reinterpret_cast<unsigned*>(C + at + (size_t)8 * N) = hi;
+                    }
+                }
+            }
+        }
+        /* --8<-- [end:consumer] */
+    }
+    if (TMA_STORE && warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();   /* C is written */
+    if (CM > 1) cluster_sync();   /* no CTA leaves while the other may still arrive on its barriers */
+}
+
+#define CLUSTER_OF_1
+#define CLUSTER_OF_2 __cluster_dims__(2, 1, 1)
+#define TMA_ENTRY(NAME, BM, BN, GROUP, CM, BF16, TMA_STORE) \
+extern "C" __global__ void CLUSTER_OF_##CM __launch_bounds__(TM_THREADS, 1) \
+NAME(const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, \
+     const __grid_constant__ TensorMap map_c, unsigned short* C, int M, int N, int K) \
+{ gemm_tma_ws<BM, BN, TM_STAGES, GROUP, CM, BF16, TMA_STORE>(&map_a, &map_b, &map_c, C, M, N, K); }
+
+/* One kernel per tile shape and precision, launched with one CTA per tile or, *_persistent, one
+   per SM (the host's grid is all that differs: two names so that a profile tells them apart);
+   *_cluster: pairs of CTAs sharing the B slices by multicast, persistent. */
+TMA_ENTRY(hgemm_tma_ws_128x256, 128, 256, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256, 128, 256, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128, 256, 128, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128, 256, 128, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256_persistent, 128, 256, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128_persistent, 256, 128, 8, 1, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, false, false)
+TMA_ENTRY(bgemm_tma_ws_128x256_cluster, 128, 256, 8, 2, true, false)
+TMA_ENTRY(hgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, false, false)
+TMA_ENTRY(bgemm_tma_ws_256x128_cluster, 256, 128, 8, 2, true, false)
+TMA_ENTRY(hgemm_tma_ws_128x256_store, 128, 256, 8, 1, false, true)
+TMA_ENTRY(bgemm_tma_ws_128x256_store, 128, 256, 8, 1, true, true)
+TMA_ENTRY(hgemm_tma_ws_256x128_store, 256, 128, 8, 1, false, true)
+TMA_ENTRY(bgemm_tma_ws_256x128_store, 256, 128, 8, 1, true, true)
+""".replace("WGMMA256_F16", _wgmma_instruction(256, "fp16")).replace("WGMMA256_BF16", _wgmma_instruction(256, "bf16")).replace("WGMMA128_F16", _wgmma_instruction(128, "fp16")).replace("WGMMA128_BF16", _wgmma_instruction(128, "bf16"))
+
+
 @dataclass(frozen=True)
 class Kernel:
     """One CUDA C kernel of this module: its source module, C tile per block, slice of K, threads,
@@ -644,19 +1004,33 @@ class Kernel:
     dynamic_shared_bytes: int
     precision: str  # "fp32", "fp16" or "bf16"
     static_shared_bytes: int = 0
+    persistent: bool = False  # one CTA per SM, each walking several tiles (the TMA kernels)
+    cluster_m: int = 1        # CTAs per cluster, on consecutive tile rows (sharing the slices of B)
 
     @property
     def shared_bytes(self) -> int:
         """Shared memory a block of it holds: static + dynamic (what a block must be allowed to opt in to)."""
         return self.static_shared_bytes + self.dynamic_shared_bytes
 
-    def grid(self, m: int, n: int, k: int) -> tuple[int]:
-        """One block per tile of C, as a 1-D grid (the kernel orders the tiles itself); the sizes
-        must be multiples of the tiles (no bounds checks in the kernels' inner loops)."""
-        if m % self.tile_m or n % self.tile_n or k % self.k_step:
-            raise ValueError(f"{self.name} needs M a multiple of {self.tile_m}, N of {self.tile_n} and K of "
+    def tiles(self, m: int, n: int, k: int) -> int:
+        """Tiles of C at m x n x k; the sizes must be multiples of the tiles (no bounds checks in the
+        kernels' inner loops)."""
+        rows = self.tile_m * self.cluster_m
+        if m % rows or n % self.tile_n or k % self.k_step:
+            raise ValueError(f"{self.name} needs M a multiple of {rows}, N of {self.tile_n} and K of "
                              f"{self.k_step}; got {m} x {n} x {k}")
-        return ((m // self.tile_m) * (n // self.tile_n),)
+        return (m // self.tile_m) * (n // self.tile_n)
+
+    def grid(self, m: int, n: int, k: int, sm_count: int | None = None) -> tuple[int]:
+        """A 1-D grid (the kernel orders the tiles itself): one block per tile of C, or for a
+        persistent kernel one per SM, never more than the tiles, in whole clusters
+        (tensor_maps.persistent_grid)."""
+        tiles = self.tiles(m, n, k)
+        if not self.persistent:
+            return (tiles,)
+        if sm_count is None:
+            raise ValueError(f"{self.name} is persistent: its grid needs the GPU's SM count")
+        return (tensor_maps.persistent_grid(tiles, sm_count, self.cluster_m),)
 
 
 def simt_shared_bytes(stages: int) -> int:
@@ -671,6 +1045,23 @@ def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
 
 def _mma(name: str, bm: int, bn: int, bk: int, warps_m: int, warps_n: int, stages: int, precision: str) -> Kernel:
     return Kernel(name, "mma", bm, bn, bk, 32 * warps_m * warps_n, mma_shared_bytes(bm, bn, bk, stages), precision)
+
+
+def tma_shared_bytes(bm: int, bn: int, stages: int, tma_store: bool = False) -> int:
+    """The TMA kernels' dynamic shared memory: stages x (BM + BN) rows of 128 bytes (64 elements of
+    K), 1 KiB for aligning the stages to the 1 024-byte swizzle atoms, and with the TMA store a
+    staging buffer of two 64 x 64 boxes of C (16 KiB) per consumer warpgroup."""
+    return stages * (bm + bn) * TM_BK * 2 + 1024 + (2 * TM_STAGING_BYTES if tma_store else 0)
+
+
+def _tma(bm: int, bn: int, precision: str, kind: str) -> Kernel:
+    """A TMA kernel of TMA_SOURCE: kind "" (one CTA per tile), "persistent", "cluster" (persistent,
+    pairs of CTAs) or "store" (persistent, C written through shared memory by the copy engine)."""
+    name = f"{'h' if precision == 'fp16' else 'b'}gemm_tma_ws_{bm}x{bn}" + (f"_{kind}" if kind else "")
+    # static: the 2 x STAGES mbarriers, which ptxas places in a 1 KiB block (the 1 024-byte
+    # alignment the dynamic stages ask for)
+    return Kernel(name, "tma", bm, bn, TM_BK, TM_THREADS, tma_shared_bytes(bm, bn, TM_STAGES, kind == "store"), precision,
+                  static_shared_bytes=1024, persistent=bool(kind), cluster_m=2 if kind == "cluster" else 1)
 
 
 #: Every kernel, by name; the mma variants as MMA_VARIANT declares them in MMA_SOURCE.
@@ -691,11 +1082,15 @@ KERNELS = {k.name: k for k in (
     # B given transposed (N x K); 1 KiB more than the stages for aligning them to 1024 bytes
     Kernel("hgemm_wgmma_128x256", "wgmma", WG_BM, WG_BN, WG_BK, 256,
            WG_STAGES * (WG_BM + WG_BN) * 128 + 1024, "fp16"),
+    *(_tma(bm, bn, p, kind) for p in ("fp16", "bf16") for bm, bn in ((128, 256), (256, 128))
+      for kind in ("", "persistent", "cluster", "store")),
 )}
 #: Kernels that take B transposed (N x K, K contiguous): wgmma reads both operands K-major.
-TAKES_B_TRANSPOSED = frozenset({"hgemm_wgmma_128x256"})
+TAKES_B_TRANSPOSED = frozenset({"hgemm_wgmma_128x256"} | {k.name for k in KERNELS.values() if k.module == "tma"})
 
-SOURCES = {"simt": SIMT_SOURCE, "mma": MMA_SOURCE, "wmma": WMMA_SOURCE, "wgmma": WGMMA_SOURCE}
+SOURCES = {"simt": SIMT_SOURCE, "mma": MMA_SOURCE, "wmma": WMMA_SOURCE, "wgmma": WGMMA_SOURCE, "tma": TMA_SOURCE}
+#: Modules compiled for the sm_90a target (wgmma, setmaxnreg, the TMA copies): Hopper only.
+SM90A_MODULES = frozenset({"wgmma", "tma"})
 
 
 def toolkit_include() -> str | None:
@@ -734,23 +1129,23 @@ def options(module_name: str) -> tuple[str, ...]:
 
 @functools.cache
 def module(module_name: str):
-    """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy). The wgmma module needs
-    the ``sm_90a`` target, which CuPy's own ``-arch`` (``compute_90``) does not give: it is compiled
-    by NVRTC directly to a cubin for ``sm_90a`` and loaded from that file."""
+    """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy). The wgmma and TMA modules
+    need the ``sm_90a`` target, which CuPy's own ``-arch`` (``compute_90``) does not give: they are
+    compiled by NVRTC directly to a cubin for ``sm_90a`` and loaded from that file."""
     import cupy
 
-    if module_name != "wgmma":
+    if module_name not in SM90A_MODULES:
         return cupy.RawModule(code=SOURCES[module_name], options=options(module_name))
     import tempfile
 
     from cupy_backends.cuda.libs import nvrtc
 
-    program = nvrtc.createProgram(SOURCES["wgmma"], "gemm_wgmma.cu", (), ())
+    program = nvrtc.createProgram(SOURCES[module_name], f"gemm_{module_name}.cu", (), ())
     try:
         try:
-            nvrtc.compileProgram(program, ("-arch=sm_90a", *options("wgmma")))
+            nvrtc.compileProgram(program, ("-arch=sm_90a", *options(module_name)))
         except nvrtc.NVRTCError:
-            raise RuntimeError("NVRTC could not compile the wgmma module for sm_90a:\n"
+            raise RuntimeError(f"NVRTC could not compile the {module_name} module for sm_90a:\n"
                                + nvrtc.getProgramLog(program)) from None
         cubin = nvrtc.getCUBIN(program)
     finally:
@@ -771,9 +1166,28 @@ def function(name: str):
     return kernel
 
 
+@functools.cache
+def _sm_count(device_id: int) -> int:
+    import cupy
+
+    return int(cupy.cuda.Device(device_id).attributes["MultiProcessorCount"])
+
+
+@functools.lru_cache(maxsize=64)
+def _tensor_map_argument(address: int, spec: tensor_maps.TensorMap, precision: str):
+    """A tensor map as a kernel argument: its 128 bytes as one NumPy structured scalar, which CuPy
+    passes by value (the kernel's ``const __grid_constant__ TensorMap``). Encoded once per buffer
+    and shape (the driver call costs microseconds of host time; a launch reuses it)."""
+    import numpy as np
+
+    raw = tensor_maps.encode(spec, address, precision)
+    return np.frombuffer(raw, dtype=np.dtype([("opaque", "<u8", (16,))]))[0]
+
+
 def launch(name: str, a, b, c) -> None:
     """c = a @ b with the CUDA C kernel ``name`` (CuPy arrays, C-contiguous, the kernel's dtype);
-    for the kernels of TAKES_B_TRANSPOSED, ``b`` is Bᵀ (N x K)."""
+    for the kernels of TAKES_B_TRANSPOSED, ``b`` is Bᵀ (N x K). The TMA kernels take the tensor maps
+    of A and Bᵀ (labkit.kernels.tensor_maps) in place of their pointers."""
     import numpy as np
 
     spec = KERNELS[name]
@@ -782,5 +1196,14 @@ def launch(name: str, a, b, c) -> None:
     if k2 != k or c.shape != (m, n):
         raise ValueError(f"shapes do not chain: {a.shape} @ {b.shape}{'ᵀ' if name in TAKES_B_TRANSPOSED else ''}"
                          f" -> {c.shape}")
-    function(name)(spec.grid(m, n, k), (spec.threads,), (a, b, c, np.int32(m), np.int32(n), np.int32(k)),
-                   shared_mem=spec.dynamic_shared_bytes)
+    sizes = (np.int32(m), np.int32(n), np.int32(k))
+    if spec.module == "tma":
+        map_a, map_b = tensor_maps.operand_maps(m, n, k, spec.tile_m, spec.tile_n // spec.cluster_m, spec.k_step)
+        map_c = tensor_maps.tensor_map(m, n, TM_STORE_BOX, TM_STORE_BOX)
+        operands = (_tensor_map_argument(a.data.ptr, map_a, spec.precision),
+                    _tensor_map_argument(b.data.ptr, map_b, spec.precision),
+                    _tensor_map_argument(c.data.ptr, map_c, spec.precision))
+        grid = spec.grid(m, n, k, _sm_count(a.device.id))
+    else:
+        operands, grid = (a, b), spec.grid(m, n, k)
+    function(name)(grid, (spec.threads,), (*operands, c, *sizes), shared_mem=spec.dynamic_shared_bytes)

@@ -250,7 +250,7 @@ class Probe:
             self.log(f"{module_name}: {json.dumps({k: v for k, v in entry.items() if k != 'sass_opcodes'}, default=str)[:2000]}")
 
     def _nvcc(self, module_name: str, source: str, options: tuple[str, ...], entry: dict) -> None:
-        target = "-gencode=arch=compute_90a,code=sm_90a" if module_name == "wgmma" else "-arch=sm_90"
+        target = "-gencode=arch=compute_90a,code=sm_90a" if module_name in gemm_cuda.SM90A_MODULES else "-arch=sm_90"
         nvcc = shutil.which("nvcc")
         if nvcc is None:
             entry["nvcc"] = "nvcc not found"

@@ -124,9 +124,9 @@ def lab05_launches(lab, sizes, facts):
     assert occupancy.waves(sizes.walk_blocks, facts.sm_count, resident_blocks) == pytest.approx(1.0, abs=0.01)
 
 
-#: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.probes.gemm_probe):
-#: the same sources compile to about as many on other parts.
-LAB06_PROBE = "tests/fixtures/h200-gemm/timings.json"
+#: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.probes.gemm_probe;
+#: issue 33's TMA steps: tests/gpu/tma_gemm_check.py): the same sources compile to about as many on other parts.
+LAB06_PROBES = ("tests/fixtures/h200-gemm/timings.json", "tests/fixtures/h200-tma/timings.json")
 
 
 def lab06_launches(lab, sizes, facts):
@@ -139,17 +139,18 @@ def lab06_launches(lab, sizes, facts):
 
     cc = tuple(facts.compute_capability)
     skipped = plan.not_on(facts)
-    assert ("wgmma" in skipped) == (cc != (9, 0))
+    assert all((item in skipped) == (cc != (9, 0)) for item in ("wgmma", "tma", "tma_bf16"))
     assert all((item in skipped) == (cc < (8, 0)) for item in ("wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16"))
     arch = occupancy.architecture(cc)
-    registers = json.loads((REPO_ROOT / LAB06_PROBE).read_text())["registers"]
+    registers = {name: count for probe in LAB06_PROBES
+                 for name, count in json.loads((REPO_ROOT / probe).read_text())["registers"].items()}
     sides = [(sizes.side, sizes.depth)] + ([(sizes.large_side, sizes.large_side)] if sizes.large_side else [])
     for key in STEP_KEYS:
         if key in skipped:
             continue
         for side, depth in sides[:1] if key in SLOW_STEPS else sides:
             assert plan.fitted_side(key, side) == side, (key, side)    # no step runs at another size on a GPU
-            launch = plan.launch(key, side, depth)
+            launch = plan.launch(key, side, depth, facts.sm_count)
             kernel = occupancy.KernelLaunch(launch.threads, registers[step(key).kernel], launch.static_shared_bytes,
                                             launch.dynamic_shared_bytes)
             occupancy.check(kernel, arch)

@@ -222,7 +222,7 @@ def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
     rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy")})
     assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "
                                             f"{size} of 150.8 GB" for size in ("4.5 GB", "5.4 GB", "2.1 GB", "4.5 GB",
-                                                                               "0.9 GB", "2.3 GB")]
+                                                                               "0.9 GB", "2.4 GB")]
 
 
 def test_doctor_as_a_profile_without_a_gpu(capsys):
@@ -235,6 +235,6 @@ def test_doctor_as_a_profile_without_a_gpu(capsys):
     lab06 = [line.removeprefix("lab-06:").strip() for line in out.splitlines() if line.startswith("lab-06:")]
     assert lab06[0].startswith("sizes planned for this GPU (differ from the H200's in side, depth, large_side)")
     skipped = [line.split(":")[0] for line in lab06 if line.startswith("skips ")]
-    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "cuBLAS TF32",
-                                                    "cuBLAS BF16")]
+    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "step tma",
+                                                    "step tma_bf16", "cuBLAS TF32", "cuBLAS BF16")]
     assert all(line.endswith("this GPU is 7.5") for line in lab06 if line.startswith("skips "))

@@ -188,7 +188,7 @@ def test_cuda_sources_compile_for_hopper_without_spills(module_name, tmp_path):
     source = tmp_path / f"{module_name}.cu"
     source.write_text(gemm_cuda.SOURCES[module_name])
     flags = [o for o in gemm_cuda.options(module_name) if o.startswith(("-D", "-std", "-I"))]
-    target = "-gencode=arch=compute_90a,code=sm_90a" if module_name == "wgmma" else "-arch=sm_90"
+    target = "-gencode=arch=compute_90a,code=sm_90a" if module_name in gemm_cuda.SM90A_MODULES else "-arch=sm_90"
     done = subprocess.run(["nvcc", "-cubin", target, "-lineinfo", *flags, "-Xptxas", "-v", str(source),
                            "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -73,7 +73,7 @@ class Lab06(Lab[Sizes, Lab06Results]):
                          big.tflops if big else None, results.versus_cublas(s.key, large=True),
                          big.timing.peak_clock_mhz if big else None, big.timing.throttled_repeats if big else None,
                          regs[s.key].registers if s.key in regs else None,
-                         regs[s.key].local_bytes if s.key in regs else None, results.unavailable.get(s.key)))
+                         regs[s.key].local_bytes if s.key in regs else None, results.why_not_run(s.key)))
         out = [Table("lab06.steps", (
             Column("step", "label"), Column("language", "label"), Column("precision", "label"),
             Column("t_ms", "ms"), Column("tflops", "decimal2"), Column("vs_cublas", "share"), Column("units_peak", "share"),

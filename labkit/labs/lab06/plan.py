@@ -17,6 +17,9 @@ refuse ``wgmma``):
 - ``wgmma`` (5d): the ``sm_90a`` target, Hopper (9.0) only. Blackwell's data-centre parts (10.x,
   11.0) replace it by ``tcgen05.mma``, which multiplies into tensor memory; the GeForce and DGX
   Spark parts (12.x) have neither: their tensor cores are reached by warp-level ``mma.sync``;
+- ``tma`` and ``tma_bf16`` (issue 33): wgmma again, fed by the tensor memory accelerator
+  (``cp.async.bulk.tensor``, 9.0 and later) with ``setmaxnreg`` (``sm_90a``): Hopper only, for the
+  same reason; each holds 227 KiB less 1 KiB of shared memory per block, all a Hopper block may opt in to;
 - each CUDA C step's shared memory (static + dynamic) must fit what a block may opt in to on the
   part (``max_shared_bytes_per_block_optin``: 64 KiB on 7.5, 99 KiB on 8.6, 8.9 and 12.x);
 - cuBLAS: SGEMM and FP16 everywhere (FP16 tensor cores since 7.0); TF32 and BF16 need the tensor
@@ -49,6 +52,10 @@ NEEDS_AMPERE = {
 }
 
 
+#: The steps compiled for the sm_90a target (wgmma; the TMA steps' setmaxnreg and copies too).
+SM90A_STEPS = frozenset({"wgmma", "tma", "tma_bf16"})
+
+
 @dataclass(frozen=True)
 class StepLaunch:
     """One step's kernel launched at side x side x depth: its grid (x, y), threads per block, and
@@ -78,7 +85,7 @@ def tile_of(item: str) -> int:
     if s.language == "numba":
         return gemm_simt.TILE_OF[s.kernel]
     spec = gemm_cuda.KERNELS[s.kernel]
-    return max(spec.tile_m, spec.tile_n)
+    return max(spec.tile_m * spec.cluster_m, spec.tile_n)
 
 
 def fitted_side(item: str, side: int) -> int:
@@ -89,16 +96,17 @@ def fitted_side(item: str, side: int) -> int:
     return -(-side // tile) * tile
 
 
-def launch(key: str, side: int, depth: int) -> StepLaunch:
+def launch(key: str, side: int, depth: int, sm_count: int | None = None) -> StepLaunch:
     """How a step's kernel is launched for C side x side, K = depth (its grid is that of its host
-    wrapper: labkit.kernels.gemm_simt's launch shapes, gemm_cuda.Kernel.grid)."""
+    wrapper: labkit.kernels.gemm_simt's launch shapes, gemm_cuda.Kernel.grid; a persistent kernel's,
+    one block per SM, needs the GPU's ``sm_count``)."""
     s = step(key)
     if s.language == "numba":
         grid, block = gemm_simt.STEPS[s.kernel][1](side, side, depth)
         threads = block if isinstance(block, int) else block[0] * block[1]
         return StepLaunch(key, (grid[0], grid[1]), threads, numba_shared_bytes(s.kernel), 0)
     spec = gemm_cuda.KERNELS[s.kernel]
-    return StepLaunch(key, (spec.grid(side, side, depth)[0], 1), spec.threads, spec.static_shared_bytes,
+    return StepLaunch(key, (spec.grid(side, side, depth, sm_count)[0], 1), spec.threads, spec.static_shared_bytes,
                       spec.dynamic_shared_bytes)
 
 
@@ -106,7 +114,7 @@ def why_not_on(item: str, facts: DeviceFacts) -> str | None:
     """Why a step (by key) or ``cublas_<precision>`` cannot run on this GPU, in one line; None if it can."""
     cc = tuple(facts.compute_capability)
     label = f"{cc[0]}.{cc[1]}"
-    if item == "wgmma" and cc != HOPPER:
+    if item in SM90A_STEPS and cc != HOPPER:
         why = f"wgmma exists only on Hopper (the sm_90a target, compute capability 9.0); this GPU is {label}"
         if cc[0] in (10, 11):
             return why + ": Blackwell's tensor cores take tcgen05.mma instead, into tensor memory, which this lab " \

@@ -129,8 +129,9 @@ class Operands:
         if self.cupy is not None:
             cp = self.cupy
             self.device = {p: (cp.asarray(a), cp.asarray(b)) for p, (a, b) in self.host.items()}
-            # the wgmma step reads B transposed (N x K): prepared here, once, outside any timing
-            self.device["fp16_bt"] = (self.device["fp16"][0], cp.ascontiguousarray(self.device["fp16"][1].T))
+            # the wgmma and TMA steps read B transposed (N x K): prepared here, once, outside any timing
+            for p in ("fp16", "bf16"):
+                self.device[f"{p}_bt"] = (self.device[p][0], cp.ascontiguousarray(self.device[p][1].T))
             self.out = {"fp32": cp.asarray(self.c32), "fp16": cp.empty((m, n), dtype=cp.float16),
                         "bf16": cp.empty((m, n), dtype=cp.uint16)}
 
@@ -178,7 +179,7 @@ class Operands:
             return lambda: gemm_simt.launch(s.kernel, a, b, self.c32)
         from labkit.kernels import gemm_cuda
 
-        a, b = self.device["fp16_bt" if s.kernel in gemm_cuda.TAKES_B_TRANSPOSED else s.precision]
+        a, b = self.device[f"{s.precision}_bt" if s.kernel in gemm_cuda.TAKES_B_TRANSPOSED else s.precision]
         c = self.out[s.precision]
         return lambda: gemm_cuda.launch(s.kernel, a, b, c)
 

@@ -2,9 +2,10 @@
 
 - Memory: each phase of the lab (the checks, the timings at ``side``, then at ``large_side``)
   allocates its operands (program.Operands: A and B in FP32 for Numba and again for CuPy, in FP16,
-  in BF16, B transposed for wgmma, and an output per precision) and frees them before the next
-  (program.release_device_memory); the profiled child runs after the last. The largest phase must
-  fit in the memory budget: 34 n^2 bytes at n^3, 2.3 GB at 8192^3, 0.6 GB at 4096^3.
+  in BF16, B transposed in FP16 and BF16 for wgmma and the TMA steps, and an output per precision)
+  and frees them before the next (program.release_device_memory); the profiled child runs after the
+  last. The largest phase must fit in the memory budget: 36 n^2 bytes at n^3, 2.4 GB at 8192^3,
+  0.6 GB at 4096^3.
 - Time: the slowest call timed at ``side`` is the naive step's, the slowest at ``large_side`` the
   Numba register tile's. Each is estimated from its share of the FP32 peak on the H200 (probe run
   2 of labkit.probes.gemm_probe, 4096^3 at 1980 MHz: 1.37 and 14.3 of 66.9 TFLOP/s, about 1/50 and
@@ -33,9 +34,9 @@ SMALLEST_SIDE = 1024
 
 def operands_bytes(m: int, n: int, k: int) -> int:
     """program.Operands at m x n x k on the device: A and B in FP32 twice (Numba's and CuPy's
-    copies), in FP16 and in BF16, B transposed in FP16, C in FP32 (shared by Numba and CuPy), FP16
-    and BF16: 12 mk + 14 kn + 8 mn bytes."""
-    return 12 * m * k + 14 * k * n + 8 * m * n
+    copies), in FP16 and in BF16, B transposed in FP16 and in BF16, C in FP32 (shared by Numba and
+    CuPy), FP16 and BF16: 12 mk + 16 kn + 8 mn bytes."""
+    return 12 * m * k + 16 * k * n + 8 * m * n
 
 
 def phase_bytes(side: int, depth: int) -> int:
