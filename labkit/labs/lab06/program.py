@@ -78,8 +78,8 @@ def why_unavailable(item: str, side: int, facts: DeviceFacts | None) -> str | No
         if spec.module == "wmma" and gemm_cuda.toolkit_include() is None:
             return ("its mma.h comes from a CUDA toolkit's include folder (CUDA_PATH, CUDA_HOME, nvcc's, "
                     "/usr/local/cuda), and none was found: CuPy's NVRTC headers lack crt/mma.h")
-        try:
-            spec.grid(side, side, side)
+        try:   # the tiles must divide the side (a persistent kernel's grid also takes the SM count)
+            spec.grid(side, side, side, facts.sm_count if facts is not None else None)
         except ValueError as exc:
             return str(exc)
     return why

@@ -1,0 +1,23 @@
+"""Lab 06's persistent TMA steps on the course's GPU: the lab itself decides that they can run at its
+sizes (their grid takes the SM count from the device's facts). Seen on the H200 before the fix: the
+lab recorded both steps as 'not measured: ... persistent: its grid needs the GPU's SM count'."""
+
+import pytest
+
+from labkit.device_profiles import COURSE_GPU
+from labkit.lab import lab
+from labkit.labs.lab06 import program
+from labkit.labs.lab06.results import ADDED_STEPS
+
+
+@pytest.mark.parametrize("key", sorted(ADDED_STEPS))
+def test_a_persistent_step_can_run_at_the_labs_sizes_on_the_course_gpu(monkeypatch, key):
+    monkeypatch.setattr(program, "cuda_c_unavailable", lambda: None)   # as on a GPU with CuPy
+    sizes = lab("lab-06").gpu_sizes
+    for side in (sizes.side, sizes.large_side, sizes.check_side):
+        assert program.why_unavailable(key, side, COURSE_GPU) is None, side
+
+
+def test_a_persistent_step_without_the_devices_facts_says_what_it_lacks(monkeypatch):
+    monkeypatch.setattr(program, "cuda_c_unavailable", lambda: None)
+    assert "SM count" in program.why_unavailable(sorted(ADDED_STEPS)[0], 4096, None)
