@@ -268,6 +268,13 @@ IMPOSSIBLE = {
                                          _set("results/ceilings/fp32/timing/sm_clock_mhz", 1.98e9))),
                             "field provenance/clocks_mhz/sm: 1.98e+09 MHz is above what the H200 SXM's datasheet "
                             "allows (2020 MHz)"),
+    "a ceiling's SM clock in GHz (the audit's case 24)": (
+        *lab01(_set("results/ceilings/fp32/sm_clock_mhz", 1.98)),
+        "field results/ceilings/fp32/sm_clock_mhz: 1.98 MHz is below any GPU's running clock (100 MHz): a clock in "
+        "GHz written as MHz?"),
+    "the provenance's memory clock in GHz": (
+        *lab01(_set("provenance/clocks_mhz/memory", 3.201)),
+        "field provenance/clocks_mhz/memory: 3.201 MHz is below any GPU's running clock (100 MHz)"),
     "compute capability 7.0 for an H200": (*lab01(_set("provenance/compute_capability", "7.0")),
                                            "field provenance/compute_capability: 7.0, but the H200 SXM is 9.0"),
     "achieved occupancy 100.5 % at 25 % theoretical": (
