@@ -68,7 +68,8 @@ def _results(args, console) -> int:
             restored, unrecovered = [], exc
         for name in restored:
             console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
-        missing = missing_records(project.root, lab.folder)   # before the listing: a lost record leaves its raw folder
+        # before the listing (a lost record leaves its raw folder); not when recovery failed: the record is aside
+        missing = [] if unrecovered else missing_records(project.root, lab.folder)
         for name in missing:
             message = missing_message(lab_id, name)
             console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)

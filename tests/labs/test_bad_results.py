@@ -534,6 +534,21 @@ def test_a_recording_killed_mid_swap_in_a_checkout_is_put_back_not_called_missin
         with pytest.raises(BlockError) as raised:
             markdown.markdown("/// lab | lab-01\n///\n", extensions=[LabExtension(lang="fr", project=str(tracked_course))])
         assert "a recording was interrupted during its swap: run `labkit results`" in str(raised.value)
+    if killed_before == 3:   # a folder the user cannot write: one line, the recovery's, not "MISSING ... git restore"
+        real_replace = os.replace
+
+        def refused(source, target):
+            raise PermissionError(13, "Permission denied", str(source))
+
+        os.replace = refused
+        try:
+            assert main(["results"]) == 1
+        finally:
+            os.replace = real_replace
+        lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("lab-01:")]
+        assert lines == [f"lab-01: INVALID {tracked_course / 'labs/01-roofline/results'}: putting back an interrupted "
+                         "recording failed (Permission denied): make the folder writable, then run `labkit results` "
+                         "again"], lines
     assert main(["results"]) == 0
     out = capsys.readouterr().out
     assert "MISSING" not in out and "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out, out
