@@ -62,17 +62,24 @@ def _results(args, console) -> int:
     listing = []
     for lab_id, lab in labs().items():
         lab_dir = lab.lab_dir(project)
-        missing = missing_records(project.root, lab.folder)   # first: a lost record leaves its raw folder behind
+        try:   # first: a recording killed mid-swap holds the record aside in .previous-<gpu>/, which is not a loss
+            restored, unrecovered = recover(lab_dir / RESULTS_FOLDER), None
+        except ResultsError as exc:
+            restored, unrecovered = [], exc
+        for name in restored:
+            console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
+        # before the listing (a lost record leaves its raw folder); not when recovery failed: the record is aside
+        missing = [] if unrecovered else missing_records(project.root, lab.folder)
         for name in missing:
             message = missing_message(lab_id, name)
             console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
             listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
             status = EXIT_ERROR
-        if missing:
-            continue
         try:
-            for name in recover(lab_dir / RESULTS_FOLDER):
-                console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
+            if unrecovered is not None:
+                raise unrecovered
+            if missing:
+                continue
             paths = recorded_paths(lab_dir, project.relative)
         except ResultsError as exc:
             console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)

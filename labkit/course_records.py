@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from labkit.errors import LabkitError
+from labkit.results import INTERRUPTED_SWAP_PREFIX
 
 
 class MissingRecordError(LabkitError):
@@ -49,7 +50,15 @@ def missing_records(root: Path, lab_folder: str) -> list[str]:
     return [name for name in tracked if not (root / name).is_file()]
 
 
-def missing_message(lab_id: str, name: str) -> str:
+def missing_message(lab_id: str, name: str, root: Path | None = None) -> str:
+    """The one line for a missing record. When an interrupted recording's ``.previous-<gpu>/``
+    folder is beside it (under ``root``), the record is held aside there, not lost: the line says
+    to run ``labkit results``, which puts it back (a ``git restore`` first would put a second copy
+    in its way)."""
     folder = str(Path(name).parent)
+    aside = Path(folder) / f"{INTERRUPTED_SWAP_PREFIX}{Path(name).stem}"
+    if root is not None and (root / aside).is_dir():
+        return (f"{aside}: a recording was interrupted during its swap: run `labkit results` to put the previous "
+                "record back")
     return (f"{name}: the course's record of {lab_id}, tracked in git, is missing: restore it with "
             f"`git restore {folder}` (or remove it on purpose with `git rm {name}`)")

@@ -36,6 +36,12 @@ DATA_CENTRE_READ_CLOCK_SLACK = 1.02
 #: (GDDR7 as the driver reports it: 14 001 MHz on an RTX 5090).
 ANY_SM_CLOCK_MHZ = 3_200.0
 ANY_MEM_CLOCK_MHZ = 20_000.0
+#: No NVIDIA GPU's SM or memory clock is read below this while it runs (idle clocks are 200-400 MHz):
+#: a lower reading is a clock in GHz written as MHz (1.98 for 1 980), the audit's case 24.
+MIN_CLOCK_MHZ = 100.0
+#: The fields that hold a clock in MHz, and the limit each is held to from above.
+_CLOCK_BOUNDS = {"max_sm_clock_mhz": "max_sm_clock_mhz", "sm_clock_mhz": "read_sm_clock_mhz",
+                 "mem_clock_mhz": "mem_clock_mhz"}
 
 
 def _walk(node, path: str = "") -> Iterator[tuple[str, str, object]]:
@@ -96,6 +102,8 @@ def impossible_device_fact(document: dict) -> tuple[str, str] | None:
     for where, value, bound in clocks:
         if isinstance(value, (int, float)) and value > limits[bound]:
             return where, f"{value:g} MHz is above what {whose} allows ({limits[bound]:.0f} MHz)"
+        if isinstance(value, (int, float)) and value < MIN_CLOCK_MHZ:
+            return where, _slow_clock(value)
     device = document.get("results", {}).get("device")
     if isinstance(device, dict) and isinstance(device.get("name"), str) and device["name"] != gpu:
         return "results/device/name", f"{device['name']!r}, but the provenance says {gpu!r}"
@@ -104,6 +112,10 @@ def impossible_device_fact(document: dict) -> tuple[str, str] | None:
         if problem:
             return where, problem
     return None
+
+
+def _slow_clock(mhz: float) -> str:
+    return f"{mhz:g} MHz is below any GPU's running clock ({MIN_CLOCK_MHZ:.0f} MHz): a clock in GHz written as MHz?"
 
 
 def _fact_problem(key, value, cc, label, limits, lanes, whose) -> str | None:
@@ -119,6 +131,8 @@ def _fact_problem(key, value, cc, label, limits, lanes, whose) -> str | None:
         return f"{_cc_label(value)}, but the provenance says {label}"
     elif number is None:
         return None
+    elif key in _CLOCK_BOUNDS and number < MIN_CLOCK_MHZ:
+        return _slow_clock(number)
     elif key == "max_sm_clock_mhz" and number > limits["max_sm_clock_mhz"]:
         return f"{number:g} MHz is above what {whose} allows ({limits['max_sm_clock_mhz']:.0f} MHz)"
     elif key == "sm_clock_mhz" and number > limits["read_sm_clock_mhz"]:

@@ -108,7 +108,7 @@ def render_lab(block: etree.Element, the_lab: Lab, project: Project, lang: str) 
     notebook_link(block, the_lab, lang)
     colab_link(block, the_lab, project, lang)
     for name in missing_records(project.root, the_lab.folder):   # a course record lost: never "no results yet"
-        raise MissingRecordError(missing_message(the_lab.id, name))
+        raise MissingRecordError(missing_message(the_lab.id, name, project.root))
     paths = recorded_paths(the_lab.lab_dir(project), project.relative)
     if not paths:
         note = etree.SubElement(block, "p", {"class": "lab-empty"})

@@ -207,7 +207,8 @@ def test_front_matter_that_is_not_yaml_is_named_as_such():
 
 def test_a_byte_that_is_not_utf8_names_the_page_and_the_line(project, monkeypatch, capsys):
     """It was a traceback from MkDocs' reader in the build, "internal error, UnicodeDecodeError" from
-    `labkit chapter`."""
+    `labkit chapter`; the Chinese build, which reads the French page to see whether its translation
+    is stale, raised it too (the audit's case 292, re-run)."""
     from labkit.cli import main
 
     page = project / "docs/fr" / CHAPTER
@@ -218,6 +219,10 @@ def test_a_byte_that_is_not_utf8_names_the_page_and_the_line(project, monkeypatc
     result = build_language("fr", project / "site", project, notebooks=False)
     assert result.returncode != 0 and "Traceback" not in result.log, result.log
     assert [line for line in problems(result.log) if expected in line], result.log
+    result = build_language("zh", project / "site", project, notebooks=False)
+    assert result.returncode != 0 and "Traceback" not in result.log, result.log
+    assert [line for line in problems(result.log) if f"{expected} (the page docs/zh/{CHAPTER} translates)" in line], \
+        result.log
     monkeypatch.chdir(project)
     monkeypatch.delenv("LABKIT_PROJECT", raising=False)
     assert main(["chapter", "01"]) == 1

@@ -268,6 +268,13 @@ IMPOSSIBLE = {
                                          _set("results/ceilings/fp32/timing/sm_clock_mhz", 1.98e9))),
                             "field provenance/clocks_mhz/sm: 1.98e+09 MHz is above what the H200 SXM's datasheet "
                             "allows (2020 MHz)"),
+    "a ceiling's SM clock in GHz (the audit's case 24)": (
+        *lab01(_set("results/ceilings/fp32/sm_clock_mhz", 1.98)),
+        "field results/ceilings/fp32/sm_clock_mhz: 1.98 MHz is below any GPU's running clock (100 MHz): a clock in "
+        "GHz written as MHz?"),
+    "the provenance's memory clock in GHz": (
+        *lab01(_set("provenance/clocks_mhz/memory", 3.201)),
+        "field provenance/clocks_mhz/memory: 3.201 MHz is below any GPU's running clock (100 MHz)"),
     "compute capability 7.0 for an H200": (*lab01(_set("provenance/compute_capability", "7.0")),
                                            "field provenance/compute_capability: 7.0, but the H200 SXM is 9.0"),
     "achieved occupancy 100.5 % at 25 % theoretical": (
@@ -484,3 +491,65 @@ def test_the_floor_is_a_tenth_of_the_peak():
     assert below_reference_floor([ReferenceRate("copy", MIN_REFERENCE_SHARE * 4800, 4800, "GB/s", "peak")]) is None
     assert below_reference_floor([ReferenceRate("copy", 4.27, 4800, "GB/s", "peak")]).startswith(
         "copy: 4.27 GB/s is 0.09% of the GPU's peak 4800 GB/s, and a reference measurement reaches at least 10% of it")
+
+
+@pytest.mark.parametrize("killed_before", [1, 2, 3, 4, 5])
+def test_a_recording_killed_mid_swap_in_a_checkout_is_put_back_not_called_missing(tracked_course, capsys,
+                                                                                   killed_before):
+    """The audit's cases 94-98 and 244-251 (issue 31's re-run): killed before the swap's n-th rename
+    (1: the backup folder named, 2 and 3: the record's file and folder moved aside, 4 and 5: the
+    new ones moved in), the course's record is in ``.previous-<gpu>/`` or half replaced. ``labkit
+    results`` puts the old one back, byte for byte, instead of reporting it MISSING (git tracks it)
+    and telling the learner to `git restore` it, which would leave two copies in each other's way."""
+    import os
+    import signal
+
+    from labkit import recording
+    from labkit.lab import lab
+    from labkit.results import read_results
+
+    path = tracked_course / FILES["lab-01"]
+    before = snapshot(tracked_course / "labs")
+    document = read_results(path, lab("lab-01").results_type, "lab-01")
+    raw = sorted(recording.raw_folder(path).iterdir())
+    place = recording.canonical_place(path.parent.parent, path.stem)
+    pid = os.fork()
+    if pid == 0:   # the child: dies of SIGKILL before the swap's n-th rename
+        try:
+            real_replace, calls = os.replace, []
+
+            def replace(source, target):
+                calls.append(source)
+                if len(calls) == killed_before:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return real_replace(source, target)
+
+            os.replace = replace
+            recording.record(place, document.model_copy(update={"raw_files": {}}), raw, "lab-01")
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    if killed_before in (2, 3, 4):   # the record is aside: the site's build says so, not `git restore`
+        with pytest.raises(BlockError) as raised:
+            markdown.markdown("/// lab | lab-01\n///\n", extensions=[LabExtension(lang="fr", project=str(tracked_course))])
+        assert "a recording was interrupted during its swap: run `labkit results`" in str(raised.value)
+    if killed_before == 3:   # a folder the user cannot write: one line, the recovery's, not "MISSING ... git restore"
+        real_replace = os.replace
+
+        def refused(source, target):
+            raise PermissionError(13, "Permission denied", str(source))
+
+        os.replace = refused
+        try:
+            assert main(["results"]) == 1
+        finally:
+            os.replace = real_replace
+        lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("lab-01:")]
+        assert lines == [f"lab-01: INVALID {tracked_course / 'labs/01-roofline/results'}: putting back an interrupted "
+                         "recording failed (Permission denied): make the folder writable, then run `labkit results` "
+                         "again"], lines
+    assert main(["results"]) == 0
+    out = capsys.readouterr().out
+    assert "MISSING" not in out and "lab-01: labs/01-roofline/results/nvidia-h200.json — NVIDIA H200" in out, out
+    assert snapshot(tracked_course / "labs") == before
