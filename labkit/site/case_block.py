@@ -37,7 +37,7 @@ from labkit.roofline import RATIO_DECIMALS
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 from labkit.site.recorded import read_recorded
 
-CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9]+)")
+CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9_]+)")   # a case is a lab's key: tma_bf16
 
 
 class CaseError(LabkitError, ValueError):

@@ -269,3 +269,15 @@ def test_mma_syncs_own_roof_is_two_thirds_of_the_dense_rate_level_with_shared_me
     assert abs(100 * results.mma_roof_share() - FIGURES["ch06.mma.shared_roof_pct_of_tensor"].value()) < 5
     assert results.of_mma_roof("mma") < 0.7
     assert results.of_peak("mma") < results.mma_roof_share() < results.cublas_of_peak("fp16")
+
+
+def test_chapter6_the_tma_step_runs_near_cublass_clock_far_below_nvmls(recorded):
+    """Chapter 6, step 5e: its tensor pipe nearly full, at the roof; it ran at a clock close to cuBLAS
+    FP16's (within 10 %) and far below NVML's reading (at least 10 % lower): the clock power leaves
+    it, not the kernel, is what separates it from the nominal peak."""
+    results = recorded.results
+    tma, cublas = results.run("tma", False).timing, results.run("cublas_fp16", False).timing
+    assert abs(tma.sm_clock_ran_mhz / cublas.sm_clock_ran_mhz - 1) < 0.10
+    assert tma.sm_clock_ran_mhz < 0.9 * tma.sm_clock_mhz
+    tensor = next(u.pct for u in results.profile("tma").diagnosis().units if u.unit == "pipe_tensor")
+    assert tensor > 85 and results.of_peak("tma") > 0.8
