@@ -87,9 +87,10 @@ def _spellings(value: float, decimals: int) -> set[str]:
 
 
 def _distinctive(value: float) -> bool:
-    """Three digits or more, and not a power of two: 128, 256 or 1024 are how a GPU text writes
-    sizes, lanes and bytes by definition, so a figure equal to one cannot be told from them."""
-    if len(f"{value:g}".replace(".", "")) < 3:
+    """Three digits or more, not 100 and not a power of two: 100 is the full scale of every
+    percentage ("100 %"), and 128, 256 or 1024 are how a GPU text writes sizes, lanes and bytes by
+    definition, so a figure equal to one cannot be told from them."""
+    if len(f"{value:g}".replace(".", "")) < 3 or value == 100:
         return False
     return not (value.is_integer() and value > 0 and (int(value) & (int(value) - 1)) == 0)
 
