@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from labkit import simulator_threads
+from labkit.access import WARP_LANES
 from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 from labkit.profiling.checklist import DIVERGENCE_THREADS
@@ -55,7 +56,6 @@ if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence
 
 CHAPTER = "performance/05-checklist.md"
-WARP = 32
 
 # ----- 05-mystery-a: y = a·x on a matrix ------------------------------------------------------------
 #: The matrix in the simulator (rows of 72 floats start on 32-byte sector boundaries; neither side
@@ -159,10 +159,10 @@ class _Lines:
         visits: dict[tuple, list[int]] = defaultdict(list)
         for (block, thread_id), counts in self.by_thread.items():
             for point, times in counts.items():
-                visits[(block, thread_id // WARP, point)].append(times)
+                visits[(block, thread_id // WARP_LANES, point)].append(times)
         warp_executions = sum(max(times) for times in visits.values())
         lane_executions = sum(sum(times) for times in visits.values())
-        return lane_executions / warp_executions if warp_executions else float(WARP)
+        return lane_executions / warp_executions if warp_executions else float(WARP_LANES)
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from rich.cells import cell_len
+from labkit.report.columns import columns
 
 from labkit.exercises.isolated import Progress, phase_text
 from labkit.exercises.metrics import metric
@@ -75,7 +75,7 @@ def problem_text(problem, lang: str) -> str:
 
 def pad(text: str, width: int) -> str:
     """``text`` followed by spaces up to ``width`` terminal cells (a Chinese character takes two)."""
-    return text + " " * max(0, width - cell_len(text))
+    return text + " " * max(0, width - columns(text))
 
 
 def verdict_lines(exercise: Exercise, verdict: Verdict, docs: Path, lang: str) -> list[str]:

@@ -19,7 +19,8 @@ from labkit.kernels import chase, ilp, register_pressure
 from labkit.lab import Check
 from labkit.labs.lab03 import LAB
 from labkit.labs.lab03.program import FMA_THREADS, capped_launch, copy_shape, fma_trips, wave_grid
-from labkit.labs.lab03.results import (LOAD_BYTES, WARP, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel,
+from labkit.access import WARP_LANES
+from labkit.labs.lab03.results import (LOAD_BYTES, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel,
                                        FmaPoint, Lab03Results, LatencyStep, MemoryStep, RegisterStep, RegisterVariant,
                                        StreamKernel, StreamPoint, Unavailable, WavePoint, WaveStep)
 from labkit.timing import Timing
@@ -52,7 +53,7 @@ def load_cycles(working_set: int) -> float:
 def copy_gbps(loads: int, warps: int, sharpness: float = SHARPNESS) -> float:
     """Little's law's rising line (each warp's round trip: latency + its bytes at its SM's share of
     the copy bandwidth) and the copy bandwidth, joined by a p-norm."""
-    knee = latency.copy_knee_warps_per_sm(COPY_GBPS, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP),
+    knee = latency.copy_knee_warps_per_sm(COPY_GBPS, latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP_LANES),
                                           HBM_NS * 1e-9, SMS)
     rising = COPY_GBPS * warps / knee
     return (rising ** -sharpness + COPY_GBPS ** -sharpness) ** (-1 / sharpness)

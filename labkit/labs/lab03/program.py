@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from labkit import occupancy
+from labkit.access import WARP_LANES
 from labkit.device import fp32_lanes_per_sm, read_clocks
 from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.gpu import SIMULATED, cuda, nan_device_array
@@ -19,11 +20,12 @@ from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
 from labkit.lab import Bench, Check, Program
 from labkit.labs.lab03.sizing import FULL_COPY_LOADS, full_copy_warps
-from labkit.labs.lab03.results import (WARP, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
+from labkit.labs.lab03.results import (ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
                                        FmaSass, Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
                                        RegisterStep, RegisterVariant, SassStep, Sizes, StreamKernel, StreamPoint,
                                        Unavailable, WavePoint, WaveStep)
 from labkit.launch import LaunchConfigError
+from labkit.profiling.diagnosis import DURATION_METRIC
 
 COPY_SIGNATURE = "void(float32[::1], float32[::1])"
 FMA_SIGNATURE = "void(float32[::1], int64, float32, float32)"
@@ -54,7 +56,7 @@ def copy_shape(warps_per_sm: int, arch: occupancy.Architecture = occupancy.SM90)
                          f"{arch.max_warps_per_sm}")
     for warps_per_block in range(1, warps_per_sm + 1):
         if warps_per_sm % warps_per_block == 0 and warps_per_sm // warps_per_block <= arch.max_blocks_per_sm:
-            return warps_per_block * WARP, warps_per_sm // warps_per_block
+            return warps_per_block * WARP_LANES, warps_per_sm // warps_per_block
     raise AssertionError("one block of every warp always fits")
 
 
@@ -123,12 +125,12 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
     checks.append(Check(name="dependent FMA chain", passed=bool(
         np.isclose(out.copy_to_host()[0], ilp.fma_dependent_reference(3, FMA_A, FMA_B), rtol=1e-6)
         and cycles.copy_to_host()[0] > 0)))
-    threads = blocks * WARP
+    threads = blocks * WARP_LANES
     data = rng.uniform(0.5, 1.5, register_pressure.LIVE * threads).astype(np.float32)
     device_data = cuda.to_device(data)
     for cap in sizes.register_caps:
         out = nan_device_array(threads)
-        register_pressure.register_mix(cap)[blocks, WARP](device_data, out, 2, MIX_A)
+        register_pressure.register_mix(cap)[blocks, WARP_LANES](device_data, out, 2, MIX_A)
         limit = f"at most {cap} registers" if cap else "no register limit"
         checks.append(Check(name=f"register mix, {limit}", passed=bool(
             np.allclose(out.copy_to_host(), register_pressure.mix_reference(data, threads, 2, MIX_A), rtol=1e-4))))
@@ -230,7 +232,7 @@ def fma_curve(sizes: Sizes, bench: Bench, kernel, chains: int) -> tuple[FmaKerne
     trips = fma_trips(sizes, chains)
     points = []
     for warps in sizes.fma_warps:
-        launch = capped_launch(FMA_THREADS, warps // (FMA_THREADS // WARP), registers, arch)
+        launch = capped_launch(FMA_THREADS, warps // (FMA_THREADS // WARP_LANES), registers, arch)
         if launch is None:
             continue
         allow_dynamic_shared(kernel, FMA_SIGNATURE, launch.dynamic_shared_bytes)
@@ -364,7 +366,7 @@ ISSUE_29_METRICS = (
     "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
 )
 NCU_METRICS = (
-    "gpu__time_duration.sum",
+    DURATION_METRIC,
     "sm__maximum_warps_per_active_cycle_pct",
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "launch__occupancy_limit_blocks",
@@ -412,7 +414,7 @@ def profile_target(sizes: Sizes) -> None:
         run(source, target)
     for chains, immediate, warps in PROFILED_FMA:
         kernel = ilp.fma_chains(chains, FMA_A if immediate else None)
-        grid, run = _persistent(kernel, FMA_SIGNATURE, FMA_THREADS, (warps or arch.max_warps_per_sm) // (FMA_THREADS // WARP),
+        grid, run = _persistent(kernel, FMA_SIGNATURE, FMA_THREADS, (warps or arch.max_warps_per_sm) // (FMA_THREADS // WARP_LANES),
                                 sms, arch)
         run(cuda.device_array(grid * FMA_THREADS, dtype=np.float32), fma_trips(sizes, chains), FMA_A, FMA_B)
     grid = sms * PROFILE_REGISTER_BLOCKS_PER_SM
@@ -470,7 +472,7 @@ def ncu_launch(label: str, profile) -> NcuLaunch:
         local_sectors=profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
         + profile.value("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"),
         sm_active_cycles=profile.value("sm__cycles_active.avg"), sm_elapsed_cycles=profile.value("sm__cycles_elapsed.avg"),
-        duration_seconds=profile.seconds("gpu__time_duration.sum"))
+        duration_seconds=profile.seconds(DURATION_METRIC))
 
 
 def nsight_compute(work_dir: Path, arch: occupancy.Architecture) -> NcuStep | Unavailable:

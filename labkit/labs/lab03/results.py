@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from labkit import latency, occupancy
+from labkit.access import WARP_LANES
 from labkit.device import fma_peak_gflops
 from labkit.knee import Knee, fit_knee
 from labkit.lab import Check
@@ -40,7 +41,6 @@ HBM_MIN_L2_MULTIPLE = 8
 PLATEAU_WITHIN = 0.10
 #: Bytes per load of the copy kernels (one load4) and threads per warp.
 LOAD_BYTES = 16
-WARP = 32
 #: A point whose theoretical occupancy is at most this is a "low occupancy" point (Volkov's bar).
 LOW_OCCUPANCY = 0.25
 #: The most a clock read in a kernel may exceed the SM's maximum (the timers' granularity).
@@ -95,7 +95,7 @@ class Device(Record):
     @property
     def fma_issue_per_cycle(self) -> float:
         """Warp FMA instructions one scheduler can issue per cycle: its FP32 lanes / 32."""
-        return self.fp32_lanes_per_sm / self.schedulers_per_sm / WARP
+        return self.fp32_lanes_per_sm / self.schedulers_per_sm / WARP_LANES
 
 
 # ----- step 1: latency ---------------------------------------------------------------------------
@@ -194,7 +194,7 @@ class Launch(Record):
 
     @property
     def warps_per_sm(self) -> int:
-        return self.blocks_per_sm * math.ceil(self.threads_per_block / WARP)
+        return self.blocks_per_sm * math.ceil(self.threads_per_block / WARP_LANES)
 
     def calculated(self, registers: int | None, arch: occupancy.Architecture) -> occupancy.Occupancy:
         """labkit.occupancy's answer for this launch (registers None: as if none)."""
@@ -216,7 +216,7 @@ class StreamPoint(Record):
         """The time one trip of a warp took, on average, by Little's law on the measurement: each
         trip moves the warp's loads (loads x 16 bytes x 32 threads) and as many stores, so
         trip = 2 x read bytes per warp x warps per SM x SMs / bandwidth."""
-        moved_per_warp = 2 * latency.bytes_in_flight_per_warp(self.loads, LOAD_BYTES, WARP)
+        moved_per_warp = 2 * latency.bytes_in_flight_per_warp(self.loads, LOAD_BYTES, WARP_LANES)
         return moved_per_warp * self.launch.warps_per_sm * sm_count / (self.gbps * 1e9)
 
 
@@ -376,7 +376,7 @@ class NcuLaunch(Record):
         """FFMA warp instructions / all warp instructions executed (None before issue 29)."""
         if self.instructions is None or self.ffma_thread_instructions is None or not self.instructions:
             return None
-        return self.ffma_thread_instructions / WARP / self.instructions
+        return self.ffma_thread_instructions / WARP_LANES / self.instructions
 
     @property
     def sm_active_share(self) -> float:
@@ -468,7 +468,7 @@ class Lab03Results(Record):
         return launch.calculated(registers, self.device.arch).occupancy
 
     def _read_bytes_per_warp(self, loads: int) -> int:
-        return latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP)
+        return latency.bytes_in_flight_per_warp(loads, LOAD_BYTES, WARP_LANES)
 
     def latency_copy_warps(self, loads: int) -> float | None:
         """Little's law with the measured HBM latency alone: the warps per SM whose reads in flight
