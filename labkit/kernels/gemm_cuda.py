@@ -522,6 +522,19 @@ def _wgmma_instruction(n: int, precision: str) -> str:
             f'    : "l"(desc_a), "l"(desc_b), "r"(1));')
 
 
+#: wgmma's 64-bit shared-memory matrix descriptor for a K-major slice in the 128-byte swizzle (rows of
+#: 128 bytes, 8-row atoms of 1024 bytes): one C definition for the wgmma and tma modules.
+_SMEM_DESCRIPTOR = r"""__device__ __forceinline__ unsigned long long smem_descriptor(unsigned addr)
+{
+    unsigned long long d = 0;
+    d |= (unsigned long long)((addr & 0x3FFFF) >> 4);      /* start address, 16-byte units */
+    d |= (unsigned long long)1 << 16;                       /* leading byte offset: unused here */
+    d |= (unsigned long long)(1024 >> 4) << 32;             /* stride byte offset: 8 rows of 128 B */
+    d |= (unsigned long long)1 << 62;                       /* 128-byte swizzle */
+    return d;
+}
+"""
+
 #: Step 5d (Hopper's own instruction): the wgmma kernel's tile of C, slice of K, stages.
 WG_BM, WG_BN, WG_BK, WG_STAGES = 128, 256, 64, 4
 
@@ -537,16 +550,7 @@ WGMMA_SOURCE = _ASYNC_COPY + r"""
 #define WG_STAGES 4
 #define WG_THREADS 256
 
-__device__ __forceinline__ unsigned long long smem_descriptor(unsigned addr)
-{
-    unsigned long long d = 0;
-    d |= (unsigned long long)((addr & 0x3FFFF) >> 4);      /* start address, 16-byte units */
-    d |= (unsigned long long)1 << 16;                       /* leading byte offset: unused here */
-    d |= (unsigned long long)(1024 >> 4) << 32;             /* stride byte offset: 8 rows of 128 B */
-    d |= (unsigned long long)1 << 62;                       /* 128-byte swizzle */
-    return d;
-}
-
+""" + _SMEM_DESCRIPTOR + r"""
 /* rows x 64 halves of a K-major matrix (row stride K) into a swizzled slice at `base` (shared address). */
 template <int ROWS>
 __device__ __forceinline__ void load_swizzled(const unsigned short* src, int K, int k0, unsigned base)
@@ -708,16 +712,7 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
                  :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(bar) : "memory");
 }
 
-__device__ __forceinline__ unsigned long long smem_descriptor(unsigned addr)
-{
-    unsigned long long d = 0;
-    d |= (unsigned long long)((addr & 0x3FFFF) >> 4);      /* start address, 16-byte units */
-    d |= (unsigned long long)1 << 16;                       /* leading byte offset: unused here */
-    d |= (unsigned long long)(1024 >> 4) << 32;             /* stride byte offset: 8 rows of 128 B */
-    d |= (unsigned long long)1 << 62;                       /* 128-byte swizzle */
-    return d;
-}
-
+""" + _SMEM_DESCRIPTOR + r"""
 template <bool BF16> __device__ __forceinline__ void wgmma_n256(float (&d)[128], unsigned long long desc_a, unsigned long long desc_b)
 {
     if (BF16) {
