@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from labkit.kernels import gemm_accuracy, gemm_cublas, gemm_cuda
+from tests.gpu.tma_gemm_check import gemm_operands
 
 pytestmark = pytest.mark.gpu
 
@@ -37,15 +38,7 @@ def test_every_tma_kernel_agrees_with_cublas(hopper, shape, precision, record):
     import cupy as cp
 
     m, n, k = shape
-    rng = cp.random.default_rng(33)
-    a32, b32 = rng.random((m, k), dtype=cp.float32) * 2 - 1, rng.random((k, n), dtype=cp.float32) * 2 - 1
-    if precision == "fp16":
-        a, b = a32.astype(cp.float16), b32.astype(cp.float16)
-        as32 = lambda x: x.astype(cp.float32)  # noqa: E731
-    else:
-        a, b = gemm_cublas.bf16_bits(a32, cp), gemm_cublas.bf16_bits(b32, cp)
-        as32 = lambda x: gemm_cublas.from_bf16_bits(x, cp)  # noqa: E731
-    bt = cp.ascontiguousarray(b.T)
+    a, b, bt, as32 = gemm_operands(m, n, k, precision, cp.random.default_rng(33))
     reference = cp.empty((m, n), dtype=a.dtype)
     gemm_cublas.gemm(a, b, reference, precision)
     abs_product = cp.abs(as32(a)) @ cp.abs(as32(b))

@@ -24,6 +24,25 @@ CHECK_SHAPES = ((4096, 4096, 4096), (1536, 1280, 320))
 REFERENCE_STEPS = ("hgemm_wgmma_128x256", "bgemm_mma_128x128")
 
 
+def gemm_operands(m: int, n: int, k: int, precision: str, rng):
+    """A (m x k) and B (k x n) drawn uniform in [-1, 1) by the CuPy generator ``rng`` (A first), in
+    ``precision`` (FP16, or BF16 as its bits in uint16), Bᵀ contiguous for the kernels that read B
+    K-major, and the function that reads a matrix of that precision back as FP32."""
+    import cupy as cp
+
+    from labkit.kernels import gemm_cublas
+
+    a32 = rng.random((m, k), dtype=cp.float32) * 2 - 1
+    b32 = rng.random((k, n), dtype=cp.float32) * 2 - 1
+    if precision == "fp16":
+        a, b = a32.astype(cp.float16), b32.astype(cp.float16)
+        as32 = lambda x: x.astype(cp.float32)  # noqa: E731
+    else:
+        a, b = gemm_cublas.bf16_bits(a32, cp), gemm_cublas.bf16_bits(b32, cp)
+        as32 = lambda x: gemm_cublas.from_bf16_bits(x, cp)  # noqa: E731
+    return a, b, cp.ascontiguousarray(b.T), as32
+
+
 def say(row: dict) -> None:
     print(json.dumps(row), flush=True)
 
@@ -79,17 +98,8 @@ def main() -> int:
     rng = cp.random.default_rng(33)
 
     def operands(m, n, k, precision):
-        a32 = rng.random((m, k), dtype=cp.float32) * 2 - 1
-        b32 = rng.random((k, n), dtype=cp.float32) * 2 - 1
-        if precision == "fp16":
-            a, b = a32.astype(cp.float16), b32.astype(cp.float16)
-            as32 = lambda x: x.astype(cp.float32)  # noqa: E731
-        else:
-            a, b = gemm_cublas.bf16_bits(a32, cp), gemm_cublas.bf16_bits(b32, cp)
-            as32 = lambda x: gemm_cublas.from_bf16_bits(x, cp)  # noqa: E731
-        bt = cp.ascontiguousarray(b.T)
-        c = cp.empty((m, n), dtype=a.dtype)
-        return a, b, bt, c, as32
+        a, b, bt, as32 = gemm_operands(m, n, k, precision, rng)
+        return a, b, bt, cp.empty((m, n), dtype=a.dtype), as32
 
     def first_launch(name, a, bt, c) -> None:
         gemm_cuda.launch(name, a, bt, c)
