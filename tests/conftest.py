@@ -19,6 +19,14 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DOCS = REPO_ROOT / "docs"
 
 
+def recorded_launches(folder: Path) -> list:
+    """The Nsight Compute launches of a recorded folder (its raw and details pages, merged)."""
+    from labkit.profiling import ncu
+
+    return ncu.merge_profiles(ncu.parse_raw_csv((folder / "ncu_raw.csv").read_text()),
+                              ncu.parse_details_csv((folder / "ncu_details.csv").read_text()))
+
+
 def pytest_configure(config):
     """The cycle collector runs every 50 000 allocations instead of 700: the simulator's tests make
     millions of short-lived objects (a greenlet per CUDA thread, a wrapper per array access)

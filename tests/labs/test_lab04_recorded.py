@@ -7,10 +7,10 @@ import pytest
 
 from labkit.lab import lab
 from labkit.labs.lab04.results import FAULTS, PROFILED_KERNELS, NcuProfiles, SassListing, Timeline
-from labkit.profiling import diagnosis, ncu, nsys, sass
+from labkit.profiling import diagnosis, nsys, sass
 from labkit.project import Project
 from labkit.results import raw_folder, read_results
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, recorded_launches
 
 LAB = lab("lab-04")
 RESULTS = LAB.lab_dir(Project(REPO_ROOT)) / "results/nvidia-h200.json"
@@ -73,9 +73,7 @@ def test_the_timeline_says_which_source_ran(recorded):
 
 def test_ncu_profiles_are_what_the_raw_csv_says(recorded):
     assert isinstance(recorded.results.ncu, NcuProfiles)
-    profiles = ncu.merge_profiles(ncu.parse_raw_csv((RAW / "ncu_raw.csv").read_text()),
-                                  ncu.parse_details_csv((RAW / "ncu_details.csv").read_text()))
-    fresh = [diagnosis.StoredProfile.of(p) for p in profiles]
+    fresh = [diagnosis.StoredProfile.of(p) for p in recorded_launches(RAW)]
     # Every stored metric is the CSV's; the record may lack metrics the diagnosis has read since it
     # was made (L2Atomics), which a record made now keeps.
     for new, old in zip(fresh, recorded.results.ncu.kernels, strict=True):
@@ -203,16 +201,12 @@ def test_chapter4_the_duration_rule_changes_its_verdict_with_the_batch_not_the_k
     and the scheduler's statistics judge it; on half the batch (the lab's earlier size, a real H200
     profile kept in tests/fixtures/h200-lab04-16mb) the same kernel fell under the threshold, with
     DRAM far from idle, and was called launch-bound."""
-    from labkit.profiling.ncu import merge_profiles, parse_details_csv, parse_raw_csv
-
     now = next(k for k in each_record.ncu.kernels if k.name == "sum_squares").diagnosis()
     assert now.finding is not diagnosis.Finding.LAUNCH_BOUND
     assert now.speed_of_light.duration_seconds >= diagnosis.LAUNCH_BOUND_SECONDS
     assert now.grid_blocks > now.sm_count
     assert now.finding is diagnosis.Finding.LATENCY_BOUND
-    folder = REPO_ROOT / "tests/fixtures/h200-lab04-16mb"
-    earlier = next(p for p in merge_profiles(parse_raw_csv((folder / "ncu_raw.csv").read_text()),
-                                             parse_details_csv((folder / "ncu_details.csv").read_text()))
+    earlier = next(p for p in recorded_launches(REPO_ROOT / "tests/fixtures/h200-lab04-16mb")
                    if p.name == "sum_squares")
     before = diagnosis.diagnose(earlier)
     assert before.finding is diagnosis.Finding.LAUNCH_BOUND

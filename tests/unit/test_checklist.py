@@ -14,7 +14,7 @@ from labkit.profiling.ncu import Metric, Rule
 from labkit.report.diagnosis_text import item_words
 from labkit.report.labels import LABELS, label
 from labkit.site.inventory import page_inventory
-from tests.conftest import DOCS, REPO_ROOT
+from tests.conftest import DOCS, REPO_ROOT, recorded_launches
 
 LANGS = ("en", "fr", "zh")
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"
@@ -24,14 +24,8 @@ LAB05 = REPO_ROOT / "labs/05-checklist/results/nvidia-h200"
 LAB04_16MB = REPO_ROOT / "tests/fixtures/h200-lab04-16mb"
 
 
-def load_launches(folder: Path) -> list[ncu.KernelProfile]:
-    """The launches of a recorded folder (raw and details pages)."""
-    return ncu.merge_profiles(ncu.parse_raw_csv((folder / "ncu_raw.csv").read_text()),
-                              ncu.parse_details_csv((folder / "ncu_details.csv").read_text()))
-
-
 def load(folder: Path) -> dict[str, ncu.KernelProfile]:
-    return {k.name: k for k in load_launches(folder)}
+    return {k.name: k for k in recorded_launches(folder)}
 
 
 @pytest.fixture(scope="module")
@@ -426,7 +420,7 @@ VALIDATION = REPO_ROOT / "tests/fixtures/diagnose_validation"
 
 def validation_launch(case: str, launch_id: int) -> ncu.KernelProfile:
     """One launch of the diagnose validation set."""
-    return next(k for k in load_launches(VALIDATION / case) if k.id == launch_id)
+    return next(k for k in recorded_launches(VALIDATION / case) if k.id == launch_id)
 
 
 def test_the_lever_left_at_each_roof_is_decided_with_the_assessment(profiles):
