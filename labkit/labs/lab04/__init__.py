@@ -38,7 +38,7 @@ class Lab04(Lab[Sizes, Lab04Results]):
     needs = (Need("ncu", "step 3: the profiles of the program's kernels", "step 3 skipped"),
              Need("nsys", "step 2's timeline from Nsight Systems", "the timeline from labkit's own CUDA events"),
              Need("cupy", "the timer checked against cupyx.profiler.benchmark", "that comparison skipped"))
-    # Sized so that the four repairs' savings lie about a factor of two apart on an H200 (issue 29,
+    # Sized so that each repair saves at least 1.5 times the next on an H200 (issue 29, chapter 4;
     # tests/gpu/recorded/nvidia-h200/lab04_sizes_explored.json): a 32 MB pageable batch (about 4 ms
     # saved), 80 launches of the chain (about 2 ms), a 9216-side transpose (about 1.1 ms), the
     # per-iteration .item() (about 0.4 ms). At 16 MB, 64 launches and 8192 the transfer and the chain
