@@ -960,8 +960,8 @@ def _lab06_run(item: str, large: bool = False):
 
 def _lab06_recorded(key: str) -> str:
     """``key`` if lab 06's record holds that step; a step added after the record was made
-    (results.ADDED_STEPS) is one line naming the step and the fix, not an error inside a figure."""
-    if key in recorded_results("lab-06").absent_steps():
+    (results.ADDED_ITEMS) is one line naming the step and the fix, not an error inside a figure."""
+    if key in recorded_results("lab-06").absent_items():
         raise LabkitError(f"lab 06's record predates its step {key}: re-record it (make lab-06)")
     return key
 

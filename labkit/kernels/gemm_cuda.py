@@ -1122,20 +1122,34 @@ def options(module_name: str) -> tuple[str, ...]:
     return ("-lineinfo", *extra)
 
 
+def source(module_name: str, kernel: str | None = None) -> str:
+    """A module's CUDA C source; for the TMA module with ``kernel``, with that kernel's entry only:
+    its 16 entries are instantiations of one template, NVRTC compiles each in full, and the lab uses
+    four of them."""
+    text = SOURCES[module_name]
+    if kernel is None or module_name != "tma":
+        return text
+    if kernel not in KERNELS or KERNELS[kernel].module != "tma":
+        raise ValueError(f"{kernel!r} is not a kernel of the TMA module")
+    return "\n".join(line for line in text.splitlines()
+                     if not line.startswith("TMA_ENTRY(") or line.startswith(f"TMA_ENTRY({kernel},"))
+
+
 @functools.cache
-def module(module_name: str):
-    """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy). The wgmma and TMA modules
-    need the ``sm_90a`` target, which CuPy's own ``-arch`` (``compute_90``) does not give: they are
-    compiled by NVRTC directly to a cubin for ``sm_90a`` and loaded from that file."""
+def module(module_name: str, kernel: str | None = None):
+    """The compiled module (CuPy RawModule, NVRTC; needs a GPU and CuPy), of the TMA module's
+    ``kernel`` alone where one is named (:func:`source`). The wgmma and TMA modules need the
+    ``sm_90a`` target, which CuPy's own ``-arch`` (``compute_90``) does not give: they are compiled
+    by NVRTC directly to a cubin for ``sm_90a`` and loaded from that file."""
     import cupy
 
     if module_name not in SM90A_MODULES:
-        return cupy.RawModule(code=SOURCES[module_name], options=options(module_name))
+        return cupy.RawModule(code=source(module_name), options=options(module_name))
     import tempfile
 
     from cupy_backends.cuda.libs import nvrtc
 
-    program = nvrtc.createProgram(SOURCES[module_name], f"gemm_{module_name}.cu", (), ())
+    program = nvrtc.createProgram(source(module_name, kernel), f"gemm_{module_name}.cu", (), ())
     try:
         try:
             nvrtc.compileProgram(program, ("-arch=sm_90a", *options(module_name)))
@@ -1155,7 +1169,7 @@ def function(name: str):
     if name not in KERNELS:
         raise ValueError(f"no CUDA C GEMM kernel {name!r}: choose one of {', '.join(KERNELS)}")
     spec = KERNELS[name]
-    kernel = module(spec.module).get_function(name)
+    kernel = module(spec.module, name if spec.module == "tma" else None).get_function(name)
     if spec.dynamic_shared_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = spec.dynamic_shared_bytes
     return kernel

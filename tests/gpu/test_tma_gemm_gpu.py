@@ -58,11 +58,11 @@ def test_the_lab_steps_pass_the_labs_own_check(hopper):
     from labkit.device import read_device_facts
     from labkit.lab import lab
     from labkit.labs.lab06.program import check_against_numpy
-    from labkit.labs.lab06.results import ADDED_STEPS
+    from labkit.labs.lab06.results import ADDED_ITEMS
 
     failed: dict[str, str] = {}
     checks = check_against_numpy(lab("lab-06").gpu_sizes, read_device_facts(), failed)
     by_name = {c.name: c for c in checks}
-    for key in ADDED_STEPS:
+    for key in ADDED_ITEMS:
         assert key not in failed, failed.get(key)
         assert by_name[key].passed, by_name[key]

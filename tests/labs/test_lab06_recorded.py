@@ -30,9 +30,9 @@ def test_provenance_names_a_real_gpu_run(recorded):
 
 
 def test_every_step_and_precision_ran_and_was_checked(recorded):
-    # a record made before steps were added (results.ADDED_STEPS) holds none of them: the others, all
+    # a record made before steps were added (results.ADDED_ITEMS) holds none of them: the others, all
     results = recorded.results
-    steps = set(STEP_KEYS) - results.absent_steps()
+    steps = set(STEP_KEYS) - results.absent_items()
     assert results.unavailable == {}
     assert {c.name for c in results.checks} == steps | {f"cublas_{p}" for p in CUBLAS}
     for key in steps:
@@ -111,7 +111,7 @@ def test_the_diagnosis_names_the_lever_the_next_step_pulls(recorded, key):
 
 
 def test_every_step_was_profiled(recorded):
-    absent = recorded.results.absent_steps()
+    absent = recorded.results.absent_items()
     assert all(recorded.results.profile(s.key) is not None for s in STEPS if s.key not in absent)
 
 

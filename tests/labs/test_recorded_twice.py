@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from labkit.labs.lab06.results import ADDED_STEPS
+from labkit.labs.lab06.results import ADDED_ITEMS
 from tests.conftest import REPO_ROOT
 
 FIRST_PASS = REPO_ROOT / "tests" / "fixtures" / "h200-first-pass"
@@ -38,7 +38,7 @@ AT_A_BOUNDARY = {("lab-05:lab05.ncu", "kernel_d_repaired", 5), ("lab-05:lab05.nc
 #: Lab 06's steps added after its first pass (issue 33), as the first cell of their rows. Recorded once in
 #: the lab; their second run is the TMA kernels' own (tests/fixtures/h200-tma), held to it by
 #: tests/labs/test_lab06_recorded.py.
-ADDED_STEP_ROWS = {f"step.lab06.{key}" for key in ADDED_STEPS}
+ADDED_STEP_ROWS = {f"step.lab06.{key}" for key in ADDED_ITEMS}
 
 
 def conclusions(project) -> dict:
@@ -73,7 +73,7 @@ def test_every_figure_of_the_prose_says_the_same_from_both_runs(passes):
 
 def test_every_verdict_of_the_lab_tables_is_the_same_from_both_runs(passes):
     """Cell by cell; the rows of a step added since the first pass (labkit.labs.lab06.results.
-    ADDED_STEPS), measured in the second run only, are set aside on both sides before rows are matched."""
+    ADDED_ITEMS), measured in the second run only, are set aside on both sides before rows are matched."""
     first, second = passes
     assert set(first["labels"]) == set(second["labels"])
     differ = set()

@@ -7,10 +7,17 @@ import pytest
 from labkit.device_profiles import COURSE_GPU
 from labkit.lab import lab
 from labkit.labs.lab06 import program
-from labkit.labs.lab06.results import ADDED_STEPS
+from labkit.kernels import gemm_cuda
+from labkit.labs.lab06.results import STEPS
+
+PERSISTENT = sorted(s.key for s in STEPS if s.language == "cuda" and gemm_cuda.KERNELS[s.kernel].persistent)
 
 
-@pytest.mark.parametrize("key", sorted(ADDED_STEPS))
+def test_the_persistent_steps_are_the_tma_ones_after_the_first():
+    assert PERSISTENT == ["tma", "tma_bf16", "tma_persistent"]
+
+
+@pytest.mark.parametrize("key", PERSISTENT + ["tma_ws"])
 def test_a_persistent_step_can_run_at_the_labs_sizes_on_the_course_gpu(monkeypatch, key):
     monkeypatch.setattr(program, "cuda_c_unavailable", lambda: None)   # as on a GPU with CuPy
     sizes = lab("lab-06").gpu_sizes
@@ -20,4 +27,5 @@ def test_a_persistent_step_can_run_at_the_labs_sizes_on_the_course_gpu(monkeypat
 
 def test_a_persistent_step_without_the_devices_facts_says_what_it_lacks(monkeypatch):
     monkeypatch.setattr(program, "cuda_c_unavailable", lambda: None)
-    assert "SM count" in program.why_unavailable(sorted(ADDED_STEPS)[0], 4096, None)
+    assert "SM count" in program.why_unavailable(PERSISTENT[0], 4096, None)
+    assert program.why_unavailable("tma_ws", 4096, None) is None    # one CTA per tile: no SM count needed

@@ -17,8 +17,8 @@ from labkit.known_gpus import impossible_device_fact
 from labkit.lab import Check, lab
 from labkit.labs.lab04.results import Unavailable
 from labkit.labs.lab06 import plan, sizing
-from labkit.labs.lab06.results import (ADDED_STEPS, CUBLAS, ITEMS, SIMT_BAR, STEPS, TENSOR_BAR, Device, Lab06Results,
-                                       MmaRoof, MmaRoofPoint, Resources, Run)
+from labkit.labs.lab06.results import (ADDED_ITEMS, CUBLAS, ITEMS, PEERS, SIMT_BAR, STEPS, TENSOR_BAR, Device,
+                                       Lab06Results, MmaRoof, MmaRoofPoint, PeerConfig, Resources, Run)
 from labkit.results import SCHEMA_VERSION, ResultsFile, provenance
 from labkit.timing import Timing
 from tests.conftest import REPO_ROOT
@@ -28,10 +28,12 @@ PROBE = json.loads((REPO_ROOT / "tests/fixtures/h200-gemm/timings.json").read_te
 # the steps issue 33 added, as tests/gpu/tma_gemm_check.py measured them on the same H200 (another day)
 TMA = json.loads((REPO_ROOT / "tests/fixtures/h200-tma/timings.json").read_text())
 for _s in STEPS:
-    if _s.key in ADDED_STEPS:
+    if _s.key in ADDED_ITEMS:
         PROBE["timings"][_s.kernel] = TMA["timings"][_s.kernel]
         PROBE["registers"][_s.kernel] = TMA["registers"][_s.kernel]
 KERNEL = {**{s.key: s.kernel for s in STEPS}, **{f"cublas_{p}": f"cublas_{p}" for p in CUBLAS}}
+#: What the probes timed: every item but the peers (a record without them reads as made before them).
+PROBED = tuple(item for item in ITEMS if item not in PEERS)
 
 
 def h200() -> Device:
@@ -43,7 +45,7 @@ def h200() -> Device:
 def probe_runs() -> list[Run]:
     """Every item the probe timed at the lab's two sizes, as the lab records them."""
     runs = []
-    for item in ITEMS:
+    for item in PROBED:
         for side, timing in PROBE["timings"][KERNEL[item]].items():
             runs.append(Run(kernel=item, large=side == "8192", side=int(side), depth=int(side),
                             timing=Timing(**timing)))
@@ -51,7 +53,7 @@ def probe_runs() -> list[Run]:
 
 
 def record(**changes) -> Lab06Results:
-    fields = dict(sizes=LAB.gpu_sizes, checks=[Check(name=item, passed=True) for item in ITEMS], device=h200(),
+    fields = dict(sizes=LAB.gpu_sizes, checks=[Check(name=item, passed=True) for item in PROBED], device=h200(),
                   runs=probe_runs(), resources=[Resources(kernel=s.key, registers=PROBE["registers"][s.kernel],
                                                           local_bytes=0) for s in STEPS],
                   ncu=Unavailable(status="unavailable", reason="no ncu here"))
@@ -115,8 +117,8 @@ def test_the_device_facts_the_peaks_come_from_are_held_to_the_datasheet():
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"checks": [Check(name=item, passed=item != "mma") for item in ITEMS]}, "checks against NumPy failed: mma"),
-    ({"checks": [Check(name=item, passed=True) for item in ITEMS if item != "wgmma"]},
+    ({"checks": [Check(name=item, passed=item != "mma") for item in PROBED]}, "checks against NumPy failed: mma"),
+    ({"checks": [Check(name=item, passed=True) for item in PROBED if item != "wgmma"]},
      "wgmma timed but never checked"),
     ({"unavailable": {"mma": "no reason to be here"}}, "unavailable: mma also timed at the main size"),
     ({"unavailable": {"tcgen05": "not a step"}}, "unknown kernels tcgen05"),
@@ -133,36 +135,74 @@ def test_a_step_that_did_not_run_needs_its_reason():
     runs = [r for r in probe_runs() if r.kernel != "wgmma"]
     with pytest.raises(ValidationError, match="nothing at the main size for wgmma, and no reason given"):
         record(runs=runs)
-    skipped = record(runs=runs, checks=[Check(name=i, passed=True) for i in ITEMS if i != "wgmma"],
+    skipped = record(runs=runs, checks=[Check(name=i, passed=True) for i in PROBED if i != "wgmma"],
                      unavailable={"wgmma": plan.why_not_on("wgmma", PROFILES["a100-40gb"])})
     row = next(row for row in LAB.tables(skipped)[0].rows if row[0] == "step.lab06.wgmma")
     assert row[3] is None and row[-1].startswith("wgmma exists only on Hopper")
 
 
 def test_a_record_made_before_the_added_steps_reads_without_them():
-    added = {s.key for s in STEPS if s.key in ADDED_STEPS}
+    added = {s.key for s in STEPS if s.key in ADDED_ITEMS}
+    assert {"tma", "tma_ws"} <= added
     before = record(runs=[r for r in probe_runs() if r.kernel not in added],
-                    checks=[Check(name=i, passed=True) for i in ITEMS if i not in added],
+                    checks=[Check(name=i, passed=True) for i in PROBED if i not in added],
                     resources=[r for r in record().resources if r.kernel not in added])
-    assert before.absent_steps() == added and before.best("fp16") == "wgmma"
+    assert before.absent_items() == added | set(PEERS) and before.best("fp16") == "wgmma"
     rows = {row[0]: row for row in LAB.tables(before)[0].rows}
-    assert rows["step.lab06.tma"][3] is None and rows["step.lab06.tma"][-1].startswith("recorded before this step")
-    assert record().absent_steps() == frozenset()
+    assert rows["step.lab06.tma"][3] is None and rows["step.lab06.tma"][-1].startswith("recorded before this item")
+    assert record().absent_items() == frozenset(PEERS)   # the probes timed no peer
 
 
 def test_a_record_holding_one_added_step_must_hold_them_all():
     # the BF16 one missing, with no reason given: a lab run that lost it, not a record from before it
     runs = [r for r in probe_runs() if r.kernel != "tma_bf16"]
     with pytest.raises(ValidationError, match="nothing at the main size for tma_bf16, and no reason given"):
-        record(runs=runs, checks=[Check(name=i, passed=True) for i in ITEMS if i != "tma_bf16"])
+        record(runs=runs, checks=[Check(name=i, passed=True) for i in PROBED if i != "tma_bf16"])
+
+
+def _peer_runs(share: float) -> list[Run]:
+    """Triton in each precision at ``share`` of cuBLAS's rate in it, at both sizes (a stand-in: the
+    lab's record holds what it measured, tests/labs/test_lab06_recorded.py)."""
+    out = []
+    for peer in PEERS:
+        for r in probe_runs():
+            if r.kernel == f"cublas_{peer.rsplit('_', 1)[1]}":
+                timing = r.timing.model_copy(update={"median_seconds": r.timing.median_seconds / share})
+                out.append(r.model_copy(update={"kernel": peer, "timing": timing}))
+    return out
+
+
+def test_the_peer_is_timed_beside_cublas_with_what_its_autotuner_kept():
+    config = dict(version="Triton 3.6.0", block_m=128, block_n=256, block_k=64, group_m=8, warps=8, stages=3)
+    results = record(runs=probe_runs() + _peer_runs(0.9), checks=[Check(name=i, passed=True) for i in ITEMS],
+                     peer_configs=[PeerConfig(kernel="triton_fp16", side=4096, **config)])
+    assert results.absent_items() == frozenset()
+    assert results.versus_cublas("triton_bf16", large=True) == pytest.approx(0.9)
+    table = next(t for t in LAB.tables(results) if t.id == "lab06.peers")
+    fp16, bf16 = table.rows
+    assert fp16[0] == "precision.lab06.fp16" and fp16[2] == pytest.approx(0.9)
+    assert fp16[-3] == "Triton 3.6.0: 128 × 256 × 64, 8, 3" and bf16[-3] is None   # no config recorded for BF16
+
+
+def test_a_peer_that_could_not_run_says_why_and_one_that_vanished_is_refused():
+    absent = "Triton is not installed here (it is not a dependency of the course: pip install triton to compare)"
+    one = [r for r in _peer_runs(0.9) if r.kernel == "triton_fp16"]
+    results = record(runs=probe_runs() + one, checks=[Check(name=i, passed=True) for i in ITEMS if i != "triton_bf16"],
+                     unavailable={"triton_bf16": absent})
+    row = next(t for t in LAB.tables(results) if t.id == "lab06.peers").rows[1]
+    assert row[1] is None and row[-1] == absent
+    with pytest.raises(ValidationError, match="nothing at the main size for triton_bf16, and no reason given"):
+        record(runs=probe_runs() + one, checks=[Check(name=i, passed=True) for i in ITEMS if i != "triton_bf16"])
 
 
 # ----- the plan ----------------------------------------------------------------------------------
 def test_steps_by_architecture():
     assert plan.not_on(PROFILES["h200"]) == {} and plan.not_on(PROFILES["h100-pcie"]) == {}
-    hopper_only = {"wgmma", "tma", "tma_bf16"}
+    hopper_only = {"wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16"}
+    assert plan.SM90A_STEPS == hopper_only
     assert set(plan.not_on(PROFILES["a100-40gb"])) == set(plan.not_on(PROFILES["rtx-4090"])) == hopper_only
-    assert set(plan.not_on(PROFILES["t4"])) == {"wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16"} | hopper_only
+    assert set(plan.not_on(PROFILES["t4"])) == ({"wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16", "triton_bf16"}
+                                                | hopper_only)
     assert "tcgen05" in plan.why_not_on("wgmma", PROFILES["b200"]) and "tcgen05" in plan.why_not_on("tma", PROFILES["b200"])
     assert "neither wgmma nor tcgen05" in plan.why_not_on("wgmma", PROFILES["rtx-5090"])
 
@@ -221,9 +261,10 @@ def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(mon
         return lambda: None
 
     monkeypatch.setattr(program.Operands, "launcher", launcher)
-    runs, unavailable, _ = program.time_runs(stand_in_timer, LAB.simulator_sizes, PROFILES["a100-40gb"], {})
+    runs, unavailable, _, configs = program.time_runs(stand_in_timer, LAB.simulator_sizes, PROFILES["a100-40gb"], {})
     assert unavailable["shared"] == "failed here: RuntimeError: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
     assert {r.kernel for r in runs} == {"naive", "padded", "regtile"}     # the simulator's other steps
+    assert unavailable["triton_fp16"] == "Triton needs a GPU: the simulator runs Numba kernels only" and configs == []
     failed: dict[str, str] = {}
     checks = program.check_against_numpy(LAB.simulator_sizes, None, failed)
     assert "shared" in failed and "shared" not in {c.name for c in checks}

@@ -13,15 +13,16 @@ has (plan.py: the tensor-core steps from compute capability 8.0, wgmma on Hopper
 from __future__ import annotations
 
 from labkit.lab import Case, Gain, Lab, Need, Program
-from labkit.labs.lab06.results import CUBLAS, STEPS, Lab06Results, MmaRoof, Sizes
+from labkit.labs.lab06.results import CUBLAS, PEERS, STEPS, Lab06Results, MmaRoof, Sizes, precision_of
 from labkit.profiling import checklist
 from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 
 
 def _item_name(item: str) -> str:
-    """'step wgmma', 'cuBLAS TF32': how the doctor names what a GPU skips."""
-    if item.startswith("cublas_"):
-        return f"cuBLAS {item.removeprefix('cublas_').upper()}"
+    """'step wgmma', 'cuBLAS TF32', 'Triton BF16': how the doctor names what a GPU skips."""
+    if item.startswith("cublas_") or item in PEERS:
+        library = "cuBLAS" if item.startswith("cublas_") else "Triton"
+        return f"{library} {precision_of(item).upper()}"
     return f"step {item}"
 
 
@@ -30,7 +31,7 @@ class Lab06(Lab[Sizes, Lab06Results]):
     folder = "06-matmul"
     chapter = "performance/06-matmul.md"
     results_type = Lab06Results
-    needs = (Need("cupy", "the CUDA C steps (3c to 5d, compiled by NVRTC through CuPy's RawModule) and cuBLAS, "
+    needs = (Need("cupy", "the CUDA C steps (3c to 5h, compiled by NVRTC through CuPy's RawModule) and cuBLAS, "
                           "every step's reference",
                   "only the Numba steps run, with no cuBLAS to compare them with"),
              Need("nvcc", "step 5a (WMMA): its header mma.h, from a CUDA toolkit's include folder (CuPy's NVRTC "
@@ -94,6 +95,26 @@ class Lab06(Lab[Sizes, Lab06Results]):
                                           *CLOCK_COLUMNS, Column("clock_large_mhz", "count"),
                                           Column("throttled_large", "count"), Column("unavailable")),
                          tuple(cublas_rows)))
+        configs = {(c.kernel, c.side): c for c in results.peer_configs}
+        peer_rows = []
+        for item in PEERS:
+            if item in results.absent_items():
+                continue
+            run, big = results.run(item), results.run(item, large=True)
+            config, config_large = (configs.get((item, r.side)) if r else None for r in (run, big))
+            peer_rows.append((f"precision.lab06.{precision_of(item)}", run.tflops if run else None,
+                              results.versus_cublas(item), *clock_cells(run.timing if run else None),
+                              big.tflops if big else None, results.versus_cublas(item, large=True),
+                              big.timing.peak_clock_mhz if big else None,
+                              f"{config.version}: {config.summary}" if config else None,
+                              config_large.summary if config_large else None,
+                              results.why_not_run(item) or results.unavailable_large.get(item)))
+        if peer_rows:
+            out.append(Table("lab06.peers", (
+                Column("precision", "label"), Column("tflops", "decimal2"), Column("vs_cublas", "share"),
+                *CLOCK_COLUMNS, Column("tflops_large", "decimal2"), Column("vs_cublas_large", "share"),
+                Column("clock_large_mhz", "count"), Column("peer_config"), Column("peer_config_large"),
+                Column("unavailable")), tuple(peer_rows)))
         roof = results.mma_roof
         if isinstance(roof, MmaRoof):
             dense = results.dense_flops_per_clock_per_sm()

@@ -17,13 +17,15 @@ refuse ``wgmma``):
 - ``wgmma`` (5d): the ``sm_90a`` target, Hopper (9.0) only. Blackwell's data-centre parts (10.x,
   11.0) replace it by ``tcgen05.mma``, which multiplies into tensor memory; the GeForce and DGX
   Spark parts (12.x) have neither: their tensor cores are reached by warp-level ``mma.sync``;
-- ``tma`` and ``tma_bf16`` (issue 33): wgmma again, fed by the tensor memory accelerator
+- ``tma_ws``, ``tma_persistent``, ``tma`` and ``tma_bf16`` (issue 33): wgmma again, fed by the tensor memory accelerator
   (``cp.async.bulk.tensor``, 9.0 and later) with ``setmaxnreg`` (``sm_90a``): Hopper only, for the
   same reason; each holds 227 KiB less 1 KiB of shared memory per block, all a Hopper block may opt in to;
 - each CUDA C step's shared memory (static + dynamic) must fit what a block may opt in to on the
   part (``max_shared_bytes_per_block_optin``: 64 KiB on 7.5, 99 KiB on 8.6, 8.9 and 12.x);
 - cuBLAS: SGEMM and FP16 everywhere (FP16 tensor cores since 7.0); TF32 and BF16 need the tensor
-  cores of 8.0 (before it, there is no TF32 or BF16 tensor-core rate to measure).
+  cores of 8.0 (before it, there is no TF32 or BF16 tensor-core rate to measure);
+- the Triton peer: what Triton compiles for the GPU; in BF16, the tensor cores of 8.0 again. Whether
+  Triton is installed is a fact of the machine, not of the GPU (labkit.kernels.gemm_triton).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from labkit.device import DeviceFacts
 from labkit.kernels import gemm_cuda, gemm_simt
-from labkit.labs.lab06.results import ITEMS, step
+from labkit.labs.lab06.results import ITEMS, STEPS, is_peer, step
 
 AMPERE = (8, 0)
 HOPPER = (9, 0)
@@ -49,11 +51,14 @@ NEEDS_AMPERE = {
                    "measure",
     "cublas_bf16": "BF16 tensor cores appear with compute capability 8.0 (Ampere), and no step runs in BF16 "
                    "without them",
+    "triton_bf16": "BF16 tensor cores appear with compute capability 8.0 (Ampere), so Triton's BF16 GEMM has none "
+                   "to run on",
 }
 
 
 #: The steps compiled for the sm_90a target (wgmma; the TMA steps' setmaxnreg and copies too).
-SM90A_STEPS = frozenset({"wgmma", "tma", "tma_bf16"})
+SM90A_STEPS = frozenset(s.key for s in STEPS if s.language == "cuda"
+                        and gemm_cuda.KERNELS[s.kernel].module in gemm_cuda.SM90A_MODULES)
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,9 @@ def numba_shared_bytes(kernel: str) -> int:
 
 
 def tile_of(item: str) -> int:
-    """The side of the tile of C a kernel needs M and N to be multiples of (cuBLAS: 1)."""
-    if item.startswith("cublas_"):
+    """The side of the tile of C a kernel needs M and N to be multiples of (cuBLAS and the peers,
+    which mask their edges: 1)."""
+    if item.startswith("cublas_") or is_peer(item):
         return 1
     s = step(item)
     if s.language == "numba":
@@ -111,7 +117,7 @@ def launch(key: str, side: int, depth: int, sm_count: int | None = None) -> Step
 
 
 def why_not_on(item: str, facts: DeviceFacts) -> str | None:
-    """Why a step (by key) or ``cublas_<precision>`` cannot run on this GPU, in one line; None if it can."""
+    """Why a step (by key), ``cublas_<precision>`` or a peer cannot run on this GPU, in one line; None if it can."""
     cc = tuple(facts.compute_capability)
     label = f"{cc[0]}.{cc[1]}"
     if item in SM90A_STEPS and cc != HOPPER:
@@ -124,7 +130,7 @@ def why_not_on(item: str, facts: DeviceFacts) -> str | None:
         return why
     if item in NEEDS_AMPERE and cc < AMPERE:
         return f"{NEEDS_AMPERE[item]}; this GPU is {label}"
-    if not item.startswith("cublas_") and step(item).language == "cuda":
+    if not item.startswith("cublas_") and not is_peer(item) and step(item).language == "cuda":
         needed = gemm_cuda.KERNELS[step(item).kernel].shared_bytes
         if needed > facts.max_shared_bytes_per_block_optin:
             return (f"its kernel holds {needed / 1024:.1f} KiB of shared memory per block; a block may opt in to "

@@ -27,7 +27,7 @@ from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab06 import plan
 from labkit.labs.lab06.plan import fitted_side
 from labkit.labs.lab06.results import (ITEMS, SLOW_STEPS, STEPS, Device, Lab06Results, MmaRoof, MmaRoofPoint,
-                                       Resources, Run, Sizes, step)
+                                       PeerConfig, Resources, Run, Sizes, is_peer, precision_of, step)
 
 # The simulator's tiny grids: numba-cuda's under-utilisation warning says nothing here.
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
@@ -65,11 +65,19 @@ def cuda_c_unavailable() -> str | None:
 
 
 def why_unavailable(item: str, side: int, facts: DeviceFacts | None) -> str | None:
-    """Why a step (by key) or ``cublas_<precision>`` cannot run at ``side`` here; None if it can:
-    this GPU's architecture first (plan.why_not_on, when its facts are known), then this machine."""
+    """Why a step (by key), ``cublas_<precision>`` or a peer cannot run at ``side`` here; None if it
+    can: this GPU's architecture first (plan.why_not_on, when its facts are known), then this machine."""
     why = plan.why_not_on(item, facts) if facts is not None else None
-    if why is not None or (not item.startswith("cublas_") and step(item).language == "numba"):
+    if why is not None or (not item.startswith("cublas_") and not is_peer(item) and step(item).language == "numba"):
         return why
+    if is_peer(item):
+        if SIMULATED:
+            return "Triton needs a GPU: the simulator runs Numba kernels only"
+        if cupy_or_none() is None:
+            return "Triton is timed on the lab's CuPy operands, and CuPy is not installed (pip install cupy-cuda13x)"
+        from labkit.kernels import gemm_triton
+
+        return gemm_triton.unavailable()
     why = cuda_c_unavailable()
     if why is None and not item.startswith("cublas_"):
         from labkit.kernels import gemm_cuda
@@ -165,7 +173,13 @@ class Operands:
         return from_bf16_bits(got) if precision == "bf16" else got.astype(np.float32)
 
     def launcher(self, item: str) -> Callable[[], None]:
-        """One c = a @ b of a step (by key) or of ``cublas_<precision>``, enqueued."""
+        """One c = a @ b of a step (by key), of ``cublas_<precision>`` or of a peer, enqueued."""
+        if is_peer(item):
+            from labkit.kernels import gemm_triton
+
+            precision = precision_of(item)
+            a, b = self.device[precision]
+            return gemm_triton.launcher(a, b, self.out[precision], precision)
         if item.startswith("cublas_"):
             from labkit.kernels import gemm_cublas
 
@@ -184,10 +198,6 @@ class Operands:
         return lambda: gemm_cuda.launch(s.kernel, a, b, c)
 
 
-def _precision(item: str) -> str:
-    return item.removeprefix("cublas_") if item.startswith("cublas_") else step(item).precision
-
-
 # ----- checks against NumPy -----------------------------------------------------------------------
 def check_against_numpy(sizes: Sizes, facts: DeviceFacts | None, failed: dict[str, str] | None = None) -> list[Check]:
     """Every step and cuBLAS precision that can run here, once, on fresh inputs and a poisoned output,
@@ -201,7 +211,7 @@ def check_against_numpy(sizes: Sizes, facts: DeviceFacts | None, failed: dict[st
         side = fitted_side(item, sizes.check_side)
         if why_unavailable(item, side, facts) is not None or (failed is not None and item in failed):
             continue
-        precision = _precision(item)
+        precision = precision_of(item)
         data = "fp32" if precision == "tf32" else precision
         try:
             if side not in operands:
@@ -250,11 +260,12 @@ def compiled_resources(skipped: dict[str, str]) -> list[Resources]:
 
 # ----- timings ----------------------------------------------------------------------------------
 def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[str, str]
-              ) -> tuple[list[Run], dict[str, str], dict[str, str]]:
-    """Each step and cuBLAS at ``side``; the fast ones and cuBLAS again at ``large_side``. Returns
-    the runs, and why each item that did not run at the side (those of ``skipped`` included) or at
-    the large side did not."""
+              ) -> tuple[list[Run], dict[str, str], dict[str, str], list[PeerConfig]]:
+    """Each step, cuBLAS and peer at ``side``; all but the slow steps again at ``large_side``.
+    Returns the runs, why each item that did not run at the side (those of ``skipped`` included)
+    or at the large side did not, and what each peer ran as at each side."""
     runs: list[Run] = []
+    configs: list[PeerConfig] = []
     unavailable = dict(skipped)
     unavailable_large: dict[str, str] = {}
     for large, requested, depth in ((False, sizes.side, sizes.depth), (True, sizes.large_side, sizes.large_side)):
@@ -285,10 +296,16 @@ def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[s
                 (unavailable_large if large else unavailable)[item] = failure(exc)
                 continue
             runs.append(Run(kernel=item, large=large, side=side, depth=depth, timing=timing))
+            if is_peer(item):
+                from labkit.kernels import gemm_triton
+
+                chosen = gemm_triton.chosen_config()
+                if chosen is not None:   # an autotuner that does not say what it kept: the rate alone
+                    configs.append(PeerConfig(kernel=item, side=side, version=gemm_triton.version(), **chosen))
         fn = None       # the last launcher holds its operands: dropped before their memory is released
         operands.clear()
         release_device_memory()
-    return runs, unavailable, unavailable_large
+    return runs, unavailable, unavailable_large, configs
 
 
 def _seconds_once(fn) -> float:
@@ -383,9 +400,9 @@ class Lab06Program(Program[Sizes, Lab06Results]):
         checks = check_against_numpy(sizes, facts, skipped)
         bench.progress("registers and spills of each kernel")
         resources = compiled_resources(skipped)
-        bench.progress(f"each step and cuBLAS at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
+        bench.progress(f"each step, cuBLAS and the peers at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
                                                                    else ""))
-        runs, unavailable, unavailable_large = time_runs(bench.time_gpu, sizes, facts, skipped)
+        runs, unavailable, unavailable_large, peer_configs = time_runs(bench.time_gpu, sizes, facts, skipped)
         bench.progress("mma.sync's own roof: a register-only loop")
         roof = (Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator") if bench.simulated
                 else mma_roof_step(bench.time_gpu, sizes, facts))
@@ -398,7 +415,8 @@ class Lab06Program(Program[Sizes, Lab06Results]):
                         max_sm_clock_mhz=facts.max_sm_clock_mhz,
                         fp32_lanes_per_sm=fp32_lanes_per_sm(facts.compute_capability))
         return Lab06Results(sizes=sizes, checks=checks, device=device, runs=runs, unavailable=unavailable,
-                            unavailable_large=unavailable_large, resources=resources, ncu=profiles, mma_roof=roof)
+                            unavailable_large=unavailable_large, resources=resources, peer_configs=peer_configs,
+                            ncu=profiles, mma_roof=roof)
 
 
 def main(argv: list[str]) -> int:

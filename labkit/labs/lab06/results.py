@@ -49,20 +49,29 @@ STEPS: tuple[Step, ...] = (
     Step("mma", "hgemm_mma_128x128", "cuda", "fp16"),
     Step("bf16", "bgemm_mma_128x128", "cuda", "bf16"),
     Step("wgmma", "hgemm_wgmma_128x256", "cuda", "fp16"),
-    # issue 33: TMA copies, warp specialisation, a persistent grid and the TMA store, 256 x 128 tiles
+    # issue 33, one idea a step, 256 x 128 tiles: the TMA copies with warp specialisation (one CTA per
+    # tile), then a persistent grid, then the TMA store of C
+    Step("tma_ws", "hgemm_tma_ws_256x128", "cuda", "fp16"),
+    Step("tma_persistent", "hgemm_tma_ws_256x128_persistent", "cuda", "fp16"),
     Step("tma", "hgemm_tma_ws_256x128_store", "cuda", "fp16"),
     Step("tma_bf16", "bgemm_tma_ws_256x128_store", "cuda", "bf16"),
 )
 STEP_KEYS: tuple[str, ...] = tuple(s.key for s in STEPS)
-#: Steps added after records were made, and by what: a record from before them holds no trace of
-#: any of them (no run, check, reason, registers or profile) and reads as recorded without them
-#: (:meth:`Lab06Results.absent_steps`); the lab records them from then on. A record that holds some of
-#: them must hold them all, as any other step.
-ADDED_STEPS: dict[str, str] = {"tma": "issue 33", "tma_bf16": "issue 33"}
 #: cuBLAS's precisions measured beside the steps (TF32: FP32 data on the tensor cores).
 CUBLAS: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16")
-#: The items the lab runs: each step's key, then cuBLAS in each precision.
-ITEMS: tuple[str, ...] = STEP_KEYS + tuple(f"cublas_{p}" for p in CUBLAS)
+#: The peer timed beside the steps where it is installed (not a dependency of the course): Triton's
+#: standard blocked GEMM (labkit.kernels.gemm_triton), what a Python user would write instead, in
+#: each 16-bit precision.
+PEERS: tuple[str, ...] = ("triton_fp16", "triton_bf16")
+#: The items the lab runs: each step's key, then cuBLAS in each precision, then the peers.
+ITEMS: tuple[str, ...] = STEP_KEYS + tuple(f"cublas_{p}" for p in CUBLAS) + PEERS
+#: Items added after records were made, and by what: a record from before one addition holds no
+#: trace of any of its items (no run, check, reason, registers or profile) and reads as recorded
+#: without them (:meth:`Lab06Results.absent_items`); the lab records them from then on. A record
+#: that holds some items of one addition must hold them all, as any other item.
+ADDED_ITEMS: dict[str, str] = {"tma": "issue 33", "tma_bf16": "issue 33",
+                               "tma_ws": "issue 33, one idea a step", "tma_persistent": "issue 33, one idea a step",
+                               "triton_fp16": "issue 33, the Triton peer", "triton_bf16": "issue 33, the Triton peer"}
 #: Steps slow enough that they are timed at the lab's side only, never at the large one.
 SLOW_STEPS = frozenset({"naive", "shared", "padded"})
 #: The issues' bars: the best FP32 SIMT step against cuBLAS SGEMM (issue 23), the best tensor-core
@@ -91,7 +100,8 @@ MAX_REGISTERS_PER_THREAD = 255
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
     "ctile": "occupancy", "pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
-    "bf16": "coalescing", "wgmma": None, "tma": None, "tma_bf16": None,
+    "bf16": "coalescing", "wgmma": None, "tma_ws": None, "tma_persistent": None, "tma": None,
+    "tma_bf16": None,
 }
 
 
@@ -100,6 +110,17 @@ DIAGNOSED_FIRST: dict[str, str | None] = {
 #: 34.8 % in the first H200 recording of issue 29, 34.9 % both in the second).
 TIED_WITH_FIRST: dict[str, str] = {"wmma": "coalescing"}
 TIE_PCT = 0.5
+
+
+def is_peer(item: str) -> bool:
+    return item in PEERS
+
+
+def precision_of(item: str) -> str:
+    """The precision an item runs in: a step's, ``cublas_<precision>``'s or a peer's (its suffix)."""
+    if item.startswith("cublas_") or is_peer(item):
+        return item.rsplit("_", 1)[1]
+    return step(item).precision
 
 
 def step(key: str) -> Step:
@@ -155,7 +176,7 @@ class Run(Record):
 
     @property
     def precision(self) -> str:
-        return self.kernel.removeprefix("cublas_") if self.kernel.startswith("cublas_") else step(self.kernel).precision
+        return precision_of(self.kernel)
 
 
 class Resources(Record):
@@ -164,6 +185,27 @@ class Resources(Record):
     kernel: str
     registers: Annotated[int, Field(ge=1, le=MAX_REGISTERS_PER_THREAD)] | None
     local_bytes: Annotated[int, Field(ge=0)] | None
+
+
+class PeerConfig(Record):
+    """What a peer ran as at one size: its library and version, and the configuration its autotuner
+    kept (Triton: the block tile of C, the slice of K, the tile rows per group, warps and pipeline
+    stages per program), which may differ from run to run."""
+
+    kernel: str
+    side: PositiveInt
+    version: str
+    block_m: PositiveInt
+    block_n: PositiveInt
+    block_k: PositiveInt
+    group_m: PositiveInt
+    warps: PositiveInt
+    stages: PositiveInt
+
+    @property
+    def summary(self) -> str:
+        """'128 × 256 × 64, 8, 3': the tile M × N × K, warps, stages (numbers only: one cell for every language)."""
+        return f"{self.block_m} × {self.block_n} × {self.block_k}, {self.warps}, {self.stages}"
 
 
 class Device(Record):
@@ -214,6 +256,7 @@ class Lab06Results(Record):
     unavailable: dict[str, str] = {}            # what could not run at the side (a step's key or cublas_<p>), and why
     unavailable_large: dict[str, str] = {}      # what could not run at the large side, and why
     resources: list[Resources]
+    peer_configs: list[PeerConfig] = []       # what each peer ran as, at each size it ran at (issue 33)
     ncu: Annotated[NcuProfiles | Unavailable, Field(discriminator="status")]
     mma_roof: Annotated[MmaRoof | Unavailable, Field(discriminator="status")] | None = None   # issue 29
 
@@ -257,30 +300,35 @@ class Lab06Results(Record):
     def run(self, kernel: str, large: bool = False) -> Run | None:
         return next((r for r in self.runs if r.kernel == kernel and r.large == large), None)
 
-    def absent_steps(self) -> frozenset[str]:
-        """The steps of ADDED_STEPS this record was made before: all of them where none leaves a trace
-        in it (a run, a check, a reason, registers or a profile), none otherwise."""
+    def absent_items(self) -> frozenset[str]:
+        """The items of ADDED_ITEMS this record was made before: those of each addition none of whose
+        items leaves a trace in it (a run, a check, a reason, registers or a profile)."""
         names = ({r.kernel for r in self.runs} | {c.name for c in self.checks} | set(self.unavailable)
                  | set(self.unavailable_large) | {r.kernel for r in self.resources})
         if isinstance(self.ncu, NcuProfiles):
             kernels = {k.name for k in self.ncu.kernels}
-            names |= {key for key in ADDED_STEPS if step(key).kernel in kernels}
-        return frozenset(ADDED_STEPS) if not names & set(ADDED_STEPS) else frozenset()
+            names |= {key for key in ADDED_ITEMS if not is_peer(key) and step(key).kernel in kernels}
+        absent: set[str] = set()
+        for addition in set(ADDED_ITEMS.values()):
+            items = {key for key, by in ADDED_ITEMS.items() if by == addition}
+            if not items & names:
+                absent |= items
+        return frozenset(absent)
 
     def why_not_run(self, key: str) -> str | None:
         """Why an item has no run at the main size: the reason recorded, or that the record predates it."""
         if key in self.unavailable:
             return self.unavailable[key]
-        if key in self.absent_steps():
-            return f"recorded before this step existed (added by {ADDED_STEPS[key]})"
+        if key in self.absent_items():
+            return f"recorded before this item existed (added by {ADDED_ITEMS[key]})"
         return None
 
     def cublas(self, precision: str, large: bool = False) -> Run | None:
         return self.run(f"cublas_{precision}", large)
 
     def versus_cublas(self, key: str, large: bool = False) -> float | None:
-        """A step's FLOP rate / cuBLAS's in the step's precision, at the same size, same run."""
-        mine, reference = self.run(key, large), self.cublas(step(key).precision, large)
+        """A step's (or a peer's) FLOP rate / cuBLAS's in its precision, at the same size, same run."""
+        mine, reference = self.run(key, large), self.cublas(precision_of(key), large)
         if mine is None or reference is None or (mine.side, mine.depth) != (reference.side, reference.depth):
             return None
         return mine.tflops / reference.tflops
@@ -323,7 +371,7 @@ class Lab06Results(Record):
                           | {c.name for c in self.checks}) - known)
         if unknown:
             raise ValueError(f"runs: unknown kernels {', '.join(unknown)}")
-        absent = self.absent_steps()
+        absent = self.absent_items()
         missing = [k for k in ITEMS if self.run(k) is None and k not in self.unavailable and k not in absent]
         if missing:
             raise ValueError(f"runs: nothing at the main size for {', '.join(missing)}, and no reason given")
