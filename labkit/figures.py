@@ -966,6 +966,16 @@ def _lab06_recorded(key: str) -> str:
     return key
 
 
+def _lab06_peer_config(item: str):
+    """What the peer's autotuner kept at the lab's main size, in lab 06's record."""
+    results = recorded_results("lab-06")
+    run = _lab06_run(item)
+    config = next((c for c in results.peer_configs if c.kernel == item and c.side == run.side), None)
+    if config is None:
+        raise LabkitError(f"lab 06's record says nothing of what {item}'s autotuner kept: re-record it (make lab-06)")
+    return config
+
+
 def _lab06_of_peak_at_nvml_pct(item: str) -> float:
     """A run's share of its units' peak had the peak been taken at NVML's reading (provenance): what the
     course showed before it measured the SM clock on the GPU."""
@@ -1041,10 +1051,19 @@ def _chapter6_figures() -> dict[str, Figure]:
         **{f"lab06.of_peak_pct.{key}": Figure(
             (lambda key=key: 100 * recorded_results("lab-06").of_peak(_lab06_recorded(key))), 0)
            for key in ("mma", "wgmma", "tma", "tma_bf16")},
-        # the TMA steps (issue 33): their share of cuBLAS in their precision, at both sizes, their clock
+        # the TMA steps and the Triton peer (issue 33): their share of cuBLAS in their precision, at
+        # both sizes; what each TMA step gains over the one before it
         **{f"lab06.versus_cublas_pct.{key}{'_large' if large else ''}": Figure(
             (lambda key=key, large=large: 100 * recorded_results("lab-06").versus_cublas(_lab06_recorded(key), large)), 0)
-           for key in ("wgmma", "tma", "tma_bf16") for large in (False, True)},
+           for key in ("wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16", "triton_fp16", "triton_bf16")
+           for large in (False, True)},
+        **{f"lab06.gain_pct.{key}{'_large' if large else ''}": Figure(
+            (lambda key=key, large=large: 100 * (recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key),
+                                                                                                  large) - 1)), 0)
+           for key in ("tma_ws", "tma_persistent", "tma") for large in (False, True)},
+        **{f"lab06.triton_fp16.{field}": Figure(
+            (lambda field=field: getattr(_lab06_peer_config("triton_fp16"), field)))
+           for field in ("block_m", "block_n", "block_k", "warps", "stages")},
         "lab06.ncu.tma.tensor_pct": Figure(lambda: _ch06_unit_pct(_lab06_recorded("tma"), "pipe_tensor"), 0),
         "lab06.of_peak_nvml_pct.cublas_fp16": Figure(lambda: _lab06_of_peak_at_nvml_pct("cublas_fp16"), 0),
         # WMMA: the two first items of the diagnosis, estimated at the same gain

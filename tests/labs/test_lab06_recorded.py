@@ -6,8 +6,8 @@ puts first on each profiled step is the lever chapter 6 says the next step pulls
 import pytest
 
 from labkit.lab import lab
-from labkit.labs.lab06.results import (CUBLAS, DIAGNOSED_FIRST, SIMT_BAR, STEP_KEYS, STEPS, TENSOR_BAR, TIE_PCT,
-                                       TIED_WITH_FIRST, step)
+from labkit.labs.lab06.results import (CUBLAS, DIAGNOSED_FIRST, PEERS, SIMT_BAR, STEP_KEYS, STEPS, TENSOR_BAR,
+                                       TIE_PCT, TIED_WITH_FIRST, step)
 from labkit.profiling import checklist
 from labkit.project import Project
 from labkit.results import read_results
@@ -33,8 +33,11 @@ def test_every_step_and_precision_ran_and_was_checked(recorded):
     # a record made before steps were added (results.ADDED_ITEMS) holds none of them: the others, all
     results = recorded.results
     steps = set(STEP_KEYS) - results.absent_items()
+    peers = set(PEERS) - results.absent_items()    # Triton is installed on the course's H200
     assert results.unavailable == {}
-    assert {c.name for c in results.checks} == steps | {f"cublas_{p}" for p in CUBLAS}
+    assert {c.name for c in results.checks} == steps | {f"cublas_{p}" for p in CUBLAS} | peers
+    for key in peers:
+        assert results.run(key) is not None and results.run(key, large=True) is not None, key
     for key in steps:
         assert results.run(key) is not None, key
 
@@ -133,7 +136,12 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 #   [[lab06.ncu.pipelined.no_eligible_pct]]), so Not Selected does not prove issue is saturated;
 # - step 4 ("Le levier suivant"): its FMA pipe ([[lab06.ncu.pipelined.fma_pct]]) is below the roof
 #   threshold of the checklist, not "au plafond";
-# - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits.
+# - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
+# - steps 5e to 5g, one idea a step ("C'est le plus grand saut de ces trois étapes", "Le gain est
+#   faible", "C'est l'idée qui rapporte le plus après TMA"): TMA with warp specialisation gains the
+#   most of the three, the TMA store next, the persistent grid least, under 5 %, at both sizes;
+# - the Triton peer (#triton, "Aux deux tailles, le GEMM de Triton se place entre l'étape 5f et
+#   l'étape 5g"): Triton FP16 faster than step 5f and slower than 5g, at both sizes.
 FIRST_PASS = REPO_ROOT / "tests/fixtures/h200-first-pass/labs/06-matmul/results/nvidia-h200.json"
 
 
@@ -281,3 +289,17 @@ def test_chapter6_the_tma_step_runs_near_cublass_clock_far_below_nvmls(recorded)
     assert tma.sm_clock_ran_mhz < 0.9 * tma.sm_clock_mhz
     tensor = next(u.pct for u in results.profile("tma").diagnosis().units if u.unit == "pipe_tensor")
     assert tensor > 85 and results.of_peak("tma") > 0.8
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["side", "large_side"])
+def test_of_the_tma_steps_tma_gains_most_then_the_store_then_the_persistent_grid(either_record, large):
+    results = either_record.results
+    ws, persistent, store = (results.speedup_over_previous(key, large) for key in ("tma_ws", "tma_persistent", "tma"))
+    assert ws > store > persistent and persistent < 1.05, (ws, persistent, store)
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["side", "large_side"])
+def test_triton_sits_between_steps_5f_and_5g(either_record, large):
+    results = either_record.results
+    rate = {key: results.run(key, large).tflops for key in ("tma_persistent", "triton_fp16", "tma")}
+    assert rate["tma_persistent"] < rate["triton_fp16"] < rate["tma"], rate

@@ -333,6 +333,16 @@ class Lab06Results(Record):
             return None
         return mine.tflops / reference.tflops
 
+    def speedup_over_previous(self, key: str, large: bool = False) -> float | None:
+        """t(the step before ``key`` in the chapter's order) / t(``key``), at the same size, same run."""
+        position = STEP_KEYS.index(key)
+        if position == 0:
+            return None
+        mine, before = self.run(key, large), self.run(STEP_KEYS[position - 1], large)
+        if mine is None or before is None or (mine.side, mine.depth) != (before.side, before.depth):
+            return None
+        return before.timing.median_seconds / mine.timing.median_seconds
+
     def best(self, precision: str, large: bool = False) -> str | None:
         """The fastest step of a precision (FP32: the SIMT steps)."""
         timed = [s.key for s in STEPS if s.precision == precision and self.run(s.key, large)]
