@@ -7,6 +7,7 @@ one-line value saying why, so the report itself always completes.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import re
 import subprocess
 import sys
@@ -205,7 +206,8 @@ def _cupy_importable() -> bool:
 def available_tools(counters_readable: bool) -> dict[str, bool]:
     """Which of the labs' tools this machine has (ncu: only where it reads counters)."""
     return {"ncu": counters_readable, "nsys": find_tool("nsys") is not None, "nvcc": find_tool("nvcc") is not None,
-            "cuobjdump": find_tool("cuobjdump") is not None, "cupy": _cupy_importable()}
+            "cuobjdump": find_tool("cuobjdump") is not None, "cupy": _cupy_importable(),
+            "triton": importlib.util.find_spec("triton") is not None}
 
 
 def doctor_report(as_profile: str | None = None) -> list[Row]:

@@ -75,7 +75,7 @@ class Gain:
 class Need:
     """A tool a lab's step uses on a GPU, and what the lab does without it (``labkit doctor`` tells a
     reader which of their lab's steps will run): ``tool`` is "ncu" (Nsight Compute reading hardware
-    counters), "nsys", "nvcc", "cuobjdump" or "cupy"."""
+    counters), "nsys", "nvcc", "cuobjdump", "cupy" or "triton"."""
 
     tool: str
     step: str

@@ -214,12 +214,25 @@ def test_each_lab_says_what_it_does_on_a_6_gb_laptop_without_counters():
         assert f"{lab}: without ncu counters:" in text
     assert "without nsys" not in text
     assert "lab-06: skips step wgmma: wgmma exists only on Hopper" in text and "lab-06: skips step mma" not in text
+    # issue 33: every step built on wgmma is named, and the peer, a fact of the machine, too
+    for key in ("tma_ws", "tma_persistent", "tma", "tma_bf16"):
+        assert f"lab-06: skips step {key}: wgmma exists only on Hopper" in text, key
+    assert "lab-06: without triton: the peer: Triton's standard GEMM" in text and "skips Triton" not in text
+
+
+def test_a_turing_card_skips_triton_in_bf16_and_says_why():
+    from labkit.device_profiles import PROFILES
+
+    rows = doctor.lab_rows(PROFILES["t4"], {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy", "triton")})
+    text = "\n".join(f"{lab}: {value}" for lab, value in rows)
+    assert "lab-06: skips Triton BF16: BF16 tensor cores appear with compute capability 8.0" in text
+    assert "Triton FP16" not in text and "without triton" not in text
 
 
 def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
     from labkit.device_profiles import COURSE_GPU
 
-    rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy")})
+    rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy", "triton")})
     assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "
                                             f"{size} of 150.8 GB" for size in ("4.5 GB", "5.4 GB", "2.1 GB", "4.5 GB",
                                                                                "0.9 GB", "2.4 GB")]
@@ -235,6 +248,7 @@ def test_doctor_as_a_profile_without_a_gpu(capsys):
     lab06 = [line.removeprefix("lab-06:").strip() for line in out.splitlines() if line.startswith("lab-06:")]
     assert lab06[0].startswith("sizes planned for this GPU (differ from the H200's in side, depth, large_side)")
     skipped = [line.split(":")[0] for line in lab06 if line.startswith("skips ")]
-    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "step tma",
-                                                    "step tma_bf16", "cuBLAS TF32", "cuBLAS BF16")]
+    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "step tma_ws",
+                                                    "step tma_persistent", "step tma", "step tma_bf16", "cuBLAS TF32",
+                                                    "cuBLAS BF16", "Triton BF16")]
     assert all(line.endswith("this GPU is 7.5") for line in lab06 if line.startswith("skips "))

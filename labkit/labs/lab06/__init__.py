@@ -37,7 +37,9 @@ class Lab06(Lab[Sizes, Lab06Results]):
              Need("nvcc", "step 5a (WMMA): its header mma.h, from a CUDA toolkit's include folder (CuPy's NVRTC "
                           "headers lack crt/mma.h)", "step 5a is skipped, the other CUDA C steps run"),
              Need("ncu", "the profile of every step, diagnosed (chapter 6's diagnosis blocks)",
-                  "the steps are timed and checked, not diagnosed"))
+                  "the steps are timed and checked, not diagnosed"),
+             Need("triton", "the peer: Triton's standard GEMM timed beside cuBLAS (with PyTorch, whose tensors it "
+                            "launches on)", "no peer is timed; the steps and cuBLAS are"))
     gpu_sizes = Sizes(side=4096, depth=4096, large_side=8192, check_side=512, check_depth=512, repeats=20)
     simulator_sizes = Sizes(side=32, depth=32, large_side=None, check_side=32, check_depth=32, repeats=1)
 
