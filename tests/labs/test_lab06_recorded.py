@@ -137,6 +137,8 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 # - step 4 ("Le levier suivant"): its FMA pipe ([[lab06.ncu.pipelined.fma_pct]]) is below the roof
 #   threshold of the checklist, not "au plafond";
 # - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
+# - steps 5a -> 5b ("les blocs qu'un SM accueille (deux fois plus en 5b, pour autant de warps par
+#   SM)"): twice the blocks per SM, the same warps per SM;
 # - steps 5e to 5g, one idea a step ("C'est le plus grand saut de ces trois étapes", "Le gain est
 #   faible", "C'est l'idée qui rapporte le plus après TMA"): TMA with warp specialisation gains the
 #   most of the three, the TMA store next, the persistent grid least, under 5 %, at both sizes;
@@ -303,3 +305,14 @@ def test_triton_sits_between_steps_5f_and_5g(either_record, large):
     results = either_record.results
     rate = {key: results.run(key, large).tflops for key in ("tma_persistent", "triton_fp16", "tma")}
     assert rate["tma_persistent"] < rate["triton_fp16"] < rate["tma"], rate
+
+
+def test_step_5b_holds_twice_the_blocks_of_5a_for_as_many_warps(either_record):
+    def limits(key):
+        profile = either_record.results.profile(key)
+        blocks = min(profile.metrics[m].value for m in ("launch__occupancy_limit_registers",
+                                                           "launch__occupancy_limit_shared_mem",
+                                                           "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks"))
+        return blocks, blocks * profile.block_size[0] // 32
+    (wmma_blocks, wmma_warps), (mma_blocks, mma_warps) = limits("wmma"), limits("mma")
+    assert mma_blocks == 2 * wmma_blocks and mma_warps == wmma_warps, (limits("wmma"), limits("mma"))
