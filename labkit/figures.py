@@ -1036,6 +1036,10 @@ def _chapter6_figures() -> dict[str, Figure]:
         **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
             (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined")},
         "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
+        # step 4's gap to the FP32 roof, in points of the FMA pipe's peak (one warp instruction per
+        # scheduler per cycle, the issue rate): slots with nothing issued, and issued non-FMA instructions
+        "lab06.ncu.pipelined.non_fma_pct": Figure(
+            lambda: _ch06_unit_pct("pipelined", "issue") - _ch06_unit_pct("pipelined", "pipe_fma"), 0),
         # the SM clock each run ran at (measured on the GPU) beside NVML's reading, and what it changes
         **{f"lab06.clock.{which}_mhz.{item}": Figure(
             (lambda item=item, which=which, large=large: getattr(_lab06_run(item.removesuffix("_large"), large).timing,

@@ -136,6 +136,9 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 #   [[lab06.ncu.pipelined.no_eligible_pct]]), so Not Selected does not prove issue is saturated;
 # - step 4 ("Le levier suivant"): its FMA pipe ([[lab06.ncu.pipelined.fma_pct]]) is below the roof
 #   threshold of the checklist, not "au plafond";
+# - step 4's gap to the FP32 roof ("les compteurs du lab décomposent l'écart"): the FMA pipe, the
+#   empty issue slots and the issued non-FMA instructions add up to the issue rate's 100 points, the
+#   empty slots the larger share;
 # - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
 # - steps 5a -> 5b ("les blocs qu'un SM accueille (deux fois plus en 5b, pour autant de warps par
 #   SM)"): twice the blocks per SM, the same warps per SM;
@@ -316,3 +319,9 @@ def test_step_5b_holds_twice_the_blocks_of_5a_for_as_many_warps(either_record):
         return blocks, blocks * profile.block_size[0] // 32
     (wmma_blocks, wmma_warps), (mma_blocks, mma_warps) = limits("wmma"), limits("mma")
     assert mma_blocks == 2 * wmma_blocks and mma_warps == wmma_warps, (limits("wmma"), limits("mma"))
+
+
+def test_step_4_gap_to_the_fp32_roof_is_empty_slots_then_other_instructions(either_record):
+    units = {u.unit: u.pct for u in either_record.results.profile("pipelined").diagnosis().units}
+    empty, other = 100 - units["issue"], units["issue"] - units["pipe_fma"]
+    assert empty > other > 5 and units["pipe_fma"] + empty + other == pytest.approx(100), (empty, other, units)
