@@ -32,25 +32,27 @@ def _scale(value: float, low: float, high: float, pixels: float) -> float:
 
 def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float], sweep: list[tuple[float, float]],
                  kernels: list[tuple[str, float, float]], words: dict[str, str],
-                 extra_roofs: list[tuple[str, float]] = ()) -> etree.Element:
+                 extra_roofs: list[tuple[str, float]] = (), x_range: tuple[float, float] = X_RANGE) -> etree.Element:
     """measured / theoretical: (peak GFLOP/s, bandwidth GB/s); sweep: (I, GFLOP/s); kernels: (name, I, GFLOP/s);
     extra_roofs: (name, GFLOP/s) of other measured compute roofs (the tensor cores'), each drawn dotted
     as min(P_extra, I x B_measured), named at its right end; ``words["extra"]`` names them in the legend.
+    Any consistent units do (lab 06 draws FLOP per clock per SM against bytes per clock per SM), and
+    an empty sweep leaves its legend entry out.
 
     Roof at intensity I: min(P, I x B). ``words`` gives the axis titles and the legend.
     """
-    kinds = ("theoretical", "measured", "sweep") + (("extra",) if extra_roofs else ())
+    kinds = (("theoretical", "measured") + (("sweep",) if sweep else ()) + (("extra",) if extra_roofs else ()))
     places = legend_layout([words[k] for k in kinds], LEFT, WIDTH - RIGHT)
     below_legend = max(row for _, row in places) * LEGEND_ROW     # the rows past the first push the plot down
     top, height = TOP + below_legend, HEIGHT + below_legend
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    values = ([g for _, g in sweep] + [g for _, _, g in kernels] + [theoretical[0], X_RANGE[0] * measured[1]]
+    values = ([g for _, g in sweep] + [g for _, _, g in kernels] + [theoretical[0], x_range[0] * measured[1]]
               + [g for _, g in extra_roofs])
     y_low = 10 ** math.floor(math.log10(min(values)))
     y_high = 10 ** math.ceil(math.log10(max(values) * 1.05))
 
     def x(intensity):
-        return LEFT + _scale(intensity, *X_RANGE, plot_w)
+        return LEFT + _scale(intensity, *x_range, plot_w)
 
     def y(gflops):
         return top + plot_h - _scale(gflops, y_low, y_high, plot_h)
@@ -59,9 +61,9 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
                                 "class": "lab-roofline", "role": "img", "aria-label": words["y"]})
     etree.SubElement(svg, "rect", {"x": str(LEFT), "y": str(top), "width": str(plot_w), "height": str(plot_h),
                                    "fill": "none", "class": "frame"})
-    for exponent in range(-4, 10):
+    for exponent in range(math.floor(math.log2(x_range[0])), math.ceil(math.log2(x_range[1])) + 1):
         intensity = 2.0 ** exponent
-        if X_RANGE[0] <= intensity <= X_RANGE[1]:
+        if x_range[0] <= intensity <= x_range[1]:
             etree.SubElement(svg, "line", {"x1": f"{x(intensity):.1f}", "x2": f"{x(intensity):.1f}", "y1": str(top),
                                            "y2": str(top + plot_h), "class": "grid"})
             tick = etree.SubElement(svg, "text", {"x": f"{x(intensity):.1f}", "y": str(top + plot_h + 19),
@@ -77,22 +79,22 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         decade *= 10
     for kind, (peak, bandwidth) in (("theoretical", theoretical), ("measured", measured)):
         ridge = peak / bandwidth
-        points = [(X_RANGE[0], X_RANGE[0] * bandwidth), (ridge, peak), (X_RANGE[1], peak)]
+        points = [(x_range[0], x_range[0] * bandwidth), (ridge, peak), (x_range[1], peak)]
         etree.SubElement(svg, "polyline", {
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": kind,
             "stroke-width": "2", **({"stroke-dasharray": "6 4"} if kind == "theoretical" else {}),
         })
     levels = []
     for name, peak in extra_roofs:
-        level = min(peak, X_RANGE[1] * measured[1])
-        points = [(X_RANGE[0], X_RANGE[0] * measured[1]), (level / measured[1], level), (X_RANGE[1], level)]
+        level = min(peak, x_range[1] * measured[1])
+        points = [(x_range[0], x_range[0] * measured[1]), (level / measured[1], level), (x_range[1], level)]
         etree.SubElement(svg, "polyline", {
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": "measured",
             "stroke-width": "1.5", "stroke-dasharray": EXTRA_DASHES})
         levels.append((y(level), name))
     for group in _label_groups(levels):
         baseline = max(group[0][0] - 4, top + FONT)   # above the group's top roof, inside the plot
-        text = etree.SubElement(svg, "text", {"x": f"{x(X_RANGE[1]) - 4:.1f}", "y": f"{baseline:.1f}",
+        text = etree.SubElement(svg, "text", {"x": f"{x(x_range[1]) - 4:.1f}", "y": f"{baseline:.1f}",
                                               "font-size": str(FONT), "text-anchor": "end", "class": "in-plot", **TEXT})
         text.text = " · ".join(name for _, name in group)
     for intensity, gflops in sweep:
@@ -102,8 +104,11 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         cx, cy = x(intensity), y(gflops)
         etree.SubElement(svg, "polygon", {"points": f"{cx:.1f},{cy - 6:.1f} {cx + 6:.1f},{cy:.1f} {cx:.1f},{cy + 6:.1f} "
                                                     f"{cx - 6:.1f},{cy:.1f}", "class": "kernel"})
-        text = etree.SubElement(svg, "text", {"x": f"{cx + 8:.1f}", "y": f"{cy + 5:.1f}", "font-size": str(FONT),
-                                              "class": "in-plot", **TEXT})
+        # in the right third of the plot, where the roofs' names sit, a kernel's name goes to its left
+        left = cx > LEFT + plot_w * 2 / 3
+        text = etree.SubElement(svg, "text", {"x": f"{cx - 8 if left else cx + 8:.1f}", "y": f"{cy + 5:.1f}",
+                                              "font-size": str(FONT), "class": "in-plot", **TEXT,
+                                              **({"text-anchor": "end"} if left else {})})
         text.text = name
     legend = etree.SubElement(svg, "g", {"class": "legend"})
     for kind, (lx, row) in zip(kinds, places):

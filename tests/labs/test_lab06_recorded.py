@@ -139,6 +139,10 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 # - step 4's gap to the FP32 roof ("les compteurs du lab décomposent l'écart"): the FMA pipe, the
 #   empty issue slots and the issued non-FMA instructions add up to the issue rate's 100 points, the
 #   empty slots the larger share;
+# - the lab's roofline ("Aucune étape n'approche le toit de la DRAM : ... au moins trois fois sous
+#   la diagonale", "Seules les étapes 5e à 5h passent au-dessus du toit de mma.sync"): at each
+#   profiled step's DRAM intensity, I x (DRAM bytes per clock per SM, at the maximum clock) is three
+#   times its rate or more; the tensor-core steps above mma.sync's measured roof are the TMA ones;
 # - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
 # - steps 5a -> 5b ("les blocs qu'un SM accueille (deux fois plus en 5b, pour autant de warps par
 #   SM)"): twice the blocks per SM, the same warps per SM;
@@ -325,3 +329,31 @@ def test_step_4_gap_to_the_fp32_roof_is_empty_slots_then_other_instructions(eith
     units = {u.unit: u.pct for u in either_record.results.profile("pipelined").diagnosis().units}
     empty, other = 100 - units["issue"], units["issue"] - units["pipe_fma"]
     assert empty > other > 5 and units["pipe_fma"] + empty + other == pytest.approx(100), (empty, other, units)
+
+
+def test_on_the_roofline_no_step_nears_dram_and_only_the_tma_steps_pass_mma_sync(either_record):
+    from labkit.datasheets import datasheet_for
+
+    results = either_record.results
+    device = results.device
+    dram_per_clock = datasheet_for(device.name).hbm_gbps * 1e9 / (device.sm_count * device.max_sm_clock_mhz * 1e6)
+    for s in STEPS:
+        if results.profile(s.key) is None:
+            continue
+        assert results.dram_intensity(s.key) * dram_per_clock >= 3 * results.step_flops_per_clock(s.key), s.key
+    roof = results.mma_roof_flops_per_clock()
+    above = {s.key for s in STEPS if s.precision != "fp32" and results.step_flops_per_clock(s.key) > roof}
+    assert above == {"tma_ws", "tma_persistent", "tma", "tma_bf16"}, above
+
+
+def test_the_roofline_places_every_profiled_step():
+    import xml.etree.ElementTree as etree
+
+    results = read_results(RESULTS, LAB.results_type, LAB.id).results
+    [figure] = LAB.figures(results, "fr")
+    names = [t.text for t in figure.iter("{http://www.w3.org/2000/svg}text")] + [t.text for t in figure.iter("text")]
+    points = [p for p in figure.iter("{http://www.w3.org/2000/svg}polygon")] + list(figure.iter("polygon"))
+    profiled = [s.key for s in STEPS if results.profile(s.key) is not None]
+    shared = sum(name.count(" · ") for name in names if name and name[0].isdigit())
+    assert len(points) + shared == len(profiled), (len(points), shared, profiled)
+    assert "5b · 5c" in names and etree.tostring(figure, encoding="unicode").count("mma.sync") >= 2

@@ -12,10 +12,21 @@ has (plan.py: the tensor-core steps from compute capability 8.0, wgmma on Hopper
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as etree
+
 from labkit.lab import Case, Gain, Lab, Need, Program
 from labkit.labs.lab06.results import CUBLAS, PEERS, STEPS, Lab06Results, MmaRoof, Sizes, precision_of
 from labkit.profiling import checklist
+from labkit.report.labels import label
+from labkit.report.roofline_svg import roofline_svg
 from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
+
+#: The per-clock roofline's intensity axis (FLOP per DRAM byte): from the naive step's few FLOP
+#: per byte to the tensor-core steps' thousand or so.
+ROOFLINE_X_RANGE = (1.0, 4096.0)
+#: Two steps whose points lie closer than this (relative, on both axes) share one label (5b and
+#: its BF16 twin 5c, 5g and 5h): labels drawn on top of each other would be unreadable.
+SAME_POINT = 0.05
 
 
 def _item_name(item: str) -> str:
@@ -145,6 +156,42 @@ class Lab06(Lab[Sizes, Lab06Results]):
                 Column("memory_pct", "pct"), Column("busiest", "label"), Column("busiest_pct", "pct"),
                 Column("first_item", "label"), Column("item_gain_pct", "pct")), tuple(ncu_rows)))
         return out
+
+    def figures(self, results: Lab06Results, lang: str) -> list[etree.Element]:
+        """Every profiled step on one roofline per SM per clock, so that the clock each ran at cancels:
+        its FLOP per clock per SM (at the SM clock measured while it ran) against its FLOP per DRAM
+        byte (its profile); the FP32 FMA roof (2 x FP32 lanes), mma.sync's measured roof, the tensor
+        cores' dense FP16 rate, and the DRAM roof in bytes per clock per SM at the GPU's maximum clock
+        (the datasheet's bandwidth: at a lower clock a clock holds more bytes, so this roof is the
+        lowest the DRAM can be). The shared-memory roof has no place on this axis (see chapter 6)."""
+        from labkit.datasheets import datasheet_for
+
+        sheet = datasheet_for(results.device.name)
+        dense = results.dense_flops_per_clock_per_sm("fp16")
+        points = [(s.key, results.dram_intensity(s.key), results.step_flops_per_clock(s.key)) for s in STEPS]
+        points = [p for p in points if p[1] is not None and p[2] is not None]
+        if sheet is None or not dense or not points:
+            return []
+        dram_per_clock = sheet.hbm_gbps * 1e9 / (results.device.sm_count * results.device.max_sm_clock_mhz * 1e6)
+        fp32_per_clock = 2.0 * results.device.fp32_lanes_per_sm
+        named: list[tuple[str, float, float]] = []
+        for key, intensity, rate in points:
+            name = label(lang, f"value.step.lab06.{key}").split(" · ")[0]
+            twin = next((i for i, (_, x, y) in enumerate(named) if abs(x / intensity - 1) < SAME_POINT
+                         and abs(y / rate - 1) < SAME_POINT), None)
+            if twin is None:
+                named.append((name, intensity, rate))
+            else:
+                named[twin] = (f"{named[twin][0]} · {name}", *named[twin][1:])
+        roof = results.mma_roof_flops_per_clock()
+        svg = roofline_svg(measured=(dense, dram_per_clock), theoretical=(fp32_per_clock, dram_per_clock), sweep=[],
+                           kernels=named, words={key: label(lang, f"lab06.plot.{key}")
+                                                 for key in ("x", "y", "theoretical", "measured", "extra")},
+                           extra_roofs=[("mma.sync", roof)] if roof else [], x_range=ROOFLINE_X_RANGE)
+        figure = etree.Element("figure", {"class": "lab-figure"})
+        figure.append(svg)
+        etree.SubElement(figure, "figcaption").text = label(lang, "lab06.plot.caption")
+        return [figure]
 
     def gains(self, results: Lab06Results) -> list[Gain]:
         """The checklist's levers measured here: the A tile's padding (bank conflicts); the same register

@@ -273,6 +273,16 @@ class Lab06Results(Record):
         """The tensor cores' dense FLOP per clock per SM (labkit.tensor_cores: 4 096 for FP16 on Hopper)."""
         return DENSE_FLOPS_PER_CLOCK_PER_SM.get(tuple(self.device.compute_capability), {}).get(precision)
 
+    def dram_intensity(self, key: str) -> float | None:
+        """A step's FLOP per byte of DRAM traffic at the main size: 2 side^2 depth / (dram__bytes_read.sum
+        + dram__bytes_write.sum) of its profile, made at that size; None without one."""
+        stored, run = self.profile(key), self.run(key)
+        if stored is None or run is None:
+            return None
+        kernel = stored.profile()
+        moved = kernel.bytes_("dram__bytes_read.sum") + kernel.bytes_("dram__bytes_write.sum")
+        return gemm_flops(run.side, run.depth) / moved if moved else None
+
     def mma_roof_point_flops_per_clock(self, point: MmaRoofPoint) -> float | None:
         return self.flops_per_clock_per_sm(point.flops, point.timing)
 

@@ -21,6 +21,25 @@ WORDS = {
         'Le GEMM standard de Triton face à cuBLAS dans sa précision, même exécution (là où Triton est installé)',
         'Triton 标准 GEMM 与同精度 cuBLAS 的对比（同一次运行；仅在装有 Triton 时）',
     ),
+    'lab06.plot.x': ('FLOP per byte of DRAM traffic (ncu, log scale)',
+                     'FLOP par octet de trafic DRAM (ncu, échelle log)', '每字节 DRAM 流量的 FLOP（ncu，对数坐标）'),
+    'lab06.plot.y': ('FLOP per clock per SM (log scale)', 'FLOP par cycle et par SM (échelle log)',
+                     '每 SM 每周期 FLOP（对数坐标）'),
+    'lab06.plot.theoretical': ('FP32 FMA roof (2 per lane per clock)', 'toit FMA FP32 (2 par voie et par cycle)',
+                               'FP32 FMA 屋顶（每 lane 每周期 2）'),
+    'lab06.plot.measured': ('tensor cores, dense FP16 rate', 'tensor cores, débit dense FP16', 'tensor core 稠密 FP16 速率'),
+    'lab06.plot.extra': ('mma.sync, measured from registers', 'mma.sync, mesuré depuis les registres',
+                         'mma.sync，只用寄存器实测'),
+    'lab06.plot.caption': (
+        'Each step at its FLOP per clock per SM, so that the clock it ran at cancels, against its FLOP per '
+        'DRAM byte. The DRAM roof is drawn at the maximum SM clock, the lowest it can be per clock. Points '
+        'closer than 5 % share a label.',
+        'Chaque étape à ses FLOP par cycle et par SM, pour que l’horloge où elle a tourné s’annule, face à ses '
+        'FLOP par octet de DRAM. Le toit de la DRAM est tracé à l’horloge SM maximale, le plus bas qu’il puisse '
+        'être par cycle. Les points à moins de 5 % l’un de l’autre partagent une étiquette.',
+        '每一步按其每 SM 每周期的 FLOP 绘制，从而消去它实际运行的时钟；横轴是每字节 DRAM 的 FLOP。DRAM 屋顶按最高 '
+        'SM 时钟绘制，这是它按周期计算时可能的最低值。相距不到 5% 的点共用一个标签。',
+    ),
     'column.peer_config': ('the autotuner’s pick: tile M × N × K, warps, stages',
                            'le choix de l’autotuner : tuile M × N × K, warps, étages',
                            '自动调优的选择：tile M × N × K、warp 数、流水级数'),
