@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import pkgutil
 import re
 from abc import ABC, abstractmethod
@@ -135,9 +136,24 @@ class Lab(ABC, Generic[S, R]):
     #: The tools its steps use on a GPU, and what it does without each (labkit doctor).
     needs: ClassVar[tuple[Need, ...]] = ()
 
-    @abstractmethod
+    def _module(self, name: str):
+        """The module ``name`` of the lab's own package (labkit.labs.labNN.<name>), imported now:
+        a lab's program chooses the GPU or the simulator when it is imported, so nothing imports it
+        before a run asks for it. None where the package has no such module."""
+        package = type(self).__module__
+        if importlib.util.find_spec(f"{package}.{name}") is None:
+            return None
+        return importlib.import_module(f"{package}.{name}")
+
     def program(self) -> Program[S, R]:
-        """The lab's program (imports its kernels)."""
+        """The lab's program: the one Program subclass its package's ``program`` module defines."""
+        module = self._module("program")
+        found = [] if module is None else [
+            c for c in vars(module).values()
+            if isinstance(c, type) and issubclass(c, Program) and c.__module__ == module.__name__]
+        if len(found) != 1:
+            raise TypeError(f"{type(self).__module__}.program must define one Program subclass, not {len(found)}")
+        return found[0]()
 
     @abstractmethod
     def tables(self, results: R) -> list[Table]:
@@ -158,13 +174,16 @@ class Lab(ABC, Generic[S, R]):
     def sizes_for(self, facts: DeviceFacts) -> Record:
         """The lab's sizes on the device ``facts`` describes (a pure function of them): on the
         course's GPU, ``gpu_sizes`` exactly; on another, sizes that fit its memory, grids from its
-        SM count and occupancy (labkit.labs.planning). A lab that plans nothing keeps ``gpu_sizes``."""
-        return self.gpu_sizes
+        SM count and occupancy (labkit.labs.planning), by its package's ``sizing.sizes_for(facts,
+        gpu_sizes)``. A lab without a sizing module keeps ``gpu_sizes``."""
+        sizing = self._module("sizing")
+        return self.gpu_sizes if sizing is None else sizing.sizes_for(facts, self.gpu_sizes)
 
     def footprint_bytes(self, sizes: Record) -> int | None:
-        """The most device memory the lab's buffers hold at once at ``sizes`` (its plan's rule);
-        None where the lab does not say."""
-        return None
+        """The most device memory the lab's buffers hold at once at ``sizes`` (its plan's rule: its
+        package's ``sizing.footprint_bytes``); None where the lab does not say."""
+        sizing = self._module("sizing")
+        return None if sizing is None else sizing.footprint_bytes(sizes)
 
     def device_notes(self, facts: DeviceFacts) -> list[str]:
         """What differs for this lab on the device ``facts`` describes, beyond its sizes (labkit

@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.ceilings import COPY_ARRAY_BYTES
-from labkit.lab import Lab, Need, Program
+from labkit.lab import Lab, Need
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
 from labkit.report.roofline_svg import roofline_svg
@@ -44,21 +44,6 @@ class Lab01(Lab[Sizes, Lab01Results]):
                      "each call short") if trips != self.gpu_sizes.fma_trips else ""
         return [f"FP64 runs at 1:{round(1 / ratio)} of FP32 here ({fp64_lanes_per_sm(facts.compute_capability)} lanes "
                 f"per SM): the FP64 ceiling is {facts.fp64_peak_gflops:.0f} GFLOP/s at most{shortened}"]
-
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab01.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab01.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
-    def program(self) -> Program[Sizes, Lab01Results]:
-        from labkit.labs.lab01.program import Lab01Program
-
-        return Lab01Program()
 
     def tables(self, results: Lab01Results) -> list[Table]:
         hbm = results.ceilings.hbm

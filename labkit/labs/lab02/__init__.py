@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Lab, Need, Program
+from labkit.lab import Lab, Need
 from labkit.labs.lab02.results import SHARED_OPS, Lab02Results, SassListing, Sizes
 from labkit.report.labels import label
 from labkit.report.tables import Column, Table
@@ -45,21 +45,6 @@ class Lab02(Lab[Sizes, Lab02Results]):
     simulator_sizes = Sizes(sweep_elements=16384, sweep_span_bytes=1 << 20, particles=1024, repeats=1, matrix_side=128, shared_iterations=2,
                             shared_blocks_per_sm=1, shared_strides=(1, 2, 32),
                             sweep_points=((4, 1, 0), (4, 2, 0), (4, 32, 0), (4, 1, 1), (8, 2, 0), (16, 1, 0)))
-
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab02.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab02.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
-    def program(self) -> Program[Sizes, Lab02Results]:
-        from labkit.labs.lab02.program import Lab02Program
-
-        return Lab02Program()
 
     def tables(self, results: Lab02Results) -> list[Table]:
         agreement = []

@@ -21,7 +21,7 @@ import math
 import xml.etree.ElementTree as etree
 
 from labkit import occupancy
-from labkit.lab import Gain, Lab, Need, Program
+from labkit.lab import Gain, Lab, Need
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, SassStep, Sizes
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
@@ -80,21 +80,6 @@ class Lab03(Lab[Sizes, Lab03Results]):
         return [f"an SM holds {arch.max_warps_per_sm} warps here (64 on the H200): the occupancy sweeps stop at "
                 f"{arch.max_warps_per_sm} warps per SM, and the profiled copy at full occupancy has "
                 f"{arch.max_warps_per_sm}"]
-
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab03.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab03.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
-    def program(self) -> Program[Sizes, Lab03Results]:
-        from labkit.labs.lab03.program import Lab03Program
-
-        return Lab03Program()
 
     def gains(self, results: Lab03Results) -> list[Gain]:
         """Chapter 5's latency lever, more bytes in flight per thread, measured at Volkov's point:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Case, Gain, Lab, Need, Program
+from labkit.lab import Case, Gain, Lab, Need
 from labkit.labs.lab04.results import FAULTS, PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis
@@ -50,21 +50,6 @@ class Lab04(Lab[Sizes, Lab04Results]):
     simulator_sizes = Sizes(batch_rows=16, batch_cols=12, state_side=24, chain_elements=200, chain_steps=3,
                             iterations=2, chronometer_rounds=1, l2_set_bytes=2048, hbm_set_bytes=8192)
     adjustable = ("threads_per_block",)
-
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab04.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab04.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
-    def program(self) -> Program[Sizes, Lab04Results]:
-        from labkit.labs.lab04.program import Lab04Program
-
-        return Lab04Program()
 
     def tables(self, results: Lab04Results) -> list[Table]:
         timer, totals = results.timer, results.totals

@@ -10,7 +10,7 @@ first, from the same profiles.
 
 from __future__ import annotations
 
-from labkit.lab import Case, Gain, Lab, Need, Program
+from labkit.lab import Case, Gain, Lab, Need
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Sizes
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import StoredProfile
@@ -42,21 +42,6 @@ class Lab05(Lab[Sizes, Lab05Results]):
             return []
         return [f"FP64 runs at 1:{round(1 / ratio)} of FP32 here: kernel_b's planted FP64 costs far more than on "
                 "the H200 (1:2), so its repair gains more"]
-
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab05.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab05.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
-    def program(self) -> Program[Sizes, Lab05Results]:
-        from labkit.labs.lab05.program import Lab05Program
-
-        return Lab05Program()
 
     def tables(self, results: Lab05Results) -> list[Table]:
         rows = []

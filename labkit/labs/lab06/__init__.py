@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.lab import Case, Gain, Lab, Need, Program
+from labkit.lab import Case, Gain, Lab, Need
 from labkit.labs.lab06.results import CUBLAS, PEERS, STEPS, Lab06Results, MmaRoof, Sizes, precision_of
 from labkit.profiling import checklist
 from labkit.report.labels import label
@@ -54,26 +54,11 @@ class Lab06(Lab[Sizes, Lab06Results]):
     gpu_sizes = Sizes(side=4096, depth=4096, large_side=8192, check_side=512, check_depth=512, repeats=20)
     simulator_sizes = Sizes(side=32, depth=32, large_side=None, check_side=32, check_depth=32, repeats=1)
 
-    def sizes_for(self, facts) -> Sizes:
-        from labkit.labs.lab06.sizing import sizes_for
-
-        return sizes_for(facts, self.gpu_sizes)
-
-    def footprint_bytes(self, sizes: Sizes) -> int:
-        from labkit.labs.lab06.sizing import footprint_bytes
-
-        return footprint_bytes(sizes)
-
     def device_notes(self, facts) -> list[str]:
         """Each step or cuBLAS precision this GPU cannot run, and why (plan.py)."""
         from labkit.labs.lab06.plan import not_on
 
         return [f"skips {_item_name(item)}: {why}" for item, why in not_on(facts).items()]
-
-    def program(self) -> Program[Sizes, Lab06Results]:
-        from labkit.labs.lab06.program import Lab06Program
-
-        return Lab06Program()
 
     def tables(self, results: Lab06Results) -> list[Table]:
         regs = {r.kernel: r for r in results.resources}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labkit.lab import Lab, Program
+from labkit.lab import Lab
 from labkit.labs.lab99.results import Lab99Results, Sizes
 from labkit.report.tables import Column, Table
 
@@ -15,11 +15,6 @@ class Lab99(Lab[Sizes, Lab99Results]):
     gpu_sizes = Sizes(elements=1 << 26)
     simulator_sizes = Sizes(elements=1000, repeats=1)
     adjustable = ("elements",)
-
-    def program(self) -> Program[Sizes, Lab99Results]:
-        from labkit.labs.lab99.program import Lab99Program
-
-        return Lab99Program()
 
     def tables(self, results: Lab99Results) -> list[Table]:
         return [Table("lab99.scale", (Column("kernel"), Column("t_real_us", "us"), Column("gbps", "gbps")),
