@@ -17,13 +17,14 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 
 from labkit.errors import LabkitError
 from labkit.records import Record, describe_validation_error
@@ -47,6 +48,20 @@ class Check(Record):
 
     name: str
     passed: bool
+
+
+class CheckedResults(Record):
+    """What every lab's results hold first: its kernels' checks against NumPy, which must all have
+    passed (a record of a wrong kernel's timing is refused, whatever else it holds)."""
+
+    checks: list[Check]
+
+    @model_validator(mode="after")
+    def _checks_passed(self) -> CheckedResults:
+        failed = [check.name for check in self.checks if not check.passed]
+        if failed:
+            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
+        return self
 
 
 @dataclass(frozen=True)
@@ -141,8 +156,8 @@ class Lab(ABC, Generic[S, R]):
         a lab's program chooses the GPU or the simulator when it is imported, so nothing imports it
         before a run asks for it. None where the package has no such module."""
         package = type(self).__module__
-        if importlib.util.find_spec(f"{package}.{name}") is None:
-            return None
+        if not hasattr(sys.modules.get(package), "__path__") or importlib.util.find_spec(f"{package}.{name}") is None:
+            return None   # a Lab defined in a plain module (a test's) has no parts beside it
         return importlib.import_module(f"{package}.{name}")
 
     def program(self) -> Program[S, R]:

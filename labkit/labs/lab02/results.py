@@ -32,7 +32,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from labkit.ceilings import CopyCeiling
-from labkit.lab import Check
+from labkit.lab import CheckedResults
 from labkit.profiling.sass import MemoryWidths
 from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record, ReferenceRate
 from labkit.timing import Timing
@@ -367,9 +367,8 @@ class DeviceFigures(Record):
     l2_fetch_granularity_bytes: Count | None
 
 
-class Lab02Results(Record):
+class Lab02Results(CheckedResults):
     sizes: Sizes
-    checks: list[Check]
     device: DeviceFigures
     tile: PositiveInt              # the transposes' tile side and thread rows
     rows: PositiveInt
@@ -472,9 +471,6 @@ class Lab02Results(Record):
     # ----- what cannot be -----------------------------------------------------------------
     @model_validator(mode="after")
     def _complete(self) -> Lab02Results:
-        failed = [check.name for check in self.checks if not check.passed]
-        if failed:
-            raise ValueError(f"checks against NumPy failed: {', '.join(failed)}")
         for what, found, expected in (
                 ("sweep", [(p.element_bytes, p.stride, p.offset) for p in self.sweep], list(self.sizes.sweep_points)),
                 ("particles", [(p.layout, p.access) for p in self.particles], list(PARTICLE_KERNELS)),
