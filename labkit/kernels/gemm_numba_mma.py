@@ -13,7 +13,11 @@ functions from Python kernels") closes the gap: :func:`cuda.declare_device` decl
 ``__device__`` function by name and Numba signature, and ``@cuda.jit(link=[numba_mma.cu])`` has
 numba-cuda compile that file with NVRTC and link it into the kernel, as LTO-IR when nvJitLink is
 present (numba-cuda's default), so that the linker may inline it and keep what it touches in
-registers (the GPU check reads the SASS to say whether it did).
+registers. It does: the SASS has no CALL to it, and the accumulators, a Numba local array whose
+address the C function receives, live in registers in the K loop (no local loads or stores there:
+tests/gpu/numba_mma_check.py reads it). Compiled separately instead (each PTX by ptxas, then linked:
+what a link without LTO does), the function is a CALL and the accumulators go through local memory
+(read offline with CUDA 13's ptxas and nvlink: 50 local loads and stores).
 
 What runs in Numba (this file, :func:`_kernel_function`):
 
@@ -282,12 +286,13 @@ def _kernel_function():
 @functools.cache
 def compiled(min_blocks: int = MIN_BLOCKS, lto: bool | None = None):
     """The kernel, jitted with the CUDA C source linked (``@cuda.jit(link=[SOURCE])``), at most
-    65 536 / (THREADS x min_blocks) registers per thread (``launch_bounds``); ``lto`` None is
-    numba-cuda's default (LTO where nvJitLink is installed), False links the source as PTX (the
-    foreign function is then a real call). Without line information: numba-cuda compiles the linked
-    source without it, and nvJitLink refuses to link modules that disagree on it ("linking module
-    flags 'Debug Info Version': IDs have conflicting behaviors"). In the simulator:
-    NoGPUError(SIMULATOR_REFUSAL)."""
+    65 536 / (THREADS x min_blocks) registers per thread (``launch_bounds``). ``lto`` is passed to
+    ``cuda.jit`` (None: numba-cuda's default, LTO where nvJitLink is installed); on the H200 with
+    numba-cuda 0.30.4, ``lto=False`` still gave an LTO build (its code library had LTO on and the
+    linker received LTO-IR: tests/gpu/numba_mma_lto_probe.py), so the GPU check's ``no_lto`` build
+    is the LTO one again. Without line information: numba-cuda compiles the linked source without
+    it, and nvJitLink then refuses to link modules that disagree on it ("linking module flags 'Debug
+    Info Version': IDs have conflicting behaviors"). In the simulator: NoGPUError(SIMULATOR_REFUSAL)."""
     if SIMULATED:
         require_gpu(SIMULATOR_REFUSAL)
     return cuda.jit(link=[str(SOURCE)], lto=lto, launch_bounds=(THREADS, min_blocks))(_kernel_function())

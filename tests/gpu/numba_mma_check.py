@@ -1,6 +1,7 @@
 """One H200 batch for issue 33's Numba tensor-core kernel (not a test: a script that checks, times
 and records): labkit.kernels.gemm_numba_mma compiled three ways (LTO with at most 128 registers, the
-default; LTO unbounded; without LTO, the CUDA C linked as PTX), each one's registers, local memory
+default; LTO unbounded; ``cuda.jit(lto=False)``, which numba-cuda 0.30.4 built with LTO all the same
+on the H200: tests/gpu/numba_mma_lto_probe.py), each one's registers, local memory
 and SASS (is the foreign function inlined: no CALL to it; are the accumulators in registers: no
 local loads or stores in the K loop), each checked against NumPy (chapter 6's FP16 tolerance) at
 512^3 and on a shape with a partial group of tile rows and an odd number of K slices, then timed
@@ -22,7 +23,8 @@ import sys
 import tempfile
 import time
 
-#: (name, min_blocks, lto): the builds compared; the first is the module's default.
+#: (name, min_blocks, lto): the builds compared; the first is the module's default. "no_lto" is
+#: what was asked for, not what numba-cuda 0.30.4 did (its SASS is the first build's).
 BUILDS = (("lto_128_registers", 2, None), ("lto_unbounded", 1, None), ("no_lto", 2, False))
 CHECK_SHAPES = ((512, 512, 512), (1152, 1280, 352))
 SIDES = (4096, 8192)
