@@ -31,8 +31,11 @@ What runs in Numba (this file, :func:`_kernel_function`):
   accumulators, a ``cuda.local.array`` of 64 floats per thread whose address is passed to C;
 - the epilogue: each accumulator rounded to FP16 and stored into C.
 
-The three 16-byte access and address helpers are Numba intrinsics (``numba.cuda.extending``,
-LLVM IR built in Python), as :mod:`labkit.kernels.intrinsics` writes its vector accesses.
+The two 16-byte accesses and the address of an element are Numba intrinsics (``numba.cuda.extending``,
+LLVM IR built in Python), as :mod:`labkit.kernels.intrinsics` writes its vector accesses. An
+intrinsic could emit ``mma.sync`` as inline PTX the same way; the foreign function keeps the
+tensor-core code in CUDA C instead, where it reads as the CUDA C steps' does (fragment arrays,
+``#pragma unroll``, the same inline PTX), and shows what the issue asks: Numba reaching CUDA C.
 
 What runs in CUDA C (``numba_mma.cu``, :data:`FOREIGN_FUNCTION`): one warp's share of one
 slice: for each 16-wide step of K, 4 ``ldmatrix.x4`` of A, 2 ``ldmatrix.x4.trans`` of B and
