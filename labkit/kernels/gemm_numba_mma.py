@@ -323,6 +323,17 @@ def launcher(a, b, c, min_blocks: int = MIN_BLOCKS, lto: bool | None = None):
     return lambda: configured(*operands)
 
 
+#: The Numba signature the kernel is compiled for by :func:`launcher` (A and B as 32-bit words, C FP16).
+SIGNATURE = "void(uint32[:, ::1], uint32[:, ::1], float16[:, ::1])"
+
+
+def resources():
+    """Registers and local (spill) bytes per thread of the default build, as the driver reports them."""
+    from labkit.kernels.compiled import resources as driver_resources
+
+    return driver_resources(compiled(), SIGNATURE)
+
+
 def launch(a, b, c, min_blocks: int = MIN_BLOCKS, lto: bool | None = None) -> None:
     """c = a @ b once (see :func:`launcher`)."""
     launcher(a, b, c, min_blocks, lto)()

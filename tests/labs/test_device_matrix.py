@@ -125,8 +125,10 @@ def lab05_launches(lab, sizes, facts):
 
 
 #: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.probes.gemm_probe;
-#: issue 33's TMA steps: tests/gpu/tma_gemm_check.py): the same sources compile to about as many on other parts.
+#: issue 33's TMA steps: tests/gpu/tma_gemm_check.py; its Numba step on the tensor cores:
+#: tests/gpu/numba_mma_check.py): the same sources compile to about as many on other parts.
 LAB06_PROBES = ("tests/fixtures/h200-gemm/timings.json", "tests/fixtures/h200-tma/timings.json")
+LAB06_NUMBA_MMA = "tests/gpu/recorded/nvidia-h200/numba_mma.json"
 
 
 def lab06_launches(lab, sizes, facts):
@@ -140,10 +142,13 @@ def lab06_launches(lab, sizes, facts):
     cc = tuple(facts.compute_capability)
     skipped = plan.not_on(facts)
     assert all((item in skipped) == (cc != (9, 0)) for item in ("wgmma", "tma", "tma_bf16"))
-    assert all((item in skipped) == (cc < (8, 0)) for item in ("wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16"))
+    assert all((item in skipped) == (cc < (8, 0))
+               for item in ("wmma", "mma", "numba_mma", "bf16", "cublas_tf32", "cublas_bf16", "triton_bf16"))
     arch = occupancy.architecture(cc)
     registers = {name: count for probe in LAB06_PROBES
                  for name, count in json.loads((REPO_ROOT / probe).read_text())["registers"].items()}
+    registers["gemm_numba_mma"] = json.loads((REPO_ROOT / LAB06_NUMBA_MMA).read_text())["builds"]["lto_128_registers"][
+        "registers"]
     sides = [(sizes.side, sizes.depth)] + ([(sizes.large_side, sizes.large_side)] if sizes.large_side else [])
     for key in STEP_KEYS:
         if key in skipped:

@@ -248,7 +248,8 @@ def test_doctor_as_a_profile_without_a_gpu(capsys):
     lab06 = [line.removeprefix("lab-06:").strip() for line in out.splitlines() if line.startswith("lab-06:")]
     assert lab06[0].startswith("sizes planned for this GPU (differ from the H200's in side, depth, large_side)")
     skipped = [line.split(":")[0] for line in lab06 if line.startswith("skips ")]
-    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step bf16", "step wgmma", "step tma_ws",
+    assert skipped == [f"skips {what}" for what in ("step wmma", "step mma", "step numba_mma", "step bf16", "step wgmma",
+                                                    "step tma_ws",
                                                     "step tma_persistent", "step tma", "step tma_bf16", "cuBLAS TF32",
                                                     "cuBLAS BF16", "Triton BF16")]
     assert all(line.endswith("this GPU is 7.5") for line in lab06 if line.startswith("skips "))

@@ -27,10 +27,18 @@ LAB = lab("lab-06")
 PROBE = json.loads((REPO_ROOT / "tests/fixtures/h200-gemm/timings.json").read_text())
 # the steps issue 33 added, as tests/gpu/tma_gemm_check.py measured them on the same H200 (another day)
 TMA = json.loads((REPO_ROOT / "tests/fixtures/h200-tma/timings.json").read_text())
+# ... and the Numba step on the tensor cores, as tests/gpu/numba_mma_check.py measured it (its default build)
+NUMBA_MMA = json.loads((REPO_ROOT / "tests/gpu/recorded/nvidia-h200/numba_mma.json").read_text())
 for _s in STEPS:
-    if _s.key in ADDED_ITEMS:
+    if _s.key in ADDED_ITEMS and _s.key != "numba_mma":
         PROBE["timings"][_s.kernel] = TMA["timings"][_s.kernel]
         PROBE["registers"][_s.kernel] = TMA["registers"][_s.kernel]
+PROBE["timings"]["gemm_numba_mma"] = {
+    str(t["side"]): dict(median_seconds=t["median_ms"] / 1e3, min_seconds=t["min_ms"] / 1e3, max_seconds=t["max_ms"] / 1e3,
+                         repeats=t["repeats"], warmup=3, l2_flushed=False, sm_clock_mhz=t["nvml_sm_mhz"],
+                         mem_clock_mhz=None, back_to_back=t["back_to_back"], sm_clock_ran_mhz=t["sm_clock_ran_mhz"])
+    for t in NUMBA_MMA["timings"] if t["time"] == "numba_mma_lto_128_registers"}
+PROBE["registers"]["gemm_numba_mma"] = NUMBA_MMA["builds"]["lto_128_registers"]["registers"]
 KERNEL = {**{s.key: s.kernel for s in STEPS}, **{f"cublas_{p}": f"cublas_{p}" for p in CUBLAS}}
 #: What the probes timed: every item but the peers (a record without them reads as made before them).
 PROBED = tuple(item for item in ITEMS if item not in PEERS)
@@ -201,8 +209,8 @@ def test_steps_by_architecture():
     hopper_only = {"wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16"}
     assert plan.SM90A_STEPS == hopper_only
     assert set(plan.not_on(PROFILES["a100-40gb"])) == set(plan.not_on(PROFILES["rtx-4090"])) == hopper_only
-    assert set(plan.not_on(PROFILES["t4"])) == ({"wmma", "mma", "bf16", "cublas_tf32", "cublas_bf16", "triton_bf16"}
-                                                | hopper_only)
+    assert set(plan.not_on(PROFILES["t4"])) == ({"wmma", "mma", "numba_mma", "bf16", "cublas_tf32", "cublas_bf16",
+                                                 "triton_bf16"} | hopper_only)
     assert "tcgen05" in plan.why_not_on("wgmma", PROFILES["b200"]) and "tcgen05" in plan.why_not_on("tma", PROFILES["b200"])
     assert "neither wgmma nor tcgen05" in plan.why_not_on("wgmma", PROFILES["rtx-5090"])
 

@@ -14,6 +14,8 @@ refuse ``wgmma``):
   would be a kernel the chapter does not show and the course never measured: not offered;
 - ``mma.sync`` (5b FP16, 5c BF16): the ``m16n8k16`` shape with 16-bit inputs, BF16 at all, and
   the ``cp.async`` copies need 8.0 (``ldmatrix`` alone would run on 7.5);
+- the Numba step on the tensor cores (5b′, issue 33): ``mma.sync`` ``m16n8k16`` again, in the CUDA C
+  function it links (labkit.kernels.gemm_numba_mma), 8.0; its two shared stages fit in 48 KiB;
 - ``wgmma`` (5d): the ``sm_90a`` target, Hopper (9.0) only. Blackwell's data-centre parts (10.x,
   11.0) replace it by ``tcgen05.mma``, which multiplies into tensor memory; the GeForce and DGX
   Spark parts (12.x) have neither: their tensor cores are reached by warp-level ``mma.sync``;
@@ -33,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labkit.device import DeviceFacts
-from labkit.kernels import gemm_cuda, gemm_simt
+from labkit.kernels import gemm_cuda, gemm_numba_mma, gemm_simt
 from labkit.labs.lab06.results import ITEMS, STEPS, is_peer, step
 
 AMPERE = (8, 0)
@@ -47,6 +49,8 @@ NEEDS_AMPERE = {
     "mma": "mma.sync.m16n8k16 with FP16 inputs, and the cp.async copies that feed it, need compute capability "
            "8.0 (Ampere)",
     "bf16": "BF16 inputs to mma.sync, and the cp.async copies that feed it, need compute capability 8.0 (Ampere)",
+    "numba_mma": "mma.sync.m16n8k16 with FP16 inputs, which its linked CUDA C function issues, needs compute "
+                 "capability 8.0 (Ampere)",
     "cublas_tf32": "TF32 tensor cores appear with compute capability 8.0 (Ampere), so there is no TF32 rate to "
                    "measure",
     "cublas_bf16": "BF16 tensor cores appear with compute capability 8.0 (Ampere), and no step runs in BF16 "
@@ -90,6 +94,8 @@ def tile_of(item: str) -> int:
     s = step(item)
     if s.language == "numba":
         return gemm_simt.TILE_OF[s.kernel]
+    if s.language == "numba_linked":
+        return max(gemm_numba_mma.BM, gemm_numba_mma.BN)
     spec = gemm_cuda.KERNELS[s.kernel]
     return max(spec.tile_m * spec.cluster_m, spec.tile_n)
 
@@ -111,6 +117,9 @@ def launch(key: str, side: int, depth: int, sm_count: int | None = None) -> Step
         grid, block = gemm_simt.STEPS[s.kernel][1](side, side, depth)
         threads = block if isinstance(block, int) else block[0] * block[1]
         return StepLaunch(key, (grid[0], grid[1]), threads, numba_shared_bytes(s.kernel), 0)
+    if s.language == "numba_linked":
+        grid, block = gemm_numba_mma.launch_shape(side, side, depth)
+        return StepLaunch(key, (grid[0], 1), block[0], gemm_numba_mma.SHARED_BYTES, 0)
     spec = gemm_cuda.KERNELS[s.kernel]
     return StepLaunch(key, (spec.grid(side, side, depth, sm_count)[0], 1), spec.threads, spec.static_shared_bytes,
                       spec.dynamic_shared_bytes)

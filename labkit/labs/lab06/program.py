@@ -70,6 +70,12 @@ def why_unavailable(item: str, side: int, facts: DeviceFacts | None) -> str | No
     why = plan.why_not_on(item, facts) if facts is not None else None
     if why is not None or (not item.startswith("cublas_") and not is_peer(item) and step(item).language == "numba"):
         return why
+    if not item.startswith("cublas_") and not is_peer(item) and step(item).language == "numba_linked":
+        from labkit.kernels import gemm_numba_mma
+
+        if SIMULATED:
+            return gemm_numba_mma.SIMULATOR_REFUSAL
+        return None if cupy_or_none() is not None else "its operands are the lab's CuPy arrays, and CuPy is not installed"
     if is_peer(item):
         if SIMULATED:
             return "Triton needs a GPU: the simulator runs Numba kernels only"
@@ -191,6 +197,11 @@ class Operands:
         if s.language == "numba":
             a, b = self.numba
             return lambda: gemm_simt.launch(s.kernel, a, b, self.c32)
+        if s.language == "numba_linked":
+            from labkit.kernels import gemm_numba_mma
+
+            a, b = self.device[s.precision]
+            return gemm_numba_mma.launcher(a, b, self.out[s.precision])
         from labkit.kernels import gemm_cuda
 
         a, b = self.device[f"{s.precision}_bt" if s.kernel in gemm_cuda.TAKES_B_TRANSPOSED else s.precision]
@@ -235,24 +246,30 @@ def check_against_numpy(sizes: Sizes, facts: DeviceFacts | None, failed: dict[st
 
 
 # ----- compiled resources -------------------------------------------------------------------------
-def compiled_resources(skipped: dict[str, str]) -> list[Resources]:
-    """Registers and local memory per thread of each step's kernel that runs here, as the driver reports them."""
+def compiled_resources(skipped: dict[str, str], sizes: Sizes, facts: DeviceFacts | None) -> list[Resources]:
+    """Registers and local memory per thread of each step's kernel that runs here, as the driver
+    reports them (the Numba SIMT steps in the simulator too, where the driver reports nothing)."""
     from labkit.kernels.compiled import resources
 
     out = []
     for s in STEPS:
-        if s.key in skipped:
+        if s.key in skipped or (s.language != "numba"
+                                and why_unavailable(s.key, fitted_side(s.key, sizes.side), facts) is not None):
             continue
         try:
             if s.language == "numba":
                 r = resources(gemm_simt.STEPS[s.kernel][0], NUMBA_SIGNATURE)
-                out.append(Resources(kernel=s.key, registers=r.registers_per_thread,
-                                     local_bytes=r.local_bytes_per_thread))
-            elif cuda_c_unavailable() is None:
+            elif s.language == "numba_linked":
+                from labkit.kernels import gemm_numba_mma
+
+                r = gemm_numba_mma.resources()
+            else:
                 from labkit.kernels import gemm_cuda
 
                 f = gemm_cuda.function(s.kernel)
                 out.append(Resources(kernel=s.key, registers=int(f.num_regs), local_bytes=int(f.local_size_bytes)))
+                continue
+            out.append(Resources(kernel=s.key, registers=r.registers_per_thread, local_bytes=r.local_bytes_per_thread))
         except Exception as exc:  # see check_against_numpy
             skipped[s.key] = failure(exc)
     return out
@@ -399,7 +416,7 @@ class Lab06Program(Program[Sizes, Lab06Results]):
         bench.progress("checks against NumPy")
         checks = check_against_numpy(sizes, facts, skipped)
         bench.progress("registers and spills of each kernel")
-        resources = compiled_resources(skipped)
+        resources = compiled_resources(skipped, sizes, facts)
         bench.progress(f"each step, cuBLAS and the peers at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
                                                                    else ""))
         runs, unavailable, unavailable_large, peer_configs = time_runs(bench.time_gpu, sizes, facts, skipped)

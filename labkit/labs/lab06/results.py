@@ -33,7 +33,7 @@ class Step:
 
     key: str
     kernel: str
-    language: Literal["numba", "cuda"]
+    language: Literal["numba", "numba_linked", "cuda"]   # numba_linked: Numba calling linked CUDA C
     precision: Literal["fp32", "fp16", "bf16"]
 
 
@@ -47,6 +47,8 @@ STEPS: tuple[Step, ...] = (
     Step("pipelined", "sgemm_pipelined", "cuda", "fp32"),
     Step("wmma", "hgemm_wmma", "cuda", "fp16"),
     Step("mma", "hgemm_mma_128x128", "cuda", "fp16"),
+    # issue 33: the same instructions reached from a Numba kernel, through a linked CUDA C function
+    Step("numba_mma", "gemm_numba_mma", "numba_linked", "fp16"),
     Step("bf16", "bgemm_mma_128x128", "cuda", "bf16"),
     Step("wgmma", "hgemm_wgmma_128x256", "cuda", "fp16"),
     # issue 33, one idea a step, 256 x 128 tiles: the TMA copies with warp specialisation (one CTA per
@@ -71,7 +73,8 @@ ITEMS: tuple[str, ...] = STEP_KEYS + tuple(f"cublas_{p}" for p in CUBLAS) + PEER
 #: that holds some items of one addition must hold them all, as any other item.
 ADDED_ITEMS: dict[str, str] = {"tma": "issue 33", "tma_bf16": "issue 33",
                                "tma_ws": "issue 33, one idea a step", "tma_persistent": "issue 33, one idea a step",
-                               "triton_fp16": "issue 33, the Triton peer", "triton_bf16": "issue 33, the Triton peer"}
+                               "triton_fp16": "issue 33, the Triton peer", "triton_bf16": "issue 33, the Triton peer",
+                               "numba_mma": "issue 33, tensor cores from Numba"}
 #: Steps slow enough that they are timed at the lab's side only, never at the large one.
 SLOW_STEPS = frozenset({"naive", "shared", "padded"})
 #: The issues' bars: the best FP32 SIMT step against cuBLAS SGEMM (issue 23), the best tensor-core
@@ -100,7 +103,7 @@ MAX_REGISTERS_PER_THREAD = 255
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
     "ctile": "occupancy", "pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
-    "bf16": "coalescing", "wgmma": None, "tma_ws": None, "tma_persistent": None, "tma": None,
+    "numba_mma": None, "bf16": "coalescing", "wgmma": None, "tma_ws": None, "tma_persistent": None, "tma": None,
     "tma_bf16": None,
 }
 
