@@ -233,6 +233,148 @@ sgemm_pipelined(const float* __restrict__ A, const float* __restrict__ B, float*
 {
     sgemm_128x128<true, true>(A, B, C, M, N, K);
 }
+
+/* --8<-- [start:warptile] */
+/* Warp tiling (step 4b): the block tile BM x BN is cut into WARPS_M x WARPS_N warp tiles, each warp
+   tile into its 32 lanes' thread tiles, TM x TN outputs per thread as (TM/4) x (TN/4) sub-tiles of
+   4 x 4. The lanes of a warp form a (32/LN) x LN grid: lane (lm, ln) holds rows lm*4 + 16.. of each
+   sub-tile row block, so that a warp reads, per k, only (32/LN) distinct float4 of A and LN of B
+   (LN = 8: 64 + 128 contiguous bytes, one wavefront each) where step 4's 2 x 16 lanes read 2 and 16.
+   Same pipeline as step 4: two shared buffers, the next slice of K loaded into registers while this
+   one is multiplied; A stored k-major (As[k][m]) with SG_APAD floats of padding per row.
+   Rows of lane (lm, ln) in warp (wm, wn): wm*WM + i*4*LM + lm*4 + {0..3}, i < TM/4 (WM = TM*LM);
+   columns: wn*WN + j*4*LN + ln*4 + {0..3}, j < TN/4 (WN = TN*LN). */
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LN, bool PREFETCH = false>
+__device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B,
+                                               float* __restrict__ C, int M, int N, int K)
+{
+    constexpr int LM = 32 / LN, WM = TM * LM, WN = TN * LN;
+    constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static_assert(BM == WARPS_M * WM && BN == WARPS_N * WN, "the warp tiles must cover the block tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "float4 accesses");
+    constexpr int A_LOADS = BM * BK / 4 / THREADS, B_LOADS = BK * BN / 4 / THREADS;
+    static_assert(A_LOADS * THREADS * 4 == BM * BK && B_LOADS * THREADS * 4 == BK * BN, "whole float4 per thread");
+    __shared__ __align__(16) float As[2][BK][BM + SG_APAD];
+    __shared__ __align__(16) float Bs[2][BK][BN];
+    int tile_m, tile_n;
+    block_tile(M, N, BM, BN, tile_m, tile_n);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int row0 = (warp / WARPS_N) * WM + (lane / LN) * 4;   /* first row of sub-tile 0 */
+    const int col0 = (warp % WARPS_N) * WN + (lane % LN) * 4;
+    const float* a_tile = A + (size_t)tile_m * BM * K;
+    const float* b_tile = B + (size_t)tile_n * BN;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    float4 av[A_LOADS], bv[B_LOADS];   /* the next slice, on its way to shared memory */
+
+    /* float4 f = tid + THREADS*l of the slice: A[f / (BK/4)][4 (f % (BK/4))..+3], B[f / (BN/4)][4 (f % (BN/4))..] */
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            av[l] = *reinterpret_cast<const float4*>(a_tile + (size_t)(f / (BK / 4)) * K + k0 + (f % (BK / 4)) * 4);
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            bv[l] = *reinterpret_cast<const float4*>(b_tile + (size_t)(k0 + f / (BN / 4)) * N + (f % (BN / 4)) * 4);
+        }
+    };
+    auto store = [&](int s) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            const int f = tid + THREADS * l, m = f / (BK / 4), k = (f % (BK / 4)) * 4;
+            As[s][k][m] = av[l].x; As[s][k + 1][m] = av[l].y; As[s][k + 2][m] = av[l].z; As[s][k + 3][m] = av[l].w;
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            *reinterpret_cast<float4*>(&Bs[s][f / (BN / 4)][(f % (BN / 4)) * 4]) = bv[l];
+        }
+    };
+    /* this thread's fragments of row k of buffer s: TM values of A, TN of B */
+    auto fragments = [&](int s, int k, float (&a)[TM], float (&b)[TN]) {
+#pragma unroll
+        for (int i = 0; i < TM / 4; ++i) {
+            const float4 v = *reinterpret_cast<const float4*>(&As[s][k][row0 + i * 4 * LM]);
+            a[4 * i] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[s][k][col0 + j * 4 * LN]);
+            b[4 * j] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
+        }
+    };
+    auto outer = [&](const float (&a)[TM], const float (&b)[TN]) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    };
+
+    load(0);
+    store(0);
+    __syncthreads();
+    int s = 0;
+    if (!PREFETCH) {
+        for (int k0 = 0; k0 < K; k0 += BK) {
+            const bool more = k0 + BK < K;
+            if (more) load(k0 + BK);
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                float a[TM], b[TN];
+                fragments(s, k, a, b);
+                outer(a, b);
+            }
+            if (more) store(s ^ 1);
+            __syncthreads();
+            s ^= 1;
+        }
+    } else {
+        /* PREFETCH: the fragments of row k + 1 are read while row k is multiplied, two register sets;
+           the next slice is stored and the barrier passed before the last row's FMAs, so that the
+           first fragments of the next slice are on their way while those run. */
+        float a[2][TM], b[2][TN];
+        fragments(0, 0, a[0], b[0]);
+        for (int k0 = 0; k0 < K; k0 += BK) {
+            const bool more = k0 + BK < K;
+            if (more) load(k0 + BK);
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                if (k < BK - 1) {
+                    fragments(s, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+                } else if (more) {
+                    store(s ^ 1);   /* nobody reads buffer s ^ 1 since the previous barrier */
+                    __syncthreads();
+                    fragments(s ^ 1, 0, a[(k + 1) & 1], b[(k + 1) & 1]);
+                }
+                outer(a[k & 1], b[k & 1]);
+            }
+            s ^= 1;
+        }
+    }
+
+    float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = row0 + (i / 4) * 4 * LM + i % 4;
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j)
+            *reinterpret_cast<float4*>(c_tile + (size_t)row * N + col0 + j * 4 * LN) =
+                make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+    }
+}
+/* --8<-- [end:warptile] */
+
+/* 128 x 128 x 8, 4 x 2 warps of 32 x 64, 8 x 8 per thread, lanes 4 x 8. */
+extern "C" __global__ void __launch_bounds__(256, 2)
+sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_warptile<128, 128, 8, 4, 2, 8, 8, 8>(A, B, C, M, N, K);
+}
 """
 
 _ASYNC_COPY = r"""
