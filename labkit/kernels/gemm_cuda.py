@@ -1175,6 +1175,11 @@ def simt_shared_bytes(stages: int) -> int:
     return stages * SIMT_BK * (SIMT_TILE + SIMT_A_PAD + SIMT_TILE) * 4
 
 
+def warptile_shared_bytes(bm: int, bn: int, bk: int) -> int:
+    """The warp-tiled SIMT kernel's static tiles: 2 buffers x BK x ((BM + A padding) + BN) floats."""
+    return 2 * bk * (bm + SIMT_A_PAD + bn) * 4
+
+
 def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
     """Bytes of the stage buffers: stages x (BM x (BK + PAD) + BK x (BN + PAD)) 2-byte elements."""
     return stages * (bm * (bk + MMA_PAD) + bk * (bn + MMA_PAD)) * 2
@@ -1205,6 +1210,7 @@ def _tma(bm: int, bn: int, precision: str, kind: str) -> Kernel:
 KERNELS = {k.name: k for k in (
     Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(1)),
     Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(2)),
+    Kernel("sgemm_warptile", "simt", 128, 128, 8, 256, 0, "fp32", warptile_shared_bytes(128, 128, 8)),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),
