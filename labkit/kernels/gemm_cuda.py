@@ -244,7 +244,18 @@ sgemm_pipelined(const float* __restrict__ A, const float* __restrict__ B, float*
    one is multiplied; A stored k-major (As[k][m]) with SG_APAD floats of padding per row.
    Rows of lane (lm, ln) in warp (wm, wn): wm*WM + i*4*LM + lm*4 + {0..3}, i < TM/4 (WM = TM*LM);
    columns: wn*WN + j*4*LN + ln*4 + {0..3}, j < TN/4 (WN = TN*LN). */
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LN, bool PREFETCH = false>
+__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N)); }
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LN, bool PREFETCH = false, int STAGES = 0>
 __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B,
                                                float* __restrict__ C, int M, int N, int K)
 {
@@ -254,8 +265,12 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "float4 accesses");
     constexpr int A_LOADS = BM * BK / 4 / THREADS, B_LOADS = BK * BN / 4 / THREADS;
     static_assert(A_LOADS * THREADS * 4 == BM * BK && B_LOADS * THREADS * 4 == BK * BN, "whole float4 per thread");
-    __shared__ __align__(16) float As[2][BK][BM + SG_APAD];
-    __shared__ __align__(16) float Bs[2][BK][BN];
+    /* STAGES > 0: a ring of STAGES buffers filled by cp.async, A by 4-byte copies that transpose it
+       (a warp's copy: 8 rows x 4 k, into As[k][m] with BM + 8 floats per row: banks 8k + m, distinct). */
+    constexpr int NBUF = STAGES ? STAGES : 2, APAD = STAGES ? 8 : SG_APAD;
+    static_assert(!STAGES || (BM % 32 == 0 && (BM * BK / 32) % (THREADS / 32) == 0), "whole 8 x 4 groups per warp");
+    __shared__ __align__(16) float As[NBUF][BK][BM + APAD];
+    __shared__ __align__(16) float Bs[NBUF][BK][BN];
     int tile_m, tile_n;
     block_tile(M, N, BM, BN, tile_m, tile_n);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -315,6 +330,50 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
             for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     };
 
+    /* STAGES > 0: slice t's copies into buffer s: A's groups g = warp + (THREADS/32) l of 8 rows x
+       4 k (rows 8 (g % (BM/8)) + lane / 4, k 4 (g / (BM/8)) + lane % 4), B's float4 as in load(). */
+    auto copy = [&](int s, int k0) {
+#pragma unroll
+        for (int l = 0; l < BM * BK / THREADS; ++l) {
+            const int g = warp + (THREADS / 32) * l;
+            const int m = (g % (BM / 8)) * 8 + (lane >> 2), k = (g / (BM / 8)) * 4 + (lane & 3);
+            cp_async_4(&As[s][k][m], a_tile + (size_t)m * K + k0 + k);
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            cp_async_16(&Bs[s][f / (BN / 4)][(f % (BN / 4)) * 4], b_tile + (size_t)(k0 + f / (BN / 4)) * N + (f % (BN / 4)) * 4);
+        }
+    };
+    if (STAGES) {
+        /* slice t in buffer t % STAGES; the copies of slice t + STAGES - 1 go into the buffer of
+           slice t - 1, which every warp has left once past this iteration's barrier */
+#pragma unroll
+        for (int t = 0; t < NBUF - 1; ++t) {
+            if (t * BK < K) copy(t, t * BK);
+            cp_async_commit();
+        }
+        /* unrolled by NBUF, so that each buffer's shared addresses are constants */
+        for (int k0 = 0; k0 < K; k0 += NBUF * BK) {
+#pragma unroll
+            for (int s = 0; s < NBUF; ++s) {
+                const int kt = k0 + s * BK;
+                if (kt < K) {
+                    cp_async_wait<NBUF - 2>();
+                    __syncthreads();
+                    if (kt + (NBUF - 1) * BK < K) copy((s + NBUF - 1) % NBUF, kt + (NBUF - 1) * BK);
+                    cp_async_commit();
+#pragma unroll
+                    for (int k = 0; k < BK; ++k) {
+                        float a[TM], b[TN];
+                        fragments(s, k, a, b);
+                        outer(a, b);
+                    }
+                }
+            }
+        }
+    }
+    if (!STAGES) {
     load(0);
     store(0);
     __syncthreads();
@@ -355,6 +414,7 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
             }
             s ^= 1;
         }
+    }
     }
 
     float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;

@@ -8,7 +8,7 @@ min and max, the SM clock measured while each ran), cuBLAS timed first and last 
 kernel's ratio is to the mean of those two cuBLAS timings. Registers and local memory (spills) as
 the driver reports them. JSON out.
 
-    python3 tests/gpu/simt_sgemm_check.py --out simt_sgemm.json [--only registered]
+    python3 tests/gpu/simt_sgemm_check.py --out simt_sgemm.json [--only registered] [--names a,b]
 """
 
 from __future__ import annotations
@@ -22,32 +22,33 @@ from pathlib import Path
 CHECK_SHAPES = ((512, 512, 512), (768, 512, 272))
 SIZES = (4096, 8192)
 #: Exploration only: instantiations of the sgemm_warptile template beside the registered one,
-#: name -> (BM, BN, BK, WARPS_M, WARPS_N, TM, TN, LN, PREFETCH, min blocks per SM). ``ln16`` has
-#: step 4's lane grid (2 x 16 lanes, a warp tile of 16 x 128): the control that isolates the warp
-#: tiling; ``_pf``: the fragments of the next row read while this one is multiplied.
+#: name -> (BM, BN, BK, WARPS_M, WARPS_N, TM, TN, LN, PREFETCH, STAGES, min blocks per SM).
+#: ``ln16``: step 4's lane grid (2 x 16 lanes, a warp tile of 16 x 128), ``ln8`` 4 x 8 lanes;
+#: ``_pf``: the fragments of the next row read while this one is multiplied; ``as_..._sS``: S
+#: shared buffers filled by cp.async (STAGES 0: step 4's staging through registers).
 CANDIDATES = {
-    "wt_ln16_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 2),
-    "wt_ln16_bk8_pf": (128, 128, 8, 8, 1, 8, 8, 16, 1, 2),
-    "wt_ln4_bk8": (128, 128, 8, 2, 4, 8, 8, 4, 0, 2),
-    "wt_ln8_bk8_pf": (128, 128, 8, 4, 2, 8, 8, 8, 1, 2),
-    "wt_ln4_bk8_pf": (128, 128, 8, 2, 4, 8, 8, 4, 1, 2),
-    "wt_ln8_bk16": (128, 128, 16, 4, 2, 8, 8, 8, 0, 2),
-    "wt_ln8_bk16_1blk": (128, 128, 16, 4, 2, 8, 8, 8, 0, 1),
-    "wt_ln8_bk16_pf_1blk": (128, 128, 16, 4, 2, 8, 8, 8, 1, 1),
-    "wt_8x16_128thr": (128, 128, 8, 4, 1, 8, 16, 8, 0, 2),
-    "wt_8x16_128thr_pf": (128, 128, 8, 4, 1, 8, 16, 8, 1, 2),
-    "wt_8x16_128x256": (128, 256, 8, 4, 2, 8, 16, 8, 0, 1),
-    "wt_8x16_128x256_pf": (128, 256, 8, 4, 2, 8, 16, 8, 1, 1),
-    "wt_16x8_256x128": (256, 128, 8, 2, 4, 16, 8, 4, 0, 1),
+    "as_ln16_s2_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 2, 2),
+    "as_ln16_s3_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 3, 2),
+    "as_ln16_s4_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 4, 2),
+    "as_ln16_s5_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 5, 2),
+    "as_ln8_s4_bk8": (128, 128, 8, 4, 2, 8, 8, 8, 0, 4, 2),
+    "as_ln4_s4_bk8": (128, 128, 8, 2, 4, 8, 8, 4, 0, 4, 2),
+    "as_ln16_s2_bk16": (128, 128, 16, 8, 1, 8, 8, 16, 0, 2, 2),
+    "as_ln8_s3_bk8": (128, 128, 8, 4, 2, 8, 8, 8, 0, 3, 2),
+    "as_ln8_s2_bk16": (128, 128, 16, 4, 2, 8, 8, 8, 0, 2, 2),
+    "as_ln16_s3_bk8_pf": (128, 128, 8, 8, 1, 8, 8, 16, 1, 3, 2),
+    "as_8x16_128x256_s3": (128, 256, 8, 4, 2, 8, 16, 8, 0, 3, 1),
+    "as_8x16_128x256_s2": (128, 256, 8, 4, 2, 8, 16, 8, 0, 2, 1),
+    "wt_8x16_128x256": (128, 256, 8, 4, 2, 8, 16, 8, 0, 0, 1),
 }
 
 
 def candidate_source(name: str, p: tuple[int, ...]) -> str:
-    bm, bn, bk, wm, wn, tm, tn, ln, prefetch, blocks = p
+    bm, bn, bk, wm, wn, tm, tn, ln, prefetch, stages, blocks = p
     return (f'extern "C" __global__ void __launch_bounds__({32 * wm * wn}, {blocks})\n'
             f"{name}(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,"
             f" int M, int N, int K)\n"
-            f"{{ sgemm_warptile<{bm}, {bn}, {bk}, {wm}, {wn}, {tm}, {tn}, {ln}, {'true' if prefetch else 'false'}>"
+            f"{{ sgemm_warptile<{bm}, {bn}, {bk}, {wm}, {wn}, {tm}, {tn}, {ln}, {'true' if prefetch else 'false'}, {stages}>"
             f"(A, B, C, M, N, K); }}\n")
 
 
@@ -60,6 +61,7 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--only", choices=("all", "registered"), default="all",
                         help="registered: the KERNELS entries only (a second run of the chosen kernel)")
+    parser.add_argument("--names", default="", help="comma-separated: time only these kernels (and cuBLAS)")
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
 
@@ -130,6 +132,8 @@ def main() -> int:
         save()
     failed = {r["check"] for r in results["checks"] if not r["passed"]}
     good = [name for name in kernels if name not in failed and name != "sgemm_regtile"]
+    if args.names:
+        good = [name for name in good if name in args.names.split(",")]
 
     # ----- timings: cuBLAS first and last at each size -----
     for side in SIZES:
