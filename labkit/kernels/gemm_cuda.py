@@ -19,6 +19,12 @@ costs only the module that needs it:
   are its 8 columns: a warp's 16-byte reads of a B row cover 256 consecutive bytes (two
   wavefronts, the least for 16 distinct vectors), where 8 consecutive columns per thread would put
   lanes 0 and 4 in the same banks.
+- ``sgemm_warptile`` and ``sgemm_warptile_128x256`` (issue 33, not lab steps): the template
+  ``sgemm_warptile`` (block tile -> warp tile -> thread tile), step 4's pipeline otherwise; 128 x 128
+  with 32 x 64 warp tiles of 4 x 8 lanes, and 128 x 256 with 8 x 16 outputs per thread, one block
+  per SM. Measured on the H200 (tests/gpu/simt_sgemm_check.py, two runs): 0.88-0.89 and 0.89-0.905
+  of cuBLAS SGEMM at 4096^3 and 8192^3, where step 4 reads 0.91-0.93 in the same runs; the
+  template's other options (fragment prefetch, a cp.async ring) were slower still.
 
 ``mma`` (FP16 or BF16 inputs, FP32 accumulation, FP16 or BF16 output; no header, inline PTX):
 the variants of ``gemm_mma`` (step 5b) that ``MMA_VARIANT`` declares: warp-level
@@ -235,15 +241,18 @@ sgemm_pipelined(const float* __restrict__ A, const float* __restrict__ B, float*
 }
 
 /* --8<-- [start:warptile] */
-/* Warp tiling (step 4b): the block tile BM x BN is cut into WARPS_M x WARPS_N warp tiles, each warp
-   tile into its 32 lanes' thread tiles, TM x TN outputs per thread as (TM/4) x (TN/4) sub-tiles of
-   4 x 4. The lanes of a warp form a (32/LN) x LN grid: lane (lm, ln) holds rows lm*4 + 16.. of each
-   sub-tile row block, so that a warp reads, per k, only (32/LN) distinct float4 of A and LN of B
-   (LN = 8: 64 + 128 contiguous bytes, one wavefront each) where step 4's 2 x 16 lanes read 2 and 16.
-   Same pipeline as step 4: two shared buffers, the next slice of K loaded into registers while this
-   one is multiplied; A stored k-major (As[k][m]) with SG_APAD floats of padding per row.
+/* Warp tiling (issue 33, not yet a step): the block tile BM x BN is cut into WARPS_M x WARPS_N warp
+   tiles, each warp tile into its 32 lanes' thread tiles, TM x TN outputs per thread as (TM/4) x (TN/4)
+   sub-tiles of 4 x 4. The lanes of a warp form a (32/LN) x LN grid, so that per k a warp reads
+   (32/LN) distinct float4 of A (each broadcast to LN lanes) and LN of B; step 4's layout is LN = 16
+   (2 x 16 lanes, a warp tile of 16 x 128), LN = 8 the 32 x 64 warp tile of CUTLASS's SIMT GEMMs.
    Rows of lane (lm, ln) in warp (wm, wn): wm*WM + i*4*LM + lm*4 + {0..3}, i < TM/4 (WM = TM*LM);
-   columns: wn*WN + j*4*LN + ln*4 + {0..3}, j < TN/4 (WN = TN*LN). */
+   columns: wn*WN + j*4*LN + ln*4 + {0..3}, j < TN/4 (WN = TN*LN).
+   Pipelines (the template's options, measured by tests/gpu/simt_sgemm_check.py): STAGES = 0 is step
+   4's (two shared buffers, the next slice of K loaded into registers while this one is multiplied,
+   A stored k-major, As[k][m], rows padded by SG_APAD floats); PREFETCH adds register double
+   buffering of the fragments; STAGES > 0 replaces the staging registers by a ring of cp.async buffers.
+   On the H200 none of them beat step 4 (records in tests/gpu/recorded/nvidia-h200/simt_sgemm*.json). */
 __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem)
 {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
@@ -372,13 +381,11 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
                 }
             }
         }
-    }
-    if (!STAGES) {
-    load(0);
-    store(0);
-    __syncthreads();
-    int s = 0;
-    if (!PREFETCH) {
+    } else if (!PREFETCH) {
+        load(0);
+        store(0);
+        __syncthreads();
+        int s = 0;
         for (int k0 = 0; k0 < K; k0 += BK) {
             const bool more = k0 + BK < K;
             if (more) load(k0 + BK);
@@ -396,6 +403,10 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
         /* PREFETCH: the fragments of row k + 1 are read while row k is multiplied, two register sets;
            the next slice is stored and the barrier passed before the last row's FMAs, so that the
            first fragments of the next slice are on their way while those run. */
+        load(0);
+        store(0);
+        __syncthreads();
+        int s = 0;
         float a[2][TM], b[2][TN];
         fragments(0, 0, a[0], b[0]);
         for (int k0 = 0; k0 < K; k0 += BK) {
@@ -415,7 +426,6 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
             s ^= 1;
         }
     }
-    }
 
     float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
 #pragma unroll
@@ -429,11 +439,19 @@ __device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, cons
 }
 /* --8<-- [end:warptile] */
 
-/* 128 x 128 x 8, 4 x 2 warps of 32 x 64, 8 x 8 per thread, lanes 4 x 8. */
+/* 128 x 128 x 8, 4 x 2 warps of 32 x 64, 8 x 8 per thread, lanes 4 x 8: warp tiling alone. */
 extern "C" __global__ void __launch_bounds__(256, 2)
 sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
 {
     sgemm_warptile<128, 128, 8, 4, 2, 8, 8, 8>(A, B, C, M, N, K);
+}
+
+/* 128 x 256 x 8, 4 x 2 warps of 32 x 128, 8 x 16 per thread, lanes 4 x 8; one block per SM (~228
+   registers a thread): the fastest instantiation measured (0.89-0.905 of cuBLAS, below step 4). */
+extern "C" __global__ void __launch_bounds__(256, 1)
+sgemm_warptile_128x256(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_warptile<128, 256, 8, 4, 2, 8, 16, 8>(A, B, C, M, N, K);
 }
 """
 
@@ -1271,6 +1289,7 @@ KERNELS = {k.name: k for k in (
     Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(1)),
     Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(2)),
     Kernel("sgemm_warptile", "simt", 128, 128, 8, 256, 0, "fp32", warptile_shared_bytes(128, 128, 8)),
+    Kernel("sgemm_warptile_128x256", "simt", 128, 256, 8, 256, 0, "fp32", warptile_shared_bytes(128, 256, 8)),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),

@@ -25,8 +25,23 @@ SIZES = (4096, 8192)
 #: name -> (BM, BN, BK, WARPS_M, WARPS_N, TM, TN, LN, PREFETCH, STAGES, min blocks per SM).
 #: ``ln16``: step 4's lane grid (2 x 16 lanes, a warp tile of 16 x 128), ``ln8`` 4 x 8 lanes;
 #: ``_pf``: the fragments of the next row read while this one is multiplied; ``as_..._sS``: S
-#: shared buffers filled by cp.async (STAGES 0: step 4's staging through registers).
+#: shared buffers filled by cp.async (STAGES 0: step 4's staging through registers). The records
+#: (tests/gpu/recorded/nvidia-h200/simt_sgemm*.json) were taken with subsets of these, in two runs;
+#: their candidate ``wt_8x16_128x256`` is the kernel now registered as ``sgemm_warptile_128x256``
+#: (same template arguments and launch bounds, the same SASS from nvcc 13.0).
 CANDIDATES = {
+    "wt_ln16_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 0, 2),
+    "wt_ln16_bk8_pf": (128, 128, 8, 8, 1, 8, 8, 16, 1, 0, 2),
+    "wt_ln4_bk8": (128, 128, 8, 2, 4, 8, 8, 4, 0, 0, 2),
+    "wt_ln8_bk8_pf": (128, 128, 8, 4, 2, 8, 8, 8, 1, 0, 2),
+    "wt_ln4_bk8_pf": (128, 128, 8, 2, 4, 8, 8, 4, 1, 0, 2),
+    "wt_ln8_bk16": (128, 128, 16, 4, 2, 8, 8, 8, 0, 0, 2),
+    "wt_ln8_bk16_1blk": (128, 128, 16, 4, 2, 8, 8, 8, 0, 0, 1),
+    "wt_ln8_bk16_pf_1blk": (128, 128, 16, 4, 2, 8, 8, 8, 1, 0, 1),
+    "wt_8x16_128thr": (128, 128, 8, 4, 1, 8, 16, 8, 0, 0, 2),
+    "wt_8x16_128thr_pf": (128, 128, 8, 4, 1, 8, 16, 8, 1, 0, 2),
+    "wt_8x16_128x256_pf": (128, 256, 8, 4, 2, 8, 16, 8, 1, 0, 1),
+    "wt_16x8_256x128": (256, 128, 8, 2, 4, 16, 8, 4, 0, 0, 1),
     "as_ln16_s2_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 2, 2),
     "as_ln16_s3_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 3, 2),
     "as_ln16_s4_bk8": (128, 128, 8, 8, 1, 8, 8, 16, 0, 4, 2),
@@ -39,7 +54,6 @@ CANDIDATES = {
     "as_ln16_s3_bk8_pf": (128, 128, 8, 8, 1, 8, 8, 16, 1, 3, 2),
     "as_8x16_128x256_s3": (128, 256, 8, 4, 2, 8, 16, 8, 0, 3, 1),
     "as_8x16_128x256_s2": (128, 256, 8, 4, 2, 8, 16, 8, 0, 2, 1),
-    "wt_8x16_128x256": (128, 256, 8, 4, 2, 8, 16, 8, 0, 0, 1),
 }
 
 
