@@ -19,6 +19,12 @@ costs only the module that needs it:
   are its 8 columns: a warp's 16-byte reads of a B row cover 256 consecutive bytes (two
   wavefronts, the least for 16 distinct vectors), where 8 consecutive columns per thread would put
   lanes 0 and 4 in the same banks.
+- ``sgemm_warptile`` and ``sgemm_warptile_128x256`` (issue 33, not lab steps): the template
+  ``sgemm_warptile`` (block tile -> warp tile -> thread tile), step 4's pipeline otherwise; 128 x 128
+  with 32 x 64 warp tiles of 4 x 8 lanes, and 128 x 256 with 8 x 16 outputs per thread, one block
+  per SM. Measured on the H200 (tests/gpu/simt_sgemm_check.py, two runs): 0.88-0.89 and 0.89-0.905
+  of cuBLAS SGEMM at 4096^3 and 8192^3, where step 4 reads 0.91-0.93 in the same runs; the
+  template's other options (fragment prefetch, a cp.async ring) were slower still.
 
 ``mma`` (FP16 or BF16 inputs, FP32 accumulation, FP16 or BF16 output; no header, inline PTX):
 the variants of ``gemm_mma`` (step 5b) that ``MMA_VARIANT`` declares: warp-level
@@ -232,6 +238,220 @@ extern "C" __global__ void __launch_bounds__(256, 2)
 sgemm_pipelined(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
 {
     sgemm_128x128<true, true>(A, B, C, M, N, K);
+}
+
+/* --8<-- [start:warptile] */
+/* Warp tiling (issue 33, not yet a step): the block tile BM x BN is cut into WARPS_M x WARPS_N warp
+   tiles, each warp tile into its 32 lanes' thread tiles, TM x TN outputs per thread as (TM/4) x (TN/4)
+   sub-tiles of 4 x 4. The lanes of a warp form a (32/LN) x LN grid, so that per k a warp reads
+   (32/LN) distinct float4 of A (each broadcast to LN lanes) and LN of B; step 4's layout is LN = 16
+   (2 x 16 lanes, a warp tile of 16 x 128), LN = 8 the 32 x 64 warp tile of CUTLASS's SIMT GEMMs.
+   Rows of lane (lm, ln) in warp (wm, wn): wm*WM + i*4*LM + lm*4 + {0..3}, i < TM/4 (WM = TM*LM);
+   columns: wn*WN + j*4*LN + ln*4 + {0..3}, j < TN/4 (WN = TN*LN).
+   Pipelines (the template's options, measured by tests/gpu/simt_sgemm_check.py): STAGES = 0 is step
+   4's (two shared buffers, the next slice of K loaded into registers while this one is multiplied,
+   A stored k-major, As[k][m], rows padded by SG_APAD floats); PREFETCH adds register double
+   buffering of the fragments; STAGES > 0 replaces the staging registers by a ring of cp.async buffers.
+   On the H200 none of them beat step 4 (records in tests/gpu/recorded/nvidia-h200/simt_sgemm*.json). */
+__device__ __forceinline__ void cp_async_4(float* smem, const float* gmem)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_16(float* smem, const float* gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N)); }
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LN, bool PREFETCH = false, int STAGES = 0>
+__device__ __forceinline__ void sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B,
+                                               float* __restrict__ C, int M, int N, int K)
+{
+    constexpr int LM = 32 / LN, WM = TM * LM, WN = TN * LN;
+    constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static_assert(BM == WARPS_M * WM && BN == WARPS_N * WN, "the warp tiles must cover the block tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0, "float4 accesses");
+    constexpr int A_LOADS = BM * BK / 4 / THREADS, B_LOADS = BK * BN / 4 / THREADS;
+    static_assert(A_LOADS * THREADS * 4 == BM * BK && B_LOADS * THREADS * 4 == BK * BN, "whole float4 per thread");
+    /* STAGES > 0: a ring of STAGES buffers filled by cp.async, A by 4-byte copies that transpose it
+       (a warp's copy: 8 rows x 4 k, into As[k][m] with BM + 8 floats per row: banks 8k + m, distinct). */
+    constexpr int NBUF = STAGES ? STAGES : 2, APAD = STAGES ? 8 : SG_APAD;
+    static_assert(!STAGES || (BM % 32 == 0 && (BM * BK / 32) % (THREADS / 32) == 0), "whole 8 x 4 groups per warp");
+    __shared__ __align__(16) float As[NBUF][BK][BM + APAD];
+    __shared__ __align__(16) float Bs[NBUF][BK][BN];
+    int tile_m, tile_n;
+    block_tile(M, N, BM, BN, tile_m, tile_n);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int row0 = (warp / WARPS_N) * WM + (lane / LN) * 4;   /* first row of sub-tile 0 */
+    const int col0 = (warp % WARPS_N) * WN + (lane % LN) * 4;
+    const float* a_tile = A + (size_t)tile_m * BM * K;
+    const float* b_tile = B + (size_t)tile_n * BN;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+    float4 av[A_LOADS], bv[B_LOADS];   /* the next slice, on its way to shared memory */
+
+    /* float4 f = tid + THREADS*l of the slice: A[f / (BK/4)][4 (f % (BK/4))..+3], B[f / (BN/4)][4 (f % (BN/4))..] */
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            av[l] = *reinterpret_cast<const float4*>(a_tile + (size_t)(f / (BK / 4)) * K + k0 + (f % (BK / 4)) * 4);
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            bv[l] = *reinterpret_cast<const float4*>(b_tile + (size_t)(k0 + f / (BN / 4)) * N + (f % (BN / 4)) * 4);
+        }
+    };
+    auto store = [&](int s) {
+#pragma unroll
+        for (int l = 0; l < A_LOADS; ++l) {
+            const int f = tid + THREADS * l, m = f / (BK / 4), k = (f % (BK / 4)) * 4;
+            As[s][k][m] = av[l].x; As[s][k + 1][m] = av[l].y; As[s][k + 2][m] = av[l].z; As[s][k + 3][m] = av[l].w;
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            *reinterpret_cast<float4*>(&Bs[s][f / (BN / 4)][(f % (BN / 4)) * 4]) = bv[l];
+        }
+    };
+    /* this thread's fragments of row k of buffer s: TM values of A, TN of B */
+    auto fragments = [&](int s, int k, float (&a)[TM], float (&b)[TN]) {
+#pragma unroll
+        for (int i = 0; i < TM / 4; ++i) {
+            const float4 v = *reinterpret_cast<const float4*>(&As[s][k][row0 + i * 4 * LM]);
+            a[4 * i] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[s][k][col0 + j * 4 * LN]);
+            b[4 * j] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
+        }
+    };
+    auto outer = [&](const float (&a)[TM], const float (&b)[TN]) {
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    };
+
+    /* STAGES > 0: slice t's copies into buffer s: A's groups g = warp + (THREADS/32) l of 8 rows x
+       4 k (rows 8 (g % (BM/8)) + lane / 4, k 4 (g / (BM/8)) + lane % 4), B's float4 as in load(). */
+    auto copy = [&](int s, int k0) {
+#pragma unroll
+        for (int l = 0; l < BM * BK / THREADS; ++l) {
+            const int g = warp + (THREADS / 32) * l;
+            const int m = (g % (BM / 8)) * 8 + (lane >> 2), k = (g / (BM / 8)) * 4 + (lane & 3);
+            cp_async_4(&As[s][k][m], a_tile + (size_t)m * K + k0 + k);
+        }
+#pragma unroll
+        for (int l = 0; l < B_LOADS; ++l) {
+            const int f = tid + THREADS * l;
+            cp_async_16(&Bs[s][f / (BN / 4)][(f % (BN / 4)) * 4], b_tile + (size_t)(k0 + f / (BN / 4)) * N + (f % (BN / 4)) * 4);
+        }
+    };
+    if (STAGES) {
+        /* slice t in buffer t % STAGES; the copies of slice t + STAGES - 1 go into the buffer of
+           slice t - 1, which every warp has left once past this iteration's barrier */
+#pragma unroll
+        for (int t = 0; t < NBUF - 1; ++t) {
+            if (t * BK < K) copy(t, t * BK);
+            cp_async_commit();
+        }
+        /* unrolled by NBUF, so that each buffer's shared addresses are constants */
+        for (int k0 = 0; k0 < K; k0 += NBUF * BK) {
+#pragma unroll
+            for (int s = 0; s < NBUF; ++s) {
+                const int kt = k0 + s * BK;
+                if (kt < K) {
+                    cp_async_wait<NBUF - 2>();
+                    __syncthreads();
+                    if (kt + (NBUF - 1) * BK < K) copy((s + NBUF - 1) % NBUF, kt + (NBUF - 1) * BK);
+                    cp_async_commit();
+#pragma unroll
+                    for (int k = 0; k < BK; ++k) {
+                        float a[TM], b[TN];
+                        fragments(s, k, a, b);
+                        outer(a, b);
+                    }
+                }
+            }
+        }
+    } else if (!PREFETCH) {
+        load(0);
+        store(0);
+        __syncthreads();
+        int s = 0;
+        for (int k0 = 0; k0 < K; k0 += BK) {
+            const bool more = k0 + BK < K;
+            if (more) load(k0 + BK);
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                float a[TM], b[TN];
+                fragments(s, k, a, b);
+                outer(a, b);
+            }
+            if (more) store(s ^ 1);
+            __syncthreads();
+            s ^= 1;
+        }
+    } else {
+        /* PREFETCH: the fragments of row k + 1 are read while row k is multiplied, two register sets;
+           the next slice is stored and the barrier passed before the last row's FMAs, so that the
+           first fragments of the next slice are on their way while those run. */
+        load(0);
+        store(0);
+        __syncthreads();
+        int s = 0;
+        float a[2][TM], b[2][TN];
+        fragments(0, 0, a[0], b[0]);
+        for (int k0 = 0; k0 < K; k0 += BK) {
+            const bool more = k0 + BK < K;
+            if (more) load(k0 + BK);
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                if (k < BK - 1) {
+                    fragments(s, k + 1, a[(k + 1) & 1], b[(k + 1) & 1]);
+                } else if (more) {
+                    store(s ^ 1);   /* nobody reads buffer s ^ 1 since the previous barrier */
+                    __syncthreads();
+                    fragments(s ^ 1, 0, a[(k + 1) & 1], b[(k + 1) & 1]);
+                }
+                outer(a[k & 1], b[k & 1]);
+            }
+            s ^= 1;
+        }
+    }
+
+    float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = row0 + (i / 4) * 4 * LM + i % 4;
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j)
+            *reinterpret_cast<float4*>(c_tile + (size_t)row * N + col0 + j * 4 * LN) =
+                make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+    }
+}
+/* --8<-- [end:warptile] */
+
+/* 128 x 128 x 8, 4 x 2 warps of 32 x 64, 8 x 8 per thread, lanes 4 x 8: warp tiling alone. */
+extern "C" __global__ void __launch_bounds__(256, 2)
+sgemm_warptile(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_warptile<128, 128, 8, 4, 2, 8, 8, 8>(A, B, C, M, N, K);
+}
+
+/* 128 x 256 x 8, 4 x 2 warps of 32 x 128, 8 x 16 per thread, lanes 4 x 8; one block per SM (~228
+   registers a thread): the fastest instantiation measured (0.89-0.905 of cuBLAS, below step 4). */
+extern "C" __global__ void __launch_bounds__(256, 1)
+sgemm_warptile_128x256(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_warptile<128, 256, 8, 4, 2, 8, 16, 8>(A, B, C, M, N, K);
 }
 """
 
@@ -1033,6 +1253,11 @@ def simt_shared_bytes(stages: int) -> int:
     return stages * SIMT_BK * (SIMT_TILE + SIMT_A_PAD + SIMT_TILE) * 4
 
 
+def warptile_shared_bytes(bm: int, bn: int, bk: int) -> int:
+    """The warp-tiled SIMT kernel's static tiles: 2 buffers x BK x ((BM + A padding) + BN) floats."""
+    return 2 * bk * (bm + SIMT_A_PAD + bn) * 4
+
+
 def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
     """Bytes of the stage buffers: stages x (BM x (BK + PAD) + BK x (BN + PAD)) 2-byte elements."""
     return stages * (bm * (bk + MMA_PAD) + bk * (bn + MMA_PAD)) * 2
@@ -1063,6 +1288,8 @@ def _tma(bm: int, bn: int, precision: str, kind: str) -> Kernel:
 KERNELS = {k.name: k for k in (
     Kernel("sgemm_regtile", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(1)),
     Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(2)),
+    Kernel("sgemm_warptile", "simt", 128, 128, 8, 256, 0, "fp32", warptile_shared_bytes(128, 128, 8)),
+    Kernel("sgemm_warptile_128x256", "simt", 128, 256, 8, 256, 0, "fp32", warptile_shared_bytes(128, 256, 8)),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),

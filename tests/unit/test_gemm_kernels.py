@@ -65,6 +65,46 @@ def test_cuda_kernels_grid_and_shared_memory():
     assert wgmma.name in gemm_cuda.TAKES_B_TRANSPOSED and wgmma.k_step == 64
 
 
+_WARPTILE = re.compile(r"__launch_bounds__\((\d+), (\d+)\)\n(\w+)\([^)]*\)\n\{\n\s+sgemm_warptile<([\d, ]+)>")
+
+
+def test_warptile_instantiations_agree_with_their_kernel_entries():
+    # the lab's planning reads the tile, threads and shared bytes from KERNELS: they must be the
+    # template's, BM = WARPS_M x TM x (32 / LN), BN = WARPS_N x TN x LN, 32 x WARPS_M x WARPS_N threads
+    found = _WARPTILE.findall(gemm_cuda.SIMT_SOURCE)
+    assert {name for *_, name, _ in found} == {"sgemm_warptile", "sgemm_warptile_128x256"}
+    for threads, _blocks, name, args in found:
+        bm, bn, bk, warps_m, warps_n, tm, tn, ln = (int(x) for x in args.split(","))
+        spec = gemm_cuda.KERNELS[name]
+        assert (spec.tile_m, spec.tile_n, spec.k_step) == (bm, bn, bk) == (warps_m * tm * (32 // ln), warps_n * tn * ln, bk)
+        assert spec.threads == int(threads) == 32 * warps_m * warps_n
+        # two buffers of BK x ((BM + 4 floats of padding) + BN) floats, static: under the 48 KiB limit
+        assert spec.static_shared_bytes == 2 * bk * (bm + 4 + bn) * 4 <= 48 * 1024
+        assert spec.dynamic_shared_bytes == 0 and spec.precision == "fp32"
+
+
+def test_warptile_kernels_refuse_sizes_that_are_not_multiples_of_their_tiles():
+    wide = gemm_cuda.KERNELS["sgemm_warptile_128x256"]
+    assert wide.grid(8192, 8192, 8192) == (64 * 32,)
+    assert gemm_cuda.KERNELS["sgemm_warptile"].grid(4096, 4096 + 128, 4096) == (32 * 33,)
+    with pytest.raises(ValueError, match="N of 256"):
+        wide.grid(4096, 4096 + 128, 4096)
+    with pytest.raises(ValueError, match="K of 8"):
+        wide.grid(4096, 4096, 4100)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_simt_static_shared_memory_is_what_ptxas_allocates(tmp_path):
+    source = tmp_path / "simt.cu"
+    source.write_text(gemm_cuda.SIMT_SOURCE)
+    done = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-Xptxas", "-v", str(source),
+                           "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    smem = dict(re.findall(r"entry function '(\w+)'.*?(\d+) bytes smem", done.stdout + done.stderr, re.DOTALL))
+    assert {name: int(b) for name, b in smem.items()} == \
+        {name: k.static_shared_bytes for name, k in gemm_cuda.KERNELS.items() if k.module == "simt"}
+
+
 def test_every_mma_variant_is_declared_in_the_source():
     declared = set(re.findall(r"^MMA_VARIANT\((\w+),", gemm_cuda.MMA_SOURCE, re.MULTILINE))
     assert declared == {name for name, k in gemm_cuda.KERNELS.items() if k.module == "mma"}
