@@ -966,6 +966,11 @@ def _lab06_recorded(key: str) -> str:
     return key
 
 
+def _lab06_metric(key: str, metric: str) -> float:
+    """A raw ncu metric of lab 06's profiled step ``key``."""
+    return recorded_results("lab-06").profile(key).metrics[metric].value
+
+
 def _lab06_peer_config(item: str):
     """What the peer's autotuner kept at the lab's main size, in lab 06's record."""
     results = recorded_results("lab-06")
@@ -1044,9 +1049,10 @@ def _chapter6_figures() -> dict[str, Figure]:
         **{f"lab06.clock.{which}_mhz.{item}": Figure(
             (lambda item=item, which=which, large=large: getattr(_lab06_run(item.removesuffix("_large"), large).timing,
                                                                  "sm_clock_ran_mhz" if which == "ran" else "sm_clock_mhz")), 0)
-           for item, large in (("cublas_fp16", False), ("cublas_fp16_large", True), ("pipelined", False),
-                               ("tma", False))
-           for which in ("ran", "nvml")},
+           for which, items in (("ran", (("cublas_fp16", False), ("cublas_fp16_large", True), ("pipelined", False),
+                                         ("tma", False))),
+                                ("nvml", (("cublas_fp16", False), ("tma", False))))   # NVML's: provenance, at 4096 only
+           for item, large in items},
         "lab06.of_peak_pct.cublas_fp16": Figure(lambda: 100 * recorded_results("lab-06").cublas_of_peak("fp16"), 0),
         # mma.sync's own ceiling (the register-only loop), and step 5b against it (issue 29)
         "lab06.mma_roof.flops_per_clock": Figure(lambda: recorded_results("lab-06").mma_roof_flops_per_clock()),
@@ -1059,12 +1065,21 @@ def _chapter6_figures() -> dict[str, Figure]:
         # both sizes; what each TMA step gains over the one before it
         **{f"lab06.versus_cublas_pct.{key}{'_large' if large else ''}": Figure(
             (lambda key=key, large=large: 100 * recorded_results("lab-06").versus_cublas(_lab06_recorded(key), large)), 0)
-           for key in ("wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16", "triton_fp16", "triton_bf16")
+           for key in ("mma", "numba_mma", "wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16", "triton_fp16",
+                       "triton_bf16")
            for large in (False, True)},
-        **{f"lab06.gain_pct.{key}{'_large' if large else ''}": Figure(
-            (lambda key=key, large=large: 100 * (recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key),
-                                                                                                  large) - 1)), 0)
-           for key in ("tma_ws", "tma_persistent", "tma") for large in (False, True)},
+        # the TMA steps that store C from registers: bytes of each 32-byte sector their stores use
+        **{f"lab06.ncu.{key}.store_bytes_per_sector": Figure(
+            (lambda key=key: _lab06_metric(_lab06_recorded(key),
+                                           "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")), 0)
+           for key in ("tma_ws", "tma_persistent")},
+        # the Numba step on the tensor cores: what ptxas spilled at its register bound
+        "lab06.resources.numba_mma.local_bytes": Figure(
+            lambda: next(r.local_bytes for r in recorded_results("lab-06").resources
+                         if r.kernel == _lab06_recorded("numba_mma"))),
+        **{f"lab06.speedup.{key}{'_large' if large else ''}": Figure(
+            (lambda key=key, large=large: recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key), large)),
+            2) for key in ("tma_ws", "tma_persistent", "tma") for large in (False, True)},
         **{f"lab06.triton_fp16.{field}": Figure(
             (lambda field=field: getattr(_lab06_peer_config("triton_fp16"), field)))
            for field in ("block_m", "block_n", "block_k", "warps", "stages")},

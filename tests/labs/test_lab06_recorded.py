@@ -143,6 +143,16 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 #   la diagonale", "Seules les étapes 5e à 5h passent au-dessus du toit de mma.sync"): at each
 #   profiled step's DRAM intensity, I x (DRAM bytes per clock per SM, at the maximum clock) is three
 #   times its rate or more; the tensor-core steps above mma.sync's measured roof are the TMA ones;
+# - step 5b′ ("Le diagnostic met en tête la mémoire locale", "dans l'épilogue seulement", "Le levier
+#   évident ne paie pas", "Ce qui la sépare de 5b est ailleurs"): slower than 5b at both sizes; its
+#   spills are outside the K loop, and the build without the register bound, spill-free, is slower
+#   (the GPU run of tests/gpu/numba_mma_check.py, numba_mma.json);
+# - steps 5e and 5f ("ce sont les écritures de C depuis les registres"): their global stores use
+#   part of each 32-byte sector and 5g issues none from the LSU (the TMA stores C);
+# - step 4 ("Le découpage par warps ... n'a pas fait mieux que cette étape dans nos deux mesures",
+#   "elle n'y est pas à son toit"): every warp-tiled candidate of both runs of
+#   tests/gpu/simt_sgemm_check.py is below step 4's share of cuBLAS in the same run, and step 4's
+#   shared-memory pipe is below the checklist's roof;
 # - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
 # - steps 5a -> 5b ("les blocs qu'un SM accueille (deux fois plus en 5b, pour autant de warps par
 #   SM)"): twice the blocks per SM, the same warps per SM;
@@ -357,3 +367,50 @@ def test_the_roofline_places_every_profiled_step():
     shared = sum(name.count(" · ") for name in names if name and name[0].isdigit())
     assert len(points) + shared == len(profiled), (len(points), shared, profiled)
     assert "5b · 5c" in names and etree.tostring(figure, encoding="unicode").count("mma.sync") >= 2
+
+
+RECORDED_H200 = REPO_ROOT / "tests/gpu/recorded/nvidia-h200"
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["side", "large_side"])
+def test_the_numba_step_on_the_tensor_cores_is_slower_than_its_cuda_c_twin(either_record, large):
+    results = either_record.results
+    assert results.run("numba_mma", large).tflops < results.run("mma", large).tflops
+
+
+def test_the_numba_steps_spills_are_its_epilogues_and_more_registers_do_not_pay():
+    import json
+
+    run = json.loads((RECORDED_H200 / "numba_mma.json").read_text())
+    bounded, unbounded = run["builds"]["lto_128_registers"], run["builds"]["lto_unbounded"]
+    assert bounded["local_bytes"] > 0 and bounded["k_loop_counts"]["LDL"] == bounded["k_loop_counts"]["STL"] == 0
+    assert unbounded["local_bytes"] == 0 and unbounded["registers"] * 256 > 65536 // 2   # one block of 256 a SM
+    rate = {(t["time"], t["side"]): t["tflops"] for t in run["timings"]}
+    for side in (4096, 8192):
+        assert rate[("numba_mma_lto_unbounded", side)] < rate[("numba_mma_lto_128_registers", side)], side
+
+
+def test_steps_5e_and_5f_store_c_uncoalesced_and_5g_stores_it_by_tma(either_record):
+    results = either_record.results
+    per_sector = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"
+    for key in ("tma_ws", "tma_persistent"):
+        assert 0 < results.profile(key).metrics[per_sector].value < 32, key
+    assert results.profile("tma").metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"].value == 0
+
+
+@pytest.mark.parametrize("run_file", ["simt_sgemm_run1.json", "simt_sgemm.json"])
+def test_no_warp_tiled_candidate_beat_step_4(run_file):
+    import json
+
+    run = json.loads((RECORDED_H200 / run_file).read_text())
+    for side in (4096, 8192):
+        rate = {t["time"]: t["tflops"] for t in run["timings"] if t["side"] == side}
+        candidates = {name: value for name, value in rate.items() if name not in ("cublas", "cublas_again",
+                                                                                  "sgemm_pipelined")}
+        assert "sgemm_warptile" in candidates and max(candidates.values()) < rate["sgemm_pipelined"], (side, candidates)
+
+
+def test_step_4_shared_memory_is_below_its_roof(either_record):
+    shared = either_record.results.profile("pipelined").metrics[
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed"].value
+    assert shared < checklist.ROOF_PCT, shared

@@ -25,6 +25,16 @@ FIRST_PASS = REPO_ROOT / "tests" / "fixtures" / "h200-first-pass"
 #: A computed figure may move this much (relative) between two runs and say the same thing: the
 #: largest move of the 282 figures was lab 03's register-cap slowdown, 25x then 24x.
 FIGURE_TOLERANCE = 0.05
+#: Lab 06's rates at its large size (8192^3) run under the H200's software power cap for nearly every
+#: sample, and the clock each kernel is left differs from one run to the next: in issue 33's two
+#: passes (2026-12-03, a4cd10f) cuBLAS FP16 ran at 1321 then 1353 MHz, step 5g at 1314 then 1310, and
+#: 5g's share of cuBLAS moved from 1.051 to 0.997. Those figures may move this much; chapter 6 says
+#: so where it gives them.
+POWER_CAPPED_TOLERANCE = 0.08
+
+
+def tolerance(name: str) -> float:
+    return POWER_CAPPED_TOLERANCE if name.startswith("lab06.") and name.endswith("_large") else FIGURE_TOLERANCE
 #: Label cells that differed, each at a boundary its own numbers show (row, column index): the
 #: twin of kernel D sits at 61 % then 60 % of Memory throughput, on the quadrant line (60 %), so
 #: its quadrant and first item (latency 10 % / instructions 12 %, two small gains) swap; scale_add's
@@ -66,7 +76,7 @@ def test_every_figure_of_the_prose_says_the_same_from_both_runs(passes):
     first, second = passes
     moved = {name: (value, second["figures"][name]) for name, value in first["figures"].items()
              if name in second["figures"]
-             and not math.isclose(value, second["figures"][name], rel_tol=FIGURE_TOLERANCE, abs_tol=1e-12)}
+             and not math.isclose(value, second["figures"][name], rel_tol=tolerance(name), abs_tol=1e-12)}
     assert not moved, moved
     assert len(set(first["figures"]) & set(second["figures"])) >= 250
 

@@ -98,12 +98,16 @@ MAX_REGISTERS_PER_THREAD = 255
 #: step 4's 16-byte double-buffered loads do, and what is left of the gap to cuBLAS), bank conflicts
 #: (the k-major tile -> its padding; WMMA's tiles), coalescing (mma.sync's and its BF16 twin's
 #: cp.async copies of A's slice, rows of 64 bytes, half an L2 line, while L2 is their busiest unit ->
-#: the wgmma step's slices of 128-byte rows). Seen in the H200 profiles of probe run 1
-#: (labkit.probes.gemm_probe) and of the recorded lab (twice).
+#: the wgmma step's slices of 128-byte rows), local memory on the Numba step on the tensor cores (48
+#: bytes a thread that ptxas spills in its epilogue at 128 registers; the build without the bound has
+#: none and runs slower: tests/gpu/recorded/nvidia-h200/numba_mma.json), coalescing on the TMA steps
+#: that store C from registers (5e, 5f: 16 bytes of each 32-byte sector -> the TMA store of 5g). Seen
+#: in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the recorded lab (twice).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
     "ctile": "occupancy", "pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
-    "numba_mma": None, "bf16": "coalescing", "wgmma": None, "tma_ws": None, "tma_persistent": None, "tma": None,
+    "numba_mma": "local-memory", "bf16": "coalescing", "wgmma": None, "tma_ws": "coalescing",
+    "tma_persistent": "coalescing", "tma": None,
     "tma_bf16": None,
 }
 
