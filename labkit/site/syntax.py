@@ -35,8 +35,9 @@ from dataclasses import dataclass
 
 #: Every block the course defines (labkit.site's block extensions), as ``/// <kind> | <id>``.
 BLOCK_KINDS = ("quiz", "lab", "checklist", "profile", "diagnosis", "exercise")
-#: A block id: lower-case words of letters and digits joined by hyphens.
-BLOCK_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+#: A block id: lower-case words of letters and digits joined by hyphens, or by underscores inside a
+#: key (a lab's case: ``lab-06-tma_bf16``, its step's key).
+BLOCK_ID = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
 #: A computed figure's name as written between ``[[`` and ``]]``: lower-case words joined by dots.
 FIGURE_NAME = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
 #: A well-formed figure placeholder, as the build replaces it.
