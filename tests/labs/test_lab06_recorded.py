@@ -153,6 +153,9 @@ def test_the_tensor_core_gains_reach_the_checklist(recorded):
 #   "elle n'y est pas à son toit"): every warp-tiled candidate of both runs of
 #   tests/gpu/simt_sgemm_check.py is below step 4's share of cuBLAS in the same run, and step 4's
 #   shared-memory pipe is below the checklist's roof;
+# - step 5e ("Ce changement ne compte guère : en 128 × 256, la variante de 5g allait à peu près aussi
+#   vite"): the TMA-store kernel's two tile shapes within 3 % of each other at both sizes, in their
+#   own run (tests/fixtures/h200-tma);
 # - q06-blocks: step 3's Numba kernel has the registers the lab recorded, and one 8-warp block fits;
 # - steps 5a -> 5b ("les blocs qu'un SM accueille (deux fois plus en 5b, pour autant de warps par
 #   SM)"): twice the blocks per SM, the same warps per SM;
@@ -414,3 +417,13 @@ def test_step_4_shared_memory_is_below_its_roof(either_record):
     shared = either_record.results.profile("pipelined").metrics[
         "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed"].value
     assert shared < checklist.ROOF_PCT, shared
+
+
+def test_the_tma_store_kernel_runs_about_as_fast_in_either_tile_shape():
+    import json
+
+    timings = json.loads(TMA_RUN.read_text())["timings"]
+    for side in ("4096", "8192"):
+        ratio = (timings["hgemm_tma_ws_256x128_store"][side]["median_seconds"]
+                 / timings["hgemm_tma_ws_128x256_store"][side]["median_seconds"])
+        assert abs(ratio - 1) < 0.03, (side, ratio)

@@ -189,7 +189,7 @@ def test_the_peer_is_timed_beside_cublas_with_what_its_autotuner_kept():
     table = next(t for t in LAB.tables(results) if t.id == "lab06.peers")
     fp16, bf16 = table.rows
     assert fp16[0] == "precision.lab06.fp16" and fp16[2] == pytest.approx(0.9)
-    assert fp16[-3] == "Triton 3.6.0: 128 × 256 × 64, 8, 3" and bf16[-3] is None   # no config recorded for BF16
+    assert fp16[-3] == "Triton 3.6.0 · 128 × 256 × 64, 8, 3" and bf16[-3] is None   # no config recorded for BF16
 
 
 def test_a_peer_that_could_not_run_says_why_and_one_that_vanished_is_refused():

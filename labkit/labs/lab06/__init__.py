@@ -104,7 +104,7 @@ class Lab06(Lab[Sizes, Lab06Results]):
                               results.versus_cublas(item), *clock_cells(run.timing if run else None),
                               big.tflops if big else None, results.versus_cublas(item, large=True),
                               big.timing.peak_clock_mhz if big else None,
-                              f"{config.version}: {config.summary}" if config else None,
+                              f"{config.version} · {config.summary}" if config else None,
                               config_large.summary if config_large else None,
                               results.why_not_run(item) or results.unavailable_large.get(item)))
         if peer_rows:
