@@ -1032,6 +1032,15 @@ def _ch06_kmajor_store(pad: int, tile: int = CH06_TILE, ty: int = 0) -> access.W
     return access.WarpAccess(tuple(lanes), 4, access.Op.STORE, access.Space.SHARED)
 
 
+def _ch06_accumulator_store(column_words: int = 0) -> access.WarpAccess:
+    """One warp's 4-byte store of two FP16 accumulators into C (N = CH06_N columns): lane l writes
+    row l // 4, columns 2 (l % 4) and the next, from ``column_words`` pairs in (mma.sync's and
+    wgmma's accumulator layout, as steps 5e and 5f store it)."""
+    row_bytes = 2 * CH06_N
+    lanes = tuple((lane // 4) * row_bytes + 4 * (column_words + lane % 4) for lane in range(access.WARP_LANES))
+    return access.WarpAccess(lanes, 4, access.Op.STORE, access.Space.GLOBAL)
+
+
 def _chapter6_figures() -> dict[str, Figure]:
     n = CH06_N
     fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
@@ -1107,6 +1116,11 @@ def _chapter6_figures() -> dict[str, Figure]:
         "ch06.regtile.blocks_per_sm": Figure(lambda: occupancy.calculate(occupancy.KernelLaunch(
             CH06_THREADS, CH06_REGISTERS, CH06_SMEM_BYTES, 0)).blocks_per_sm),
         "ch06.regtile.smem_kib": Figure(lambda: CH06_SMEM_BYTES / 1024, 1),
+        # q06-store-sectors: one warp's store of C from mma's accumulator layout (steps 5e, 5f)
+        "ch06.quiz.store.row_bytes": Figure(lambda: 2 * n),
+        "ch06.quiz.store.sectors": Figure(lambda: access.analyze(_ch06_accumulator_store()).sectors),
+        "ch06.quiz.store.min_sectors": Figure(
+            lambda: -(-access.analyze(_ch06_accumulator_store()).unique_bytes // access.SECTOR_BYTES)),
         "ch06.quiz.tile16_pad1_wavefronts": Figure(
             lambda: access.analyze(_ch06_kmajor_store(1, CH06_QUIZ_TILE)).wavefronts),
         "ch06.quiz.tile16_pad2_wavefronts": Figure(

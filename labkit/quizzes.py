@@ -155,6 +155,9 @@ ANSWER_KEY: dict[str, Choice | Numeric] = {
     # more away from the 8 warps that fit: the default tolerance tells them apart.
     "q06-blocks": Numeric("ch06.quiz.regs.warps_per_sm"),
     "q06-next-lever": Choice("c"),
+    # 4 (the bytes over a sector, as if the lanes wrote one run) and 32 (a sector a lane) are 50 %
+    # and more away from the 8 sectors touched
+    "q06-store-sectors": Numeric("ch06.quiz.store.sectors"),
     "q06-one-barrier": Choice("b"),
 }
 
