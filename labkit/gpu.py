@@ -19,6 +19,7 @@ SIMULATED = select_backend() == "simulator"
 
 from numba import cuda  # noqa: E402  (after the choice, on purpose)
 from numba.cuda.core.errors import NumbaPerformanceWarning  # noqa: E402,F401  (numba-cuda's own class)
+from numba.cuda.misc.special import literal_unroll  # noqa: E402,F401  (numba-cuda's, which its typing knows)
 
 if SIMULATED:
     from labkit.simulator_threads import install

@@ -19,6 +19,13 @@ three steps of the case study; each is checked against :func:`gemm_reference`.
    row two words (broadcasts). The A slice is k-major, padded by 4 words (the 32 lanes of a warp
    store 8 values of k for 4 rows: with a stride of 132 words those land in 32 banks).
 
+4′. :func:`gemm_pipelined`: step 4 (:mod:`labkit.kernels.gemm_cuda`'s ``sgemm_pipelined``) in Numba,
+   with what Numba lets a kernel close of the gap: 16-byte accesses to global and shared memory
+   (labkit.kernels.intrinsics: ``ld.global.v4.f32``, ``ld.shared.v4.f32`` and their stores), the
+   same two shared buffers (the next slice loaded into registers while this one is multiplied), the
+   same layout (a thread's rows ty*4.. and 64 + ty*4.., its columns tx*4.. and 64 + tx*4..), and
+   CUDA C's register bound, two blocks of 256 threads per SM (``launch_bounds``).
+
 Steps 3 (its CUDA C twin), 4 and 5 in CUDA C: :mod:`labkit.kernels.gemm_cuda`. Chapter 6 shows
 the kernels from this file (the ``--8<--`` markers).
 """
@@ -28,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import float32
 
-from labkit.gpu import cuda
+from labkit.gpu import cuda, literal_unroll
+from labkit.kernels.intrinsics import load4, load4_shared, store4, store4_shared
 from labkit.kernels.jit import kernel
 
 #: Naive kernel: threads per block (x along the columns of C, y along its rows).
@@ -50,6 +58,16 @@ RT_A_PAD = 4
 RT_A_ROW = RT_BM + RT_A_PAD
 #: Threads along a block's columns (and rows) in the register-tiled kernel: 128 / 8.
 RT_SIDE = RT_BN // RT_TN
+#: The pipelined kernel's two shared buffers, each a slice of A (k-major, padded rows) and of B, in floats.
+PL_STAGE_A = RT_BK * RT_A_ROW
+PL_STAGE_B = RT_BK * RT_BN
+PL_A_FLOATS = 2 * PL_STAGE_A
+PL_B_FLOATS = 2 * PL_STAGE_B
+#: The slice's values of k as a tuple: ``literal_unroll`` over it unrolls the loop when Numba types
+#: the kernel, which a loop over ``range`` is not (LLVM keeps that loop: its body is large).
+PL_KS = tuple(range(RT_BK))
+#: Its register bound: two blocks of RT_THREADS per SM, as CUDA C's __launch_bounds__(256, 2).
+PL_BLOCKS_PER_SM = 2
 
 
 # --8<-- [start:gemm_naive]
@@ -146,6 +164,71 @@ def gemm_regtile(a, b, c):
 # --8<-- [end:gemm_regtile]
 
 
+# --8<-- [start:gemm_pipelined]
+@kernel(launch_bounds=(RT_THREADS, PL_BLOCKS_PER_SM))
+def gemm_pipelined(a, b, c):
+    """Step 4 in Numba: 16-byte accesses, two shared buffers, 8 x 8 outputs per thread (four 4 x 4)."""
+    sa = cuda.shared.array(PL_A_FLOATS, dtype=float32)   # two slices of A, sa[s][k][m], rows of RT_A_ROW
+    sb = cuda.shared.array(PL_B_FLOATS, dtype=float32)   # two slices of B, sb[s][k][n]
+    acc = cuda.local.array((RT_TM, RT_TN), dtype=float32)
+    tid = cuda.threadIdx.x
+    ty = tid // RT_SIDE
+    tx = tid % RT_SIDE
+    depth = a.shape[1]
+    n = b.shape[1]
+    row0 = cuda.blockIdx.y * RT_BM
+    col0 = cuda.blockIdx.x * RT_BN
+    for i in range(RT_TM):
+        for j in range(RT_TN):
+            acc[i, j] = float32(0.0)
+    # this thread's 16 bytes of each slice, in float4s: A row tid // 2, k (tid % 2) * 4..; B row
+    # tid // 32, columns (tid % 32) * 4..
+    a_quad = ((row0 + tid // 2) * depth + (tid % 2) * 4) // 4
+    b_quad = ((tid // 32) * n + col0 + (tid % 32) * 4) // 4
+    a_row = (tid % 2) * 4 * RT_A_ROW + tid // 2        # where its 4 values of A go in a slice (k-major)
+    b_slot = ((tid // 32) * RT_BN + (tid % 32) * 4) // 4
+    av = load4(a, a_quad)
+    bv = load4(b, b_quad)
+    for i in range(4):
+        sa[a_row + i * RT_A_ROW] = av[i]
+    store4_shared(sb, b_slot, bv)
+    cuda.syncthreads()
+    s = 0
+    for k0 in range(0, depth, RT_BK):
+        more = k0 + RT_BK < depth
+        if more:   # the next slice into registers: these loads fly while the FMAs below run
+            av = load4(a, a_quad + (k0 + RT_BK) // 4)
+            bv = load4(b, b_quad + (k0 + RT_BK) * n // 4)
+        for k in literal_unroll(PL_KS):
+            a_at = (s * PL_STAGE_A + k * RT_A_ROW) // 4
+            b_at = (s * PL_STAGE_B + k * RT_BN) // 4
+            a0 = load4_shared(sa, a_at + ty)
+            a1 = load4_shared(sa, a_at + RT_BM // 8 + ty)
+            b0 = load4_shared(sb, b_at + tx)
+            b1 = load4_shared(sb, b_at + RT_BN // 8 + tx)
+            for i in range(4):
+                for j in range(4):
+                    acc[i, j] += a0[i] * b0[j]
+                    acc[i, j + 4] += a0[i] * b1[j]
+                    acc[i + 4, j] += a1[i] * b0[j]
+                    acc[i + 4, j + 4] += a1[i] * b1[j]
+        if more:   # the other buffer: nobody reads it until the barrier
+            other = 1 - s
+            for i in range(4):
+                sa[other * PL_STAGE_A + a_row + i * RT_A_ROW] = av[i]
+            store4_shared(sb, other * (PL_STAGE_B // 4) + b_slot, bv)
+        cuda.syncthreads()
+        s = 1 - s
+    for i in range(4):
+        for h in range(2):
+            top = (row0 + ty * 4 + i) * n + col0 + h * (RT_BN // 2) + tx * 4
+            bottom = top + (RT_BM // 2) * n
+            store4(c, top // 4, (acc[i, 4 * h], acc[i, 4 * h + 1], acc[i, 4 * h + 2], acc[i, 4 * h + 3]))
+            store4(c, bottom // 4, (acc[i + 4, 4 * h], acc[i + 4, 4 * h + 1], acc[i + 4, 4 * h + 2],
+                                    acc[i + 4, 4 * h + 3]))
+# --8<-- [end:gemm_pipelined]
+
+
 def naive_launch(m: int, n: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """(grid, block) of :func:`gemm_naive` for an m x n result: every element covered, the edges guarded."""
     bx, by = NAIVE_BLOCK
@@ -167,7 +250,8 @@ def regtile_launch(m: int, n: int, k: int) -> tuple[tuple[int, int], int]:
 
 
 #: The tile of C each Numba step needs M and N to be multiples of (1: any size).
-TILE_OF = {"gemm_naive": 1, "gemm_shared": TILE, "gemm_shared_padded": TILE, "gemm_regtile": RT_BM}
+TILE_OF = {"gemm_naive": 1, "gemm_shared": TILE, "gemm_shared_padded": TILE, "gemm_regtile": RT_BM,
+           "gemm_pipelined": RT_BM}
 
 #: Each Numba step: its kernel and the function that gives its launch for an (m, n, k) product.
 STEPS = {
@@ -175,6 +259,7 @@ STEPS = {
     "gemm_shared": (gemm_shared, shared_launch),
     "gemm_shared_padded": (gemm_shared_padded, shared_launch),
     "gemm_regtile": (gemm_regtile, regtile_launch),
+    "gemm_pipelined": (gemm_pipelined, regtile_launch),
 }
 
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 from labkit.gpu import SIMULATED, cuda
 
 
-def kernel(function=None, *, max_registers: int | None = None):
+def kernel(function=None, *, max_registers: int | None = None, launch_bounds: tuple[int, int] | None = None):
     """cuda.jit(lineinfo=True) on a GPU, cuda.jit in the simulator. ``@kernel`` or
-    ``kernel(f, max_registers=N)``: at most N registers per thread (ptxas's -maxrregcount; the
-    simulator has no registers to limit)."""
+    ``kernel(f, max_registers=N)``: at most N registers per thread (ptxas's -maxrregcount);
+    ``launch_bounds=(threads, blocks)``: CUDA C's ``__launch_bounds__``, at most ``threads`` per
+    block and registers for ``blocks`` of them per SM (the simulator has no registers to limit)."""
     if function is None:
-        return lambda f: kernel(f, max_registers=max_registers)
+        return lambda f: kernel(f, max_registers=max_registers, launch_bounds=launch_bounds)
     if SIMULATED:
         return cuda.jit(function)
-    return cuda.jit(lineinfo=True, max_registers=max_registers)(function)
+    bounds = {} if launch_bounds is None else {"launch_bounds": launch_bounds}
+    return cuda.jit(lineinfo=True, max_registers=max_registers, **bounds)(function)
 
 
 def device_function(function):
