@@ -201,7 +201,7 @@ def case_answer(quiz_id: str, project=None) -> str | None:
     from labkit.lab import lab
     from labkit.profiling import checklist
     from labkit.project import find_project
-    from labkit.site.case_block import recorded_cases
+    from labkit.recorded import recorded_cases
 
     quiz = CASE_QUIZZES[quiz_id]
     found = recorded_cases(lab(quiz.lab), quiz.case, project or find_project())

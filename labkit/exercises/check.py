@@ -30,42 +30,13 @@ import numpy as np
 
 from labkit.exercises import handover
 from labkit.exercises.guarded import problems
-from labkit.exercises.isolated import DEFAULT_LIMIT_SECONDS, Progress, Step, run_step
-from labkit.exercises.learner import LearnerError, learner_code, load
-from labkit.exercises.metrics import metric
+from labkit.exercises.isolated import DEFAULT_LIMIT_SECONDS, Progress, run_step
+from labkit.exercises.learner import LearnerError
 from labkit.exercises.on_gpu import judged_on_gpu
+from labkit.exercises.simulator_step import simulator_metrics
 from labkit.exercises.spec import CORRECT, Exercise
+from labkit.exercises.step import Step
 from labkit.exercises.verdicts import CheckReport, GpuRun, Verdict, correctness, judge
-from labkit.exercises.watch import LaunchListener
-
-
-def in_simulator(exercise: Exercise, path: Path, shown_as: str, seed: int,
-                 listener: LaunchListener | None = None) -> dict:
-    """Step 1's run, in the check's child process (which must be the simulator's): the learner's
-    code on the inputs of ``seed``, traced. What it hands to labkit's process, which judges it
-    (:func:`judged_in_simulator`): each array's guarded buffer after the run (``buffers``, base64)
-    and each simulator metric the exercise holds or shows, computed from the trace (``values``)."""
-    from labkit.exercises.guarded import Guarded
-    from labkit.exercises.watch import watched
-    from labkit.gpu import cuda
-
-    module = load(path, shown_as, exercise.entries)
-    inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
-    run = Guarded(inputs, exercise.outputs, cuda.to_device, exercise.scratch)
-    outputs = {name: run.args[name] for name in exercise.outputs}
-    read = {name: run.args[name] for name in exercise.read_inputs(inputs)}
-    with (watched(exercise.simulator_elements, module, outputs, listener, read) as evidence,
-          learner_code(path, shown_as)):
-        exercise.call(module, run.args)
-    values = {name: float(metric(exercise, name).compute(evidence)) for name in _simulator_metrics(exercise)}
-    return {"buffers": handover.encoded(run.raw()), "values": values}
-
-
-def _simulator_metrics(exercise: Exercise) -> list[str]:
-    """The simulator metrics a check computes: the criteria's, then those only shown."""
-    held = [c.metric for c in exercise.criteria if c.metric != CORRECT and c.where == "simulator"]
-    shown = [name for name in exercise.shown if metric(exercise, name).where == "simulator" and name not in held]
-    return held + shown
 
 
 def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: str) -> list[Verdict]:
@@ -77,7 +48,7 @@ def judged_in_simulator(exercise: Exercise, seed: int, answer: dict, shown_as: s
     inputs = exercise.inputs(exercise.simulator_elements, np.random.default_rng(seed))
     sent = answer if isinstance(answer, dict) else {}
     raw = handover.decoded(sent.get("buffers"), inputs, shown_as)
-    wanted = _simulator_metrics(exercise)
+    wanted = simulator_metrics(exercise)
     values = handover.numbers(sent.get("values"), wanted, shown_as, "metric values")
     found = problems(raw, inputs, exercise.outputs, exercise.scratch, exercise.expected(inputs),
                      exercise.rtol, exercise.atol)

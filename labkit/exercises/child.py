@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 from typing import NoReturn
 
-from labkit.exercises.isolated import Step
+from labkit.exercises.step import Step
 
 
 class _Channel:
@@ -95,7 +95,7 @@ def _run(step: Step, channel: _Channel) -> dict:
 
     item = exercise(step.exercise_id)
     if step.where == "simulator":
-        from labkit.exercises.check import in_simulator
+        from labkit.exercises.simulator_step import in_simulator
 
         return in_simulator(item, Path(step.path), step.shown_as, step.seed, listener=channel)
     from labkit.exercises.on_gpu import on_gpu

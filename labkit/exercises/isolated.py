@@ -41,12 +41,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.errors import DEBUG_ENV, LabkitError
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.spec import Where
+from labkit.exercises.step import Step
 from labkit.lifetime import WATCH_EVERY_SECONDS, GroupWatch, become_subreaper, kill_descendants, reap_children
 
 #: A step's wall-clock limit by default (``labkit check --time-limit``): the slowest exercise's
@@ -62,26 +63,6 @@ THREADS_PER_ELEMENT_TOO_MANY = 8
 OUTPUT_DRAIN_SECONDS = 2.0
 #: The events that end a step (its outcome).
 OUTCOMES = ("answer", "error", "interrupted", "internal")
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a check: ``where`` it runs, the exercise, the learner's file (an absolute path)
-    and how messages name it."""
-
-    where: Where
-    exercise_id: str
-    path: str
-    shown_as: str
-    seed: int | None = None          # the inputs' (labkit's process draws it, and makes them again to judge)
-    hand_over: str | None = None     # the GPU step's folder for its buffers (labkit.exercises.handover)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> Step:
-        return cls(**json.loads(text))
 
 
 @dataclass

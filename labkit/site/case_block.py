@@ -25,37 +25,18 @@ from markdown.util import AtomicString
 from pymdownx.blocks.block import type_string, type_string_in
 
 from labkit.errors import LabkitError
-from labkit.lab import Case, Lab, lab
+from labkit.lab import Lab, lab
 from labkit.profiling import checklist
 from labkit.project import Project, find_project
 from labkit.quizzes import ANSWER_KEY
+from labkit.recorded import CaseError, recorded_cases
 from labkit.report.diagnosis_text import card_rows, item_words, render_kernel, words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import recorded_paths
 from labkit.roofline import RATIO_DECIMALS
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
-from labkit.site.recorded import read_recorded
 
 CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9_]+)")   # a case is a lab's key: tma_bf16
-
-
-class CaseError(LabkitError, ValueError):
-    """A case block naming a lab or a case that does not exist."""
-
-
-def recorded_cases(the_lab: Lab, key: str, project: Project) -> list[tuple[str, Case]]:
-    """(GPU, case) for every GPU the lab was recorded on; CaseError when the records hold cases but not
-    this one."""
-    out = []
-    for path in recorded_paths(the_lab.lab_dir(project), project.relative):
-        document = read_recorded(the_lab, path, project)
-        cases = the_lab.cases(document.results)
-        if cases and key not in cases:
-            raise CaseError(f"{the_lab.id} has no case '{key}': its cases are {', '.join(cases)}")
-        if key in cases:
-            out.append((document.provenance.gpu, cases[key]))
-    return out
 
 
 def _no_record(block: etree.Element, the_lab: Lab, lang: str) -> None:

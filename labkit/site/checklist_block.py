@@ -25,7 +25,7 @@ from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.results import recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
-from labkit.site.recorded import read_recorded
+from labkit.recorded import read_recorded
 
 #: Where the chapter that holds the block lives, relative to docs/<lang>/ (links are made from there).
 CHAPTER = "performance/05-checklist.md"

@@ -24,7 +24,7 @@ from labkit.report.numbers import format_number
 from labkit.report.tables import Table, format_cell
 from labkit.results import Provenance, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
-from labkit.site.recorded import read_recorded
+from labkit.recorded import read_recorded
 
 
 def render_table(parent: etree.Element, table: Table, lang: str) -> None:

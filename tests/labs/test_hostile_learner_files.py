@@ -285,13 +285,13 @@ def test_a_time_limit_must_be_seconds_above_zero(capsys, limit):
 def test_labkit_s_own_bug_in_the_child_is_an_internal_error_not_the_learner_s(monkeypatch, capsys):
     """An exception of labkit's own in the child (no frame in the learner's file) is not blamed on
     the learner: the command says "internal error", in one line."""
-    import labkit.exercises.check
+    import labkit.exercises.simulator_step
     from labkit.exercises.isolated import ChildFailed
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("labkit's own bug")
 
-    monkeypatch.setattr(labkit.exercises.check, "in_simulator", broken)   # the forked child inherits it
+    monkeypatch.setattr(labkit.exercises.simulator_step, "in_simulator", broken)   # the forked child inherits it
     with pytest.raises(ChildFailed, match=r"^ZeroDivisionError: labkit's own bug \(in the check's child process\)$"):
         check(ITEM, REPO_ROOT / ITEM.learner_file, ITEM.learner_file)
     assert main(["check", "01-fuse"]) == 1
@@ -535,7 +535,7 @@ def test_a_file_that_changes_the_course_by_absolute_path_fails_and_the_files_com
 
 
 def test_the_command_watches_the_course_it_runs_in(monkeypatch, tmp_path):
-    import labkit.exercises.check
+    import labkit.exercises.simulator_step
 
     seen = {}
     monkeypatch.setattr(labkit.exercises.check, "check", lambda *args, **kwargs: seen.update(kwargs) or

@@ -87,3 +87,67 @@ def test_the_walk_sees_lazy_and_relative_imports(tmp_path):
     fake.parent.mkdir(parents=True)
     fake.write_text("def f():\n    from ..labs.lab05 import results\n")
     assert "labkit.labs.lab05.results" in imports_of(fake, root=tmp_path / "labkit")
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each labkit module -> the labkit modules it imports (at any depth of its code: an import
+    inside a function counts), a ``from package import name`` naming the module ``name`` if it is one."""
+    modules = {module_name(path, PACKAGE): path for path in PACKAGE.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in imports_of(path, PACKAGE):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported.startswith("labkit") and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def test_no_import_cycle():
+    """Issue 34: no module reaches itself through imports (Tarjan's strongly connected components)."""
+    graph = _import_graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    assert not cycles, cycles
+
+
+def test_the_cycle_test_sees_a_cycle(tmp_path, monkeypatch):
+    """The check above on a package of two modules that import each other, one inside a function."""
+    package = tmp_path / "labkit"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from labkit import b\n")
+    (package / "b.py").write_text("def f():\n    from labkit.a import thing\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["PACKAGE"]), "PACKAGE", package)
+    with pytest.raises(AssertionError, match="labkit.a"):
+        test_no_import_cycle()

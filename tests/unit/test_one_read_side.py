@@ -8,7 +8,7 @@ import shutil
 from labkit.figures import FIGURES
 from labkit.lab import lab
 from labkit.project import Project
-from labkit.site.recorded import read_recorded
+from labkit.recorded import read_recorded
 from tests.conftest import REPO_ROOT
 
 
