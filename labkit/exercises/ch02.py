@@ -44,10 +44,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.chapters import page
 from labkit.exercises.matrices import transpose_expected, transpose_inputs
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
 
-CHAPTER = "performance/02-coalescing.md"
+CHAPTER = page(2)
 
 #: The transposed matrix (rows x cols of the source) at each size of a check. In the simulator,
 #: neither side is a multiple of the 32-wide tile (edge tiles are partial) and the matrix is not

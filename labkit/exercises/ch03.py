@@ -85,9 +85,10 @@ from pathlib import Path
 import numpy as np
 
 from labkit import latency, occupancy
+from labkit.chapters import page
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 
-CHAPTER = "performance/03-occupancy.md"
+CHAPTER = page(3)
 
 # ----- 03-ilp -----------------------------------------------------------------------------------------
 #: The copy's launch on a GPU: one block per SM, of this many threads (16 warps per SM).

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.chapters import page
 from labkit.exercises.matrices import transpose_expected, transpose_inputs
 from labkit.exercises.spec import CORRECT, Criterion, Exercise
 from labkit.labs.lab04 import Lab04
 
-CHAPTER = "performance/04-profiling.md"
+CHAPTER = page(4)
 
 #: 04-transpose: the source's shape in the simulator (neither side a multiple of the 32-wide tile,
 #: so the bounds tests matter; rows of 48 and 80 floats start on 32-byte sector boundaries) and on a

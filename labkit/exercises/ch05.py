@@ -48,6 +48,7 @@ import numpy as np
 
 from labkit import simulator_threads
 from labkit.access import WARP_LANES
+from labkit.chapters import page
 from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 from labkit.profiling.checklist import DIVERGENCE_THREADS
@@ -55,7 +56,7 @@ from labkit.profiling.checklist import DIVERGENCE_THREADS
 if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence
 
-CHAPTER = "performance/05-checklist.md"
+CHAPTER = page(5)
 
 # ----- 05-mystery-a: y = a·x on a matrix ------------------------------------------------------------
 #: The matrix in the simulator (rows of 72 floats start on 32-byte sector boundaries; neither side

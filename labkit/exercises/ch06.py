@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.chapters import page
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 
-CHAPTER = "performance/06-matmul.md"
+CHAPTER = page(6)
 
 #: (M, N, K) of a check in the simulator and on a GPU. Each simulated thread runs its Python code on
 #: its own, so these are the smallest sizes at which each criterion still judges what it claims.

@@ -64,6 +64,7 @@ from enum import Enum
 from pydantic import model_validator
 
 from labkit.access import WARP_LANES
+from labkit.chapters import page
 from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
                                         compute_setter)
 from labkit.profiling.ncu import Rule
@@ -118,11 +119,11 @@ class Reading:
         return f"read.{stem}" + (f".{self.anchor}" if self.anchor else "")
 
 
-CH1 = "performance/01-roofline.md"
-CH2 = "performance/02-coalescing.md"
-CH3 = "performance/03-occupancy.md"
-CH4 = "performance/04-profiling.md"
-CH5 = "performance/05-checklist.md"
+CH1 = page(1)
+CH2 = page(2)
+CH3 = page(3)
+CH4 = page(4)
+CH5 = page(5)
 
 
 @dataclass(frozen=True)

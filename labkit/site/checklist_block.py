@@ -16,6 +16,7 @@ from pathlib import Path
 
 from markdown.util import AtomicString
 
+from labkit.chapters import page
 from labkit.errors import LabkitError
 from labkit.lab import labs
 from labkit.profiling.checklist import ITEMS, Reading
@@ -28,7 +29,7 @@ from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 from labkit.recorded import read_recorded
 
 #: Where the chapter that holds the block lives, relative to docs/<lang>/ (links are made from there).
-CHAPTER = "performance/05-checklist.md"
+CHAPTER = page(5)
 
 
 def gain_decimals(ratio: float) -> int:

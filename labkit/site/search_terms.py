@@ -11,28 +11,30 @@ whole, it does not split it.
 
 from __future__ import annotations
 
+
+from labkit.chapters import page
 SEARCH_TERMS: dict[str, dict[str, tuple[str, ...]]] = {
-    "performance/01-roofline.md": {
+    page(1): {
         "fr": ("roofline", "intensité", "arithmétique", "borne"),
         "zh": ("roofline", "算术强度", "屋顶", "屋顶线"),
     },
-    "performance/02-coalescing.md": {
+    page(2): {
         "fr": ("coalescence", "coalescing", "banc", "bancs", "wavefront", "secteur", "secteurs"),
         "zh": ("合并访存", "bank", "冲突", "wavefront", "sector", "共享内存"),
     },
-    "performance/03-occupancy.md": {
+    page(3): {
         "fr": ("occupancy", "occupation", "latence", "little", "registres"),
         "zh": ("占用率", "occupancy", "延迟", "little"),
     },
-    "performance/04-profiling.md": {
+    page(4): {
         "fr": ("profilage", "profileur", "nsight", "ncu", "nsys"),
         "zh": ("性能剖析", "剖析", "nsight", "ncu", "nsys"),
     },
-    "performance/05-checklist.md": {
+    page(5): {
         "fr": ("checklist", "diagnose"),
         "zh": ("优化清单", "清单", "diagnose"),
     },
-    "performance/06-matmul.md": {
+    page(6): {
         "fr": ("tuile", "tuiles", "tiling", "gemm", "wgmma"),
         "zh": ("共享内存", "张量核心", "分块", "gemm", "wgmma"),
     },

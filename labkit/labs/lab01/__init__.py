@@ -12,6 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.ceilings import COPY_ARRAY_BYTES
+from labkit.chapters import page
 from labkit.lab import Lab, Need
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
@@ -22,7 +23,7 @@ from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 class Lab01(Lab[Sizes, Lab01Results]):
     id = "lab-01"
     folder = "01-roofline"
-    chapter = "performance/01-roofline.md"
+    chapter = page(1)
     results_type = Lab01Results
     needs = (Need("cupy", "the copy ceiling's reference, cupy.copyto",
                   "the copy is compared with the theoretical peak instead"),

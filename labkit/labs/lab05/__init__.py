@@ -10,6 +10,7 @@ first, from the same profiles.
 
 from __future__ import annotations
 
+from labkit.chapters import page
 from labkit.lab import Case, Gain, Lab, Need
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Sizes
 from labkit.profiling import checklist
@@ -25,7 +26,7 @@ def assessed(profile: StoredProfile) -> checklist.Assessment:
 class Lab05(Lab[Sizes, Lab05Results]):
     id = "lab-05"
     folder = "05-checklist"
-    chapter = "performance/05-checklist.md"
+    chapter = page(5)
     results_type = Lab05Results
     needs = (Need("ncu", "the profile of every mystery kernel, diagnosed with the checklist",
                   "the times are measured, the diagnoses are not: labkit diagnose has nothing to read"),)
