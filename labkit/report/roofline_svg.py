@@ -2,12 +2,13 @@
 sweep as dots, placed kernels as labelled diamonds. Pure: numbers in, an <svg> element out.
 
 Colours are not in the SVG: each element has a class (``theoretical``, ``measured``, ``sweep``,
-``kernel``, ``grid``, ``frame``) that the site's stylesheet colours for the light and the dark
+``kernel``, ``leader``, ``grid``, ``frame``) that the site's stylesheet colours for the light and the dark
 palette alike (labkit/site/assets/course.css); text takes the page's own colour, at the charts'
 sizes (labkit.report.chart_svg); the legend sits above the plot (in as many rows as it needs), and
 the names in the plot (the kernels', the extra roofs') carry the halo of in-plot labels, so that no
 line is drawn over text. Extra roofs whose levels are closer than a line of text share one label
-(BF16 · FP16), so that no two labels overlap.
+(BF16 · FP16); a kernel's name whose place is taken moves to the nearest free height, on either
+side of its point, joined to it by a thin leader line, so that no two labels overlap.
 """
 
 from __future__ import annotations
@@ -92,11 +93,13 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
             "points": " ".join(f"{x(i):.1f},{y(g):.1f}" for i, g in points), "fill": "none", "class": "measured",
             "stroke-width": "1.5", "stroke-dasharray": EXTRA_DASHES})
         levels.append((y(level), name))
+    taken: list[tuple[float, float, float, float]] = []   # the boxes of the names drawn in the plot
     for group in _label_groups(levels):
         baseline = max(group[0][0] - 4, top + FONT)   # above the group's top roof, inside the plot
         text = etree.SubElement(svg, "text", {"x": f"{x(x_range[1]) - 4:.1f}", "y": f"{baseline:.1f}",
                                               "font-size": str(FONT), "text-anchor": "end", "class": "in-plot", **TEXT})
         text.text = " · ".join(name for _, name in group)
+        taken.append(_box(text.text, x(x_range[1]) - 4, baseline, "end"))
     for intensity, gflops in sweep:
         etree.SubElement(svg, "circle", {"cx": f"{x(intensity):.1f}", "cy": f"{y(gflops):.1f}", "r": "4",
                                          "class": "sweep"})
@@ -104,12 +107,25 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
         cx, cy = x(intensity), y(gflops)
         etree.SubElement(svg, "polygon", {"points": f"{cx:.1f},{cy - 6:.1f} {cx + 6:.1f},{cy:.1f} {cx:.1f},{cy + 6:.1f} "
                                                     f"{cx - 6:.1f},{cy:.1f}", "class": "kernel"})
-        # in the right third of the plot, where the roofs' names sit, a kernel's name goes to its left
-        left = cx > LEFT + plot_w * 2 / 3
-        text = etree.SubElement(svg, "text", {"x": f"{cx - 8 if left else cx + 8:.1f}", "y": f"{cy + 5:.1f}",
+        # in the right third of the plot, where the roofs' names sit, a kernel's name goes to its left;
+        # where that place is taken, the nearest free height on either side, joined to its point by a line
+        left_first = cx > LEFT + plot_w * 2 / 3
+        frame = (LEFT, top, LEFT + plot_w, top + plot_h)
+        candidates = sorted(((abs(shift), left != left_first, left, cy + 5 + shift)
+                         for shift in range(-LABEL_SEARCH, LABEL_SEARCH + 1, 2) for left in (True, False)))
+        free = [(left, baseline) for _, _, left, baseline in candidates
+                if _inside(box := _box(name, cx - 8 if left else cx + 8, baseline, "end" if left else "start"), frame)
+                and not any(_overlap(box, other) for other in taken)]
+        left, baseline = free[0] if free else (left_first, cy + 5)
+        anchor_x = cx - 8 if left else cx + 8
+        if abs(baseline - cy - 5) > FONT / 2:   # moved away from its point: a thin line says whose it is
+            etree.SubElement(svg, "line", {"x1": f"{cx:.1f}", "y1": f"{cy:.1f}", "x2": f"{anchor_x:.1f}",
+                                           "y2": f"{baseline - FONT / 3:.1f}", "class": "leader", "stroke-width": "0.8"})
+        text = etree.SubElement(svg, "text", {"x": f"{anchor_x:.1f}", "y": f"{baseline:.1f}",
                                               "font-size": str(FONT), "class": "in-plot", **TEXT,
                                               **({"text-anchor": "end"} if left else {})})
         text.text = name
+        taken.append(_box(name, anchor_x, baseline, "end" if left else "start"))
     legend = etree.SubElement(svg, "g", {"class": "legend"})
     for kind, (lx, row) in zip(kinds, places):
         ly = LEGEND_Y + row * LEGEND_ROW
@@ -129,6 +145,29 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
                                            **TEXT})
     title.text = words["y"]
     return svg
+
+
+#: A generous width of one character of the plot's names, in ems (digits and Latin letters of the
+#: sans-serif fonts the site uses are 0.55 to 0.64 em wide), and the room kept around a name.
+CHAR_EM = 0.66
+LABEL_MARGIN = 2.0
+#: How far (pixels, up or down) a kernel's name may move from its point to find a free place.
+LABEL_SEARCH = 60
+
+
+def _box(text: str, x: float, baseline: float, anchor: str) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom) a name of the plot's font takes, anchored at ``x``."""
+    width = len(text) * FONT * CHAR_EM
+    left = x - width if anchor == "end" else x
+    return (left - LABEL_MARGIN, baseline - FONT - LABEL_MARGIN, left + width + LABEL_MARGIN, baseline + 4 + LABEL_MARGIN)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _inside(box: tuple[float, float, float, float], frame: tuple[float, float, float, float]) -> bool:
+    return box[0] >= frame[0] and box[1] >= frame[1] and box[2] <= frame[2] and box[3] <= frame[3]
 
 
 def _label_groups(levels: list[tuple[float, str]]) -> list[list[tuple[float, str]]]:
