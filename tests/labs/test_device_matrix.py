@@ -129,6 +129,7 @@ def lab05_launches(lab, sizes, facts):
 #: tests/gpu/numba_mma_check.py): the same sources compile to about as many on other parts.
 LAB06_PROBES = ("tests/fixtures/h200-gemm/timings.json", "tests/fixtures/h200-tma/timings.json")
 LAB06_NUMBA_MMA = "tests/gpu/recorded/nvidia-h200/numba_mma.json"
+LAB06_NUMBA_PIPELINED = "tests/gpu/recorded/nvidia-h200/numba_pipelined.json"   # tests/gpu/numba_pipelined_check.py
 
 
 def lab06_launches(lab, sizes, facts):
@@ -148,6 +149,8 @@ def lab06_launches(lab, sizes, facts):
     registers = {name: count for probe in LAB06_PROBES
                  for name, count in json.loads((REPO_ROOT / probe).read_text())["registers"].items()}
     registers["gemm_numba_mma"] = json.loads((REPO_ROOT / LAB06_NUMBA_MMA).read_text())["builds"]["lto_128_registers"][
+        "registers"]
+    registers["gemm_pipelined"] = json.loads((REPO_ROOT / LAB06_NUMBA_PIPELINED).read_text())["compiled"]["unrolled"][
         "registers"]
     sides = [(sizes.side, sizes.depth)] + ([(sizes.large_side, sizes.large_side)] if sizes.large_side else [])
     for key in STEP_KEYS:

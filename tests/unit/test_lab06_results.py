@@ -30,7 +30,7 @@ TMA = json.loads((REPO_ROOT / "tests/fixtures/h200-tma/timings.json").read_text(
 # ... and the Numba step on the tensor cores, as tests/gpu/numba_mma_check.py measured it (its default build)
 NUMBA_MMA = json.loads((REPO_ROOT / "tests/gpu/recorded/nvidia-h200/numba_mma.json").read_text())
 for _s in STEPS:
-    if _s.key in ADDED_ITEMS and _s.key != "numba_mma":
+    if _s.key in ADDED_ITEMS and _s.key not in ("numba_mma", "numba_pipelined"):
         PROBE["timings"][_s.kernel] = TMA["timings"][_s.kernel]
         PROBE["registers"][_s.kernel] = TMA["registers"][_s.kernel]
 PROBE["timings"]["gemm_numba_mma"] = {
@@ -39,6 +39,13 @@ PROBE["timings"]["gemm_numba_mma"] = {
                          mem_clock_mhz=None, back_to_back=t["back_to_back"], sm_clock_ran_mhz=t["sm_clock_ran_mhz"])
     for t in NUMBA_MMA["timings"] if t["time"] == "numba_mma_lto_128_registers"}
 PROBE["registers"]["gemm_numba_mma"] = NUMBA_MMA["builds"]["lto_128_registers"]["registers"]
+# ... and step 4 in Numba (tests/gpu/numba_pipelined_check.py, its unrolled build: the lab's)
+NUMBA_PIPELINED = json.loads((REPO_ROOT / "tests/gpu/recorded/nvidia-h200/numba_pipelined.json").read_text())
+PROBE["timings"]["gemm_pipelined"] = {
+    side: dict(median_seconds=t["median"], min_seconds=t["min"], max_seconds=t["max"], repeats=20, warmup=3,
+               l2_flushed=False, sm_clock_mhz=None, mem_clock_mhz=None, back_to_back=True, sm_clock_ran_mhz=t["clock"])
+    for name, t in NUMBA_PIPELINED["timings"].items() if name.startswith("unrolled@") for side in [name.split("@")[1]]}
+PROBE["registers"]["gemm_pipelined"] = NUMBA_PIPELINED["compiled"]["unrolled"]["registers"]
 KERNEL = {**{s.key: s.kernel for s in STEPS}, **{f"cublas_{p}": f"cublas_{p}" for p in CUBLAS}}
 #: What the probes timed: every item but the peers (a record without them reads as made before them).
 PROBED = tuple(item for item in ITEMS if item not in PEERS)
@@ -271,7 +278,7 @@ def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(mon
     monkeypatch.setattr(program.Operands, "launcher", launcher)
     runs, unavailable, _, configs = program.time_runs(stand_in_timer, LAB.simulator_sizes, PROFILES["a100-40gb"], {})
     assert unavailable["shared"] == "failed here: RuntimeError: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
-    assert {r.kernel for r in runs} == {"naive", "padded", "regtile"}     # the simulator's other steps
+    assert {r.kernel for r in runs} == {"naive", "padded", "regtile", "numba_pipelined"}   # the simulator's other steps
     assert unavailable["triton_fp16"] == "Triton needs a GPU: the simulator runs Numba kernels only" and configs == []
     failed: dict[str, str] = {}
     checks = program.check_against_numpy(LAB.simulator_sizes, None, failed)

@@ -83,7 +83,8 @@ def numba_shared_bytes(kernel: str) -> int:
     return FLOAT32 * {"gemm_naive": 0,
                       "gemm_shared": 2 * s.TILE * s.TILE,
                       "gemm_shared_padded": s.TILE * s.TILE_PADDED + s.TILE * s.TILE,
-                      "gemm_regtile": s.RT_BK * s.RT_A_ROW + s.RT_BK * s.RT_BN}[kernel]
+                      "gemm_regtile": s.RT_BK * s.RT_A_ROW + s.RT_BK * s.RT_BN,
+                      "gemm_pipelined": s.PL_A_FLOATS + s.PL_B_FLOATS}[kernel]
 
 
 def tile_of(item: str) -> int:

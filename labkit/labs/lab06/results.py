@@ -45,6 +45,8 @@ STEPS: tuple[Step, ...] = (
     Step("regtile", "gemm_regtile", "numba", "fp32"),
     Step("ctile", "sgemm_regtile", "cuda", "fp32"),
     Step("pipelined", "sgemm_pipelined", "cuda", "fp32"),
+    # issue 33: step 4 in Numba, with what Numba can close (16-byte accesses, the unrolled slice)
+    Step("numba_pipelined", "gemm_pipelined", "numba", "fp32"),
     Step("wmma", "hgemm_wmma", "cuda", "fp16"),
     Step("mma", "hgemm_mma_128x128", "cuda", "fp16"),
     # issue 33: the same instructions reached from a Numba kernel, through a linked CUDA C function
@@ -74,7 +76,8 @@ ITEMS: tuple[str, ...] = STEP_KEYS + tuple(f"cublas_{p}" for p in CUBLAS) + PEER
 ADDED_ITEMS: dict[str, str] = {"tma": "issue 33", "tma_bf16": "issue 33",
                                "tma_ws": "issue 33, one idea a step", "tma_persistent": "issue 33, one idea a step",
                                "triton_fp16": "issue 33, the Triton peer", "triton_bf16": "issue 33, the Triton peer",
-                               "numba_mma": "issue 33, tensor cores from Numba"}
+                               "numba_mma": "issue 33, tensor cores from Numba",
+                               "numba_pipelined": "issue 33, step 4 in Numba"}
 #: Steps slow enough that they are timed at the lab's side only, never at the large one.
 SLOW_STEPS = frozenset({"naive", "shared", "padded"})
 #: The issues' bars: the best FP32 SIMT step against cuBLAS SGEMM (issue 23), the best tensor-core
@@ -105,7 +108,7 @@ MAX_REGISTERS_PER_THREAD = 255
 #: in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the recorded lab (twice).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
-    "ctile": "occupancy", "pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
+    "ctile": "occupancy", "pipelined": "occupancy", "numba_pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
     "numba_mma": "local-memory", "bf16": "coalescing", "wgmma": None, "tma_ws": "coalescing",
     "tma_persistent": "coalescing", "tma": None,
     "tma_bf16": None,
