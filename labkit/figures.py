@@ -1072,22 +1072,28 @@ def _chapter6_figures() -> dict[str, Figure]:
            for key in ("mma", "wgmma", "tma", "tma_bf16")},
         # the TMA steps and the Triton peer (issue 33): their share of cuBLAS in their precision, at
         # both sizes; what each TMA step gains over the one before it
+        # (at the large size, under the power cap, per clock: Lab06Results.versus_cublas_per_clock)
         **{f"lab06.versus_cublas_pct.{key}{'_large' if large else ''}": Figure(
-            (lambda key=key, large=large: 100 * recorded_results("lab-06").versus_cublas(_lab06_recorded(key), large)), 0)
-           for key in ("mma", "numba_mma", "wgmma", "tma_ws", "tma_persistent", "tma", "tma_bf16", "triton_fp16",
-                       "triton_bf16")
+            (lambda key=key, large=large: 100 * (recorded_results("lab-06").versus_cublas_per_clock(_lab06_recorded(key),
+                                                                                                  True) if large
+                                                 else recorded_results("lab-06").versus_cublas(_lab06_recorded(key)))),
+            0)
+           for key in ("regtile", "ctile", "pipelined", "numba_pipelined", "mma", "numba_mma", "wgmma", "tma_ws",
+                       "tma_persistent", "tma", "tma_bf16", "triton_fp16", "triton_bf16")
            for large in (False, True)},
         # the TMA steps that store C from registers: bytes of each 32-byte sector their stores use
         **{f"lab06.ncu.{key}.store_bytes_per_sector": Figure(
             (lambda key=key: _lab06_metric(_lab06_recorded(key),
                                            "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio")), 0)
            for key in ("tma_ws", "tma_persistent")},
-        # the Numba step on the tensor cores: what ptxas spilled at its register bound
-        "lab06.resources.numba_mma.local_bytes": Figure(
-            lambda: next(r.local_bytes for r in recorded_results("lab-06").resources
-                         if r.kernel == _lab06_recorded("numba_mma"))),
+        # the Numba steps at CUDA C's register bound: what ptxas spilled
+        **{f"lab06.resources.{key}.local_bytes": Figure(
+            (lambda key=key: next(r.local_bytes for r in recorded_results("lab-06").resources
+                                  if r.kernel == _lab06_recorded(key))))
+           for key in ("numba_mma", "numba_pipelined")},
         **{f"lab06.speedup.{key}{'_large' if large else ''}": Figure(
-            (lambda key=key, large=large: recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key), large)),
+            (lambda key=key, large=large: recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key), large,
+                                                                                           per_clock=large)),
             2) for key in ("tma_ws", "tma_persistent", "tma") for large in (False, True)},
         **{f"lab06.triton_fp16.{field}": Figure(
             (lambda field=field: getattr(_lab06_peer_config("triton_fp16"), field)))

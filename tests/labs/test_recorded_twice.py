@@ -25,12 +25,12 @@ FIRST_PASS = REPO_ROOT / "tests" / "fixtures" / "h200-first-pass"
 #: A computed figure may move this much (relative) between two runs and say the same thing: the
 #: largest move of the 282 figures was lab 03's register-cap slowdown, 25x then 24x.
 FIGURE_TOLERANCE = 0.05
-#: Lab 06's rates at its large size (8192^3) run under the H200's software power cap for nearly every
-#: sample, and the clock each kernel is left differs from one run to the next: in issue 33's two
-#: passes (2026-12-03, a4cd10f) cuBLAS FP16 ran at 1321 then 1353 MHz, step 5g at 1314 then 1310, and
-#: 5g's share of cuBLAS moved from 1.051 to 0.997. Those figures may move this much; chapter 6 says
-#: so where it gives them.
-POWER_CAPPED_TOLERANCE = 0.08
+#: Lab 06's runs at its large size (8192^3) are under the H200's software power cap, and the clock each
+#: kernel is left differs from one run to the next: in issue 33's passes of 2026-12-03 (d37100d)
+#: cuBLAS FP16 ran at 1376 MHz over 200 repeats, then at 1519 over 20. The page compares kernels there
+#: per clock (Lab06Results.versus_cublas_per_clock), which moves less, but its clocks themselves move
+#: this much; chapter 6 says so where it gives them.
+POWER_CAPPED_TOLERANCE = 0.12
 
 
 def tolerance(name: str) -> float:

@@ -102,13 +102,14 @@ MAX_REGISTERS_PER_THREAD = 255
 #: (the k-major tile -> its padding; WMMA's tiles), coalescing (mma.sync's and its BF16 twin's
 #: cp.async copies of A's slice, rows of 64 bytes, half an L2 line, while L2 is their busiest unit ->
 #: the wgmma step's slices of 128-byte rows), local memory on the Numba step on the tensor cores (48
-#: bytes a thread that ptxas spills in its epilogue at 128 registers; the build without the bound has
+#: bytes a thread that ptxas spills in its epilogue at 128 registers; the same on step 4 in Numba, 8
+#: bytes at the same bound, occupancy and instructions next at gains within 5 points; the build without the bound has
 #: none and runs slower: tests/gpu/recorded/nvidia-h200/numba_mma.json), coalescing on the TMA steps
 #: that store C from registers (5e, 5f: 16 bytes of each 32-byte sector -> the TMA store of 5g). Seen
 #: in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the recorded lab (twice).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
-    "ctile": "occupancy", "pipelined": "occupancy", "numba_pipelined": "occupancy", "wmma": "bank-conflicts", "mma": "coalescing",
+    "ctile": "occupancy", "pipelined": "occupancy", "numba_pipelined": "local-memory", "wmma": "bank-conflicts", "mma": "coalescing",
     "numba_mma": "local-memory", "bf16": "coalescing", "wgmma": None, "tma_ws": "coalescing",
     "tma_persistent": "coalescing", "tma": None,
     "tma_bf16": None,
@@ -352,15 +353,33 @@ class Lab06Results(CheckedResults):
             return None
         return mine.tflops / reference.tflops
 
-    def speedup_over_previous(self, key: str, large: bool = False) -> float | None:
-        """t(the step before ``key`` in the chapter's order) / t(``key``), at the same size, same run."""
+    def speedup_over_previous(self, key: str, large: bool = False, per_clock: bool = False) -> float | None:
+        """t(the step before ``key`` in the chapter's order) / t(``key``), at the same size, same run;
+        ``per_clock``: the ratio of their FLOP per clock per SM instead (each at the SM clock it ran at)."""
         position = STEP_KEYS.index(key)
         if position == 0:
             return None
-        mine, before = self.run(key, large), self.run(STEP_KEYS[position - 1], large)
-        if mine is None or before is None or (mine.side, mine.depth) != (before.side, before.depth):
+        return self._ratio(key, STEP_KEYS[position - 1], large, per_clock)
+
+    def versus_cublas_per_clock(self, key: str, large: bool = False) -> float | None:
+        """A step's (or a peer's) FLOP per clock per SM / cuBLAS's in its precision, each at the SM
+        clock it ran at, same size, same run: the comparison at equal clock. At 8192^3 the H200 runs
+        under its software power cap, and the clock each kernel is left depends on how long it was
+        timed and on what ran before it (cuBLAS FP16 at 1376 MHz over 200 repeats in one recording,
+        1519 MHz over 20 in the next): the ratio of raw rates then measures the power state as much
+        as the kernel, the ratio per clock the kernel."""
+        return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=True)
+
+    def _ratio(self, key: str, reference: str, large: bool, per_clock: bool) -> float | None:
+        mine, theirs = self.run(key, large), self.run(reference, large)
+        if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
             return None
-        return before.timing.median_seconds / mine.timing.median_seconds
+        ratio = theirs.timing.median_seconds / mine.timing.median_seconds
+        if per_clock:
+            if not mine.timing.peak_clock_mhz or not theirs.timing.peak_clock_mhz:
+                return None
+            ratio *= theirs.timing.peak_clock_mhz / mine.timing.peak_clock_mhz
+        return ratio
 
     def best(self, precision: str, large: bool = False) -> str | None:
         """The fastest step of a precision (FP32: the SIMT steps)."""
