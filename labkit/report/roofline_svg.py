@@ -7,8 +7,8 @@ palette alike (labkit/site/assets/course.css); text takes the page's own colour,
 sizes (labkit.report.chart_svg); the legend sits above the plot (in as many rows as it needs), and
 the names in the plot (the kernels', the extra roofs') carry the halo of in-plot labels, so that no
 line is drawn over text. Extra roofs whose levels are closer than a line of text share one label
-(BF16 · FP16); a kernel's name whose place is taken moves to the nearest free height, on either
-side of its point, joined to it by a thin leader line, so that no two labels overlap.
+(BF16 · FP16); a kernel's name whose place is taken (by a name or by another kernel's point) moves
+to the nearest free height, on either side of its point, joined to it by a thin leader line.
 """
 
 from __future__ import annotations
@@ -103,8 +103,10 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
     for intensity, gflops in sweep:
         etree.SubElement(svg, "circle", {"cx": f"{x(intensity):.1f}", "cy": f"{y(gflops):.1f}", "r": "4",
                                          "class": "sweep"})
-    for name, intensity, gflops in kernels:
+    points = [(x(i) - 6, y(g) - 6, x(i) + 6, y(g) + 6) for _, i, g in kernels]   # no name over another's point
+    for number, (name, intensity, gflops) in enumerate(kernels):
         cx, cy = x(intensity), y(gflops)
+        others = taken + points[:number] + points[number + 1:]
         etree.SubElement(svg, "polygon", {"points": f"{cx:.1f},{cy - 6:.1f} {cx + 6:.1f},{cy:.1f} {cx:.1f},{cy + 6:.1f} "
                                                     f"{cx - 6:.1f},{cy:.1f}", "class": "kernel"})
         # in the right third of the plot, where the roofs' names sit, a kernel's name goes to its left;
@@ -115,7 +117,7 @@ def roofline_svg(measured: tuple[float, float], theoretical: tuple[float, float]
                          for shift in range(-LABEL_SEARCH, LABEL_SEARCH + 1, 2) for left in (True, False)))
         free = [(left, baseline) for _, _, left, baseline in candidates
                 if _inside(box := _box(name, cx - 8 if left else cx + 8, baseline, "end" if left else "start"), frame)
-                and not any(_overlap(box, other) for other in taken)]
+                and not any(_overlap(box, other) for other in others)]
         left, baseline = free[0] if free else (left_first, cy + 5)
         anchor_x = cx - 8 if left else cx + 8
         if abs(baseline - cy - 5) > FONT / 2:   # moved away from its point: a thin line says whose it is
