@@ -56,11 +56,12 @@ The host encodes a tensor map per matrix (:mod:`labkit.kernels.tensor_maps`, the
 a NumPy structured scalar by value, so no copy to global memory and no fence are needed); one
 thread of a producer warpgroup issues ``cp.async.bulk.tensor.2d`` into 128-byte-swizzled stages,
 tracked by full/empty ``mbarrier``s, for two consumer warpgroups (``setmaxnreg`` 40 / 232) that each
-compute half of a 128 x 256 or 256 x 128 tile. Variants: one CTA per tile; ``_persistent`` (one CTA
-per SM walking tiles in groups of 8 tile rows); ``_cluster`` (persistent, pairs of CTAs sharing B by
-TMA multicast: correct, but half as fast on the H200, not yet understood); ``_store`` (persistent,
-C staged in shared memory and written by the copy engine while the warpgroup starts its next tile:
-0.97-1.01 of cuBLAS on the H200, lab 06's steps ``tma`` and ``tma_bf16``).
+compute half of a 128 x 256 or 256 x 128 tile. Variants: one CTA per tile (lab 06's step 5e,
+``tma_ws``); ``_persistent`` (one CTA per SM walking tiles in groups of 8 tile rows: step 5f);
+``_cluster`` (persistent, pairs of CTAs sharing B by TMA multicast: correct, but half as fast on the
+H200, not yet understood); ``_store`` (persistent, C staged in shared memory and written by the copy
+engine while the warpgroup starts its next tile: steps 5g and 5h, ``tma`` and ``tma_bf16``). Each is
+compiled alone (:func:`source`), as the lab asks for it.
 
 Chapter 6 shows parts of these sources (the ``--8<--`` markers, comments to the compiler).
 """
