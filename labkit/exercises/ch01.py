@@ -60,7 +60,6 @@ EXERCISES = [
         scratch=("tmp",),
         floor_bytes_per_element=12,
         expected=_fuse_expected,
-        call=lambda module, args: module.run(args["a"], args["x"], args["y"], args["out"], args["tmp"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="ex-saxpy", hint="exercise.01-fuse.hint.correct"),
             Criterion("dram_bytes_per_element", "simulator", section="intensity",
@@ -82,7 +81,6 @@ EXERCISES = [
         outputs=("out",),
         expected=_reduce_expected,
         floor_bytes_per_element=4,
-        call=lambda module, args: module.total(args["x"], args["out"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="ex-reduction", hint="exercise.01-reduce.hint.correct"),
             Criterion("atomics_per_element", "simulator", section="ex-reduction",

@@ -89,7 +89,6 @@ EXERCISES = [
         inputs=transpose_inputs("02-transpose", TRANSPOSE_SIMULATOR_SHAPE, TRANSPOSE_GPU_SIDE),
         outputs=("target",),
         expected=transpose_expected,
-        call=lambda module, args: module.run(args["source"], args["target"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="transpose", hint="exercise.02-transpose.hint.correct"),
             Criterion("shared_conflicts_per_request", "simulator", section="padding-swizzle",
@@ -118,7 +117,6 @@ EXERCISES = [
         outputs=("out",),
         expected=_aos_expected,
         floor_bytes_per_element=2 * FIELDS * 4,
-        call=lambda module, args: module.drift(args["p"], args["dt"], args["out"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="aos-soa", hint="exercise.02-aos.hint.correct"),
             Criterion("load_sectors_per_request", "simulator", section="aos-soa",

@@ -89,7 +89,6 @@ EXERCISES = [
         inputs=transpose_inputs("04-transpose", TRANSPOSE_SIMULATOR_SHAPE, TRANSPOSE_GPU_SIDE),
         outputs=("target",),
         expected=transpose_expected,
-        call=lambda module, args: module.transpose(args["source"], args["target"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="lab", hint="exercise.04-transpose.hint.correct"),
             Criterion("store_sectors_per_request", "simulator", section="memory-workload",
@@ -117,8 +116,6 @@ EXERCISES = [
         inputs=_chain_inputs,
         outputs=("y",),
         expected=_chain_expected,
-        call=lambda module, args: module.normalise(args["x"], args["coefficients"], args["host_coefficients"],
-                                                   args["y"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="lab", hint="exercise.04-chain.hint.correct"),
             Criterion("launches", "simulator", section="stall-tree", hint="exercise.04-chain.hint.launches",

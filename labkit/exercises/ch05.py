@@ -208,7 +208,6 @@ EXERCISES = [
         inputs=_scale_inputs,
         outputs=("y",),
         expected=_scale_expected,
-        call=lambda module, args: module.run(args["x"], args["y"], args["a"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="kernel-a", hint="exercise.05-mystery-a.hint.correct"),
             Criterion("load_sectors_per_request", "simulator", section="coalescing",

@@ -97,7 +97,6 @@ EXERCISES = [
         inputs=_inputs("06-padding", PADDING_SIMULATOR),
         outputs=("c",),
         expected=_expected,
-        call=lambda module, args: module.run(args["a"], args["b"], args["c"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="shared", hint="exercise.06-padding.hint.correct"),
             Criterion("shared_conflicts_per_request", "simulator", section="shared",
@@ -120,7 +119,6 @@ EXERCISES = [
         inputs=_inputs("06-regtile", REGTILE_SIMULATOR),
         outputs=("c",),
         expected=_expected,
-        call=lambda module, args: module.run(args["a"], args["b"], args["c"]),
         criteria=(
             Criterion(CORRECT, "simulator", section="regtile", hint="exercise.06-regtile.hint.correct"),
             Criterion("flops_per_shared_wavefront", "simulator", section="regtile",

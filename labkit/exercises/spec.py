@@ -81,7 +81,8 @@ class Exercise:
       code writes (poisoned before the run); ``expected(inputs)``: NumPy's outputs; ``scratch``:
       arrays the code may use as it likes (guarded, not compared). Every other array is an input
       the code must leave as it found it.
-    - ``call(module, args)``: runs the learner's (or our) code on ``args`` (device arrays on a GPU).
+    - ``call(module, args)``: runs the learner's (or our) code on ``args`` (device arrays on a GPU);
+      by default, an exercise of one entry calls it with the arguments its parameters name.
     - ``simulator_elements`` / ``gpu_elements``: the size of a check in the simulator (small: it
       runs on the CPU) and on a GPU (large enough to time).
     - ``flush_l2``: time with L2 flushed (what HBM is meant to serve).
@@ -99,10 +100,10 @@ class Exercise:
     inputs: Callable[[int, np.random.Generator], dict[str, object]]
     outputs: tuple[str, ...]
     expected: Callable[[dict[str, object]], dict[str, np.ndarray]]
-    call: Callable[[object, dict[str, object]], None]
     criteria: tuple[Criterion, ...]
     simulator_elements: int
     gpu_elements: int
+    call: Callable[[object, dict[str, object]], None] | None = None
     scratch: tuple[str, ...] = ()
     #: The fewest DRAM bytes per element any right answer moves (chapter 1's floor); on a GPU the
     #: check shows the learner's bandwidth at these bytes, and the tests hold it under the peak.
@@ -122,6 +123,12 @@ class Exercise:
     unread_inputs_allowed: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        if self.call is None:
+            if len(self.entries) != 1:
+                raise ValueError(f"exercise {self.id}: {len(self.entries)} entries, so it must say how to call them "
+                                 "(call=)")
+            [(name, parameters)] = self.entries.items()
+            object.__setattr__(self, "call", lambda module, args: getattr(module, name)(*(args[p] for p in parameters)))
         if any(c.metric == HOST_WRITTEN for c in self.criteria):
             return
         first = self.criteria[0]

@@ -295,3 +295,17 @@ def test_device_functions_are_not_counted_as_kernels():
     module = SimpleNamespace(kernel=kernel, helper=helper, THREADS=256)
     assert _kernels(lambda: None, module) == [kernel]
     assert _kernels(kernel, module) == [kernel]
+
+
+def test_an_exercise_of_one_entry_is_called_by_its_parameters_and_one_of_two_must_say_how():
+    """Exercise.call by default (issue 34): the one entry, with the arguments its parameters name, in order."""
+    import types
+
+    item = exercises()["02-transpose"]
+    seen = []
+    module = types.SimpleNamespace(run=lambda source, target: seen.append((source, target)))
+    item.call(module, {"target": "t", "source": "s"})
+    assert seen == [("s", "t")]
+    two = dict(item.entries, extra=("n",))
+    with pytest.raises(ValueError, match="02-transpose: 2 entries, so it must say how to call them"):
+        dataclasses.replace(item, entries=two, call=None)
