@@ -348,10 +348,7 @@ class Lab06Results(CheckedResults):
 
     def versus_cublas(self, key: str, large: bool = False) -> float | None:
         """A step's (or a peer's) FLOP rate / cuBLAS's in its precision, at the same size, same run."""
-        mine, reference = self.run(key, large), self.cublas(precision_of(key), large)
-        if mine is None or reference is None or (mine.side, mine.depth) != (reference.side, reference.depth):
-            return None
-        return mine.tflops / reference.tflops
+        return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=False)
 
     def speedup_over_previous(self, key: str, large: bool = False, per_clock: bool = False) -> float | None:
         """t(the step before ``key`` in the chapter's order) / t(``key``), at the same size, same run;
