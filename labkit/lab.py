@@ -66,12 +66,14 @@ class CheckedResults(Record):
 
 @dataclass(frozen=True)
 class Bench:
-    """What a measurement is given: the device's facts, the timer, a folder for raw profiler
-    outputs, a progress callback (one call per step), and whether kernels run in the simulator
-    (then profilers are skipped and the timer is a stand-in that no record may come from)."""
+    """What a measurement is given: the device's facts, the timer (one function, or several call
+    for call: labkit.timing.time_interleaved), a folder for raw profiler outputs, a progress
+    callback (one call per step), and whether kernels run in the simulator (then profilers are
+    skipped and the timers are stand-ins that no record may come from)."""
 
     facts: DeviceFacts
     time_gpu: Callable[..., Timing]
+    time_interleaved: Callable[..., tuple[Timing, ...]]
     work_dir: Path
     progress: Callable[[str], None]
     simulated: bool = False

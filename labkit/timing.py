@@ -39,6 +39,12 @@ names a power or thermal cap (:data:`labkit.device.THROTTLE_REASONS`). Flagged s
 and counted: a power-capped clock is the clock that kernel runs at on that card (the measured clock
 says which), not an accident to discard as nvbench's recovery pause does.
 
+Call for call (:func:`time_interleaved`): two kernels to be compared are timed in alternation,
+repetition by repetition, rather than one after the other. Under a power cap the clock a kernel
+is given depends on what ran before it and for how long (an H200 at 8192^3 GEMMs: cuBLAS FP16 at
+1376 MHz over 200 timed calls in one recording, at 1519 MHz over 20 in the next), so two kernels
+timed one after the other are compared at two power states; in alternation both see the same.
+
 Optionally, L2 is flushed before each timed call by writing a buffer of twice its size,
 outside the event pair, so that the kernel meets a cold cache and reads DRAM.
 
@@ -66,7 +72,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 
@@ -412,39 +418,57 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 10, repeats: int = 100, 
     synchronised before any event is read; each pair gives one sample (ms -> s). At least
     ``repeats`` samples, then more in chunks until the stopping rule holds.
     """
+    (timing,) = time_interleaved((fn,), warmup=warmup, repeats=repeats, flush_l2=flush_l2, max_noise=max_noise,
+                                 budget_seconds=budget_seconds)
+    return timing
+
+
+def time_interleaved(fns: Sequence[Callable[[], object]], *, warmup: int = 10, repeats: int = 100,
+                     flush_l2: bool = False, max_noise: float = MAX_NOISE,
+                     budget_seconds: float = BUDGET_SECONDS) -> tuple[Timing, ...]:
+    """Time several functions call for call: repetition i times ``fns[0]``, then ``fns[1]``, ...,
+    each as :func:`time_gpu` times one, so that each sees the same power state and clock history
+    as the others (under a power cap, the clock a kernel is given depends on what ran before it
+    and for how long: two kernels timed one after the other are compared at two clocks). Every
+    function gets the same number of samples; the stopping rule must hold for each of them."""
     if repeats < 1 or warmup < 0:
         raise ValueError(f"need repeats >= 1 and warmup >= 0, got repeats={repeats}, warmup={warmup}")
+    if not fns:
+        raise ValueError("need at least one function to time")
     cuda = _cuda()
     flush = _flusher().flush if flush_l2 else (lambda: None)
     hold, stamps = _hold(), _stamps()
+    width = len(fns)
     for _ in range(warmup):
-        flush()
-        fn()
+        for fn in fns:
+            flush()
+            fn()
     cuda.synchronize()
 
-    samples: list[float] = []
-    windows: list[Window] = []
-    pairs: list[tuple[int, int, int, int]] = []
+    samples: list[list[float]] = [[] for _ in fns]
+    windows: list[list[Window]] = [[] for _ in fns]
+    pairs: list[list[tuple[int, int, int, int]]] = [[] for _ in fns]
     back_to_back = True
-    chunk_limit = HOLD_CHUNK
-    stopped_by: StoppedBy | None = None
+    chunk_limit = max(1, HOLD_CHUNK // width)     # the calls of a chunk fill the stamp slots
+    stopped_by: list[StoppedBy | None] = [None] * width
     with _ClockSampler(current_pci_bus_id()) as sampler:
         minimum_done = None   # time.perf_counter() when the first ``repeats`` samples were in
-        while stopped_by is None:
-            chunk = next_chunk(len(samples), repeats, chunk_limit)
-            events = [(cuda.event(), cuda.event()) for _ in range(chunk)]
+        while not all(stopped_by):
+            chunk = next_chunk(len(samples[0]), repeats, chunk_limit)
+            events = [[(cuda.event(), cuda.event()) for _ in fns] for _ in range(chunk)]
             stamps.clear()
             if back_to_back:
                 hold.hold()
             released = time.perf_counter()
             try:
-                for index, (start, end) in enumerate(events):
-                    flush()
-                    stamps.stamp(2 * index)
-                    start.record()
-                    fn()
-                    end.record()
-                    stamps.stamp(2 * index + 1)
+                for index, row in enumerate(events):
+                    for which, (fn, (start, end)) in enumerate(zip(fns, row)):
+                        flush()
+                        stamps.stamp(2 * (index * width + which))
+                        start.record()
+                        fn()
+                        end.record()
+                        stamps.stamp(2 * (index * width + which) + 1)
             finally:
                 if back_to_back:
                     released = time.perf_counter()
@@ -454,38 +478,44 @@ def time_gpu(fn: Callable[[], object], *, warmup: int = 10, repeats: int = 100, 
                 chunk_limit = max(1, chunk // 2)   # a mixture of held and unheld calls: not kept
                 continue
             back_to_back = back_to_back and not hold.gave_up
-            first = events[0][0]
-            for start, end in events:
-                samples.append(cuda.event_elapsed_time(start, end) / 1e3)
-                windows.append(Window(released + cuda.event_elapsed_time(first, start) / 1e3,
-                                      released + cuda.event_elapsed_time(first, end) / 1e3))
-            pairs.extend(stamps.pairs(chunk))
-            if len(samples) < repeats:
+            first = events[0][0][0]
+            stamped = stamps.pairs(chunk * width)
+            for index, row in enumerate(events):
+                for which, (start, end) in enumerate(row):
+                    samples[which].append(cuda.event_elapsed_time(start, end) / 1e3)
+                    windows[which].append(Window(released + cuda.event_elapsed_time(first, start) / 1e3,
+                                                 released + cuda.event_elapsed_time(first, end) / 1e3))
+                    pairs[which].append(stamped[index * width + which])
+            if len(samples[0]) < repeats:
                 continue
             minimum_done = minimum_done or time.perf_counter()
-            stopped_by = stop_reason(samples, repeats, max_noise)
-            if stopped_by is None and time.perf_counter() - minimum_done > budget_seconds:
-                stopped_by = "budget"
-            if stopped_by is None and len(samples) >= MAX_REPEATS_FACTOR * repeats:
-                stopped_by = "cap"
+            reasons = [stop_reason(each, repeats, max_noise) for each in samples]
+            if all(reasons):
+                stopped_by = reasons
+            elif time.perf_counter() - minimum_done > budget_seconds:
+                stopped_by = ["budget"] * width
+            elif len(samples[0]) >= MAX_REPEATS_FACTOR * repeats:
+                stopped_by = ["cap"] * width
 
-    median_seconds, min_seconds, max_seconds = summarize_seconds(samples)
     clocks = median_clocks([state.clocks for _, state in sampler.readings])
-    flagged, reasons = throttled(windows, sampler.readings)
-    return Timing(
-        median_seconds=median_seconds,
-        min_seconds=min_seconds,
-        max_seconds=max_seconds,
-        repeats=len(samples),
-        warmup=warmup,
-        l2_flushed=flush_l2,
-        sm_clock_mhz=None if clocks is None else clocks.sm_mhz,
-        mem_clock_mhz=None if clocks is None else clocks.mem_mhz,
-        back_to_back=back_to_back,
-        sm_clock_ran_mhz=ran_at_mhz(pairs),
-        relative_noise=relative_noise(samples),
-        throttled_repeats=flagged if sampler.readings else None,
-        throttle_reasons=reasons if sampler.readings else None,
-        stopped_by=stopped_by,
-    )
-
+    timings = []
+    for which in range(width):
+        median_seconds, min_seconds, max_seconds = summarize_seconds(samples[which])
+        flagged, caps = throttled(windows[which], sampler.readings)
+        timings.append(Timing(
+            median_seconds=median_seconds,
+            min_seconds=min_seconds,
+            max_seconds=max_seconds,
+            repeats=len(samples[which]),
+            warmup=warmup,
+            l2_flushed=flush_l2,
+            sm_clock_mhz=None if clocks is None else clocks.sm_mhz,
+            mem_clock_mhz=None if clocks is None else clocks.mem_mhz,
+            back_to_back=back_to_back,
+            sm_clock_ran_mhz=ran_at_mhz(pairs[which]),
+            relative_noise=relative_noise(samples[which]),
+            throttled_repeats=flagged if sampler.readings else None,
+            throttle_reasons=caps if sampler.readings else None,
+            stopped_by=stopped_by[which],
+        ))
+    return tuple(timings)

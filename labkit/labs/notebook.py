@@ -68,12 +68,12 @@ class LabSession:
             show_recorded(self.lab, self.project, self.console, self.lang)
             return
         from labkit.device import read_device_facts
-        from labkit.timing import time_gpu
+        from labkit.timing import time_gpu, time_interleaved
 
         from labkit.gpu import expected_warnings_hidden
 
         facts = read_device_facts()
         with tempfile.TemporaryDirectory() as work_dir, expected_warnings_hidden():
-            bench = Bench(facts, time_gpu, Path(work_dir), lambda step: print(step))
+            bench = Bench(facts, time_gpu, time_interleaved, Path(work_dir), lambda step: print(step))
             results = self.program.measure(bench, self.lab.sizes_for(facts))
         show_tables(self.lab.tables(results), self.console, self.lang)

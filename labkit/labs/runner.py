@@ -106,7 +106,7 @@ def experiment_tag(changes: dict) -> str:
 def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict,
                report: RunReport | None = None) -> int:
     from labkit.device import read_clocks, read_device_facts
-    from labkit.timing import time_gpu
+    from labkit.timing import time_gpu, time_interleaved
 
     facts = read_device_facts()
     planned = lab.sizes_for(facts)   # the lab's sizes on this GPU (the course's on the H200)
@@ -137,7 +137,7 @@ def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool,
                     bar.advance(task)
 
                 try:
-                    results = program.measure(Bench(facts, time_gpu, work_dir, progress), sizes)
+                    results = program.measure(Bench(facts, time_gpu, time_interleaved, work_dir, progress), sizes)
                 except ValidationError as exc:
                     raise ResultsError(f"{lab.id}: the measured results are not valid ({describe_validation_error(exc)}); "
                                        f"nothing was recorded, {unchanged}") from None

@@ -37,10 +37,10 @@ def timer_checks() -> None:
     from labkit.kernels import roofline_kernels as rk
     from labkit.lab import Bench
     from labkit.tensor_cores import tensor_peak_gflops
-    from labkit.timing import time_gpu
+    from labkit.timing import time_gpu, time_interleaved
 
     facts = read_device_facts()
-    bench = Bench(facts, time_gpu, Path(tempfile.mkdtemp()), lambda step: None)
+    bench = Bench(facts, time_gpu, time_interleaved, Path(tempfile.mkdtemp()), lambda step: None)
     copy = ceilings.measure(bench)
     show(f"copy ceiling {copy.gbps:.0f} GB/s", copy.timing)
     blocks, threads, trips = facts.sm_count * 8, 256, 1024

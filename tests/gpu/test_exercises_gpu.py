@@ -34,9 +34,9 @@ def copy_ceiling_gbps(tmp_path_factory) -> float:
     from labkit import ceilings
     from labkit.device import read_device_facts
     from labkit.lab import Bench
-    from labkit.timing import time_gpu
+    from labkit.timing import time_gpu, time_interleaved
 
-    bench = Bench(read_device_facts(), time_gpu, tmp_path_factory.mktemp("ceiling"), lambda step: None)
+    bench = Bench(read_device_facts(), time_gpu, time_interleaved, tmp_path_factory.mktemp("ceiling"), lambda step: None)
     return ceilings.measure(bench).gbps
 
 

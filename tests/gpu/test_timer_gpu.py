@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from labkit.device import current_pci_bus_id, read_clocks, read_device_facts
-from labkit.timing import time_gpu
+from labkit.timing import time_gpu, time_interleaved
 
 pytestmark = pytest.mark.gpu
 
@@ -150,6 +150,25 @@ def test_timing_reports_spread_and_clocks(record):
     assert timing.relative_noise is not None and timing.stopped_by is not None
     assert timing.throttled_repeats is not None and timing.throttled_repeats <= timing.repeats
     assert timing.sm_clock_ran_mhz == pytest.approx(timing.sm_clock_mhz, rel=0.03)
+
+
+def test_two_functions_timed_call_for_call_each_read_as_alone(record):
+    """time_interleaved alternates two copies of different sizes: each gets the same number of
+    samples, and each median is the one time_gpu reads for it alone (the two are independent)."""
+    small, small_bytes = numba_copy(1 << 24)
+    large, large_bytes = numba_copy(1 << 26)
+    alone = [time_gpu(fn, warmup=5, repeats=60) for fn in (small, large)]
+    together = time_interleaved((small, large), warmup=5, repeats=60)
+    figures = {"bytes": [small_bytes, large_bytes], "alone": [t.model_dump() for t in alone],
+               "interleaved": [t.model_dump() for t in together],
+               "ratios": [i.median_seconds / a.median_seconds for i, a in zip(together, alone)]}
+    record("timer_interleaved", figures)
+    assert together[0].repeats == together[1].repeats >= 60
+    assert together[0].back_to_back and together[1].back_to_back
+    assert together[1].median_seconds > 2 * together[0].median_seconds     # 4x the bytes: not each other's
+    for ratio in figures["ratios"]:
+        assert ratio == pytest.approx(1.0, abs=0.05)
+    assert all(t.sm_clock_ran_mhz for t in together)
 
 
 def test_a_function_that_waits_is_timed_one_call_at_a_time(record):

@@ -1,7 +1,7 @@
 """Stand-ins for what only a GPU gives, so that each lab's measurement code runs in the simulator.
 
 The device facts describe a small Hopper part (2 SMs, so the simulator's grids stay small); the
-timer runs the function once and reports a fixed time. Nothing measured with them is a GPU
+timers run each function once and report a fixed time. Nothing measured with them is a GPU
 result: results files made from them say ``simulated: true`` and no course folder accepts them.
 """
 
@@ -31,6 +31,11 @@ def stand_in_timer(fn, *, warmup: int = 10, repeats: int = 100, flush_l2: bool =
                   back_to_back=True)
 
 
+def stand_in_interleaved(fns, *, warmup: int = 10, repeats: int = 100, flush_l2: bool = False) -> tuple[Timing, ...]:
+    """Runs each function once, in order, and says each took STAND_IN_SECONDS."""
+    return tuple(stand_in_timer(fn, warmup=warmup, repeats=repeats, flush_l2=flush_l2) for fn in fns)
+
+
 def simulated_facts(profile: str) -> DeviceFacts:
     """A common part's facts (labkit.device_profiles) with 2 SMs, so that the simulator's grids stay
     small: its compute capability, limits, clocks, bus and memory as the driver reports them. Named
@@ -42,5 +47,5 @@ def simulated_facts(profile: str) -> DeviceFacts:
 
 def stand_in_bench(work_dir: Path, steps: list[str] | None = None, facts: DeviceFacts = FACTS) -> Bench:
     """A simulated bench on ``facts``; ``steps`` collects the progress calls."""
-    return Bench(facts, stand_in_timer, work_dir, (steps.append if steps is not None else lambda step: None),
+    return Bench(facts, stand_in_timer, stand_in_interleaved, work_dir, (steps.append if steps is not None else lambda step: None),
                  simulated=True)

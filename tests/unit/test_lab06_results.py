@@ -95,6 +95,24 @@ def test_what_the_h200_measured_is_a_valid_record_that_meets_the_bars():
     assert gains["gain.lab06.cublas_tf32"] > 2 and gains["gain.lab06.mma"] > 2 and gains["gain.lab06.padding"] > 1
 
 
+def test_a_step_is_compared_with_the_cublas_timed_call_for_call_with_it():
+    """Decision (stop 39): a run's ``reference`` (cuBLAS timed in alternation with it) is what its
+    ratio to cuBLAS reads; cuBLAS's own row (timed alone) is read only by older records."""
+    runs = probe_runs()
+    alone = record(runs=runs)
+    mine = next(r for r in runs if r.kernel == "tma" and r.large)
+    theirs = alone.cublas("fp16", large=True).timing
+    paired = theirs.model_copy(update={"median_seconds": theirs.median_seconds * 1.25,
+                                       "max_seconds": max(theirs.max_seconds, theirs.median_seconds * 1.25),
+                                       "sm_clock_ran_mhz": 1400.0})
+    with_reference = record(runs=[r.model_copy(update={"reference": paired}) if r is mine else r for r in runs])
+    assert with_reference.versus_cublas("tma", True) == pytest.approx(1.25 * alone.versus_cublas("tma", True))
+    assert with_reference.versus_cublas_per_clock("tma", True) == pytest.approx(
+        paired.median_seconds / mine.timing.median_seconds * 1400.0 / mine.timing.peak_clock_mhz)
+    assert with_reference.versus_cublas("tma") == alone.versus_cublas("tma")     # no reference at 4096 here
+    assert with_reference.speedup_over_previous("tma", True) == alone.speedup_over_previous("tma", True)
+
+
 def _faster(runs: list[Run], kernel: str, factor: float, clock: float | None = None) -> list[Run]:
     out = []
     for r in runs:
@@ -268,7 +286,7 @@ def test_a_failure_is_one_line():
 
 def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(monkeypatch):
     from labkit.labs.lab06 import program
-    from tests.labs.stand_in import stand_in_timer
+    from tests.labs.stand_in import stand_in_interleaved
 
     def launcher(self, item):
         if item == "shared":
@@ -276,7 +294,7 @@ def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(mon
         return lambda: None
 
     monkeypatch.setattr(program.Operands, "launcher", launcher)
-    runs, unavailable, _, configs = program.time_runs(stand_in_timer, LAB.simulator_sizes, PROFILES["a100-40gb"], {})
+    runs, unavailable, _, configs = program.time_runs(stand_in_interleaved, LAB.simulator_sizes, PROFILES["a100-40gb"], {})
     assert unavailable["shared"] == "failed here: RuntimeError: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"
     assert {r.kernel for r in runs} == {"naive", "padded", "regtile", "numba_pipelined"}   # the simulator's other steps
     assert unavailable["triton_fp16"] == "Triton needs a GPU: the simulator runs Numba kernels only" and configs == []

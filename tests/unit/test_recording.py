@@ -22,7 +22,7 @@ from labkit.lab import Bench, Check, Lab, Program
 from labkit.project import Project
 from labkit.records import Positive, Record
 from labkit.results import ResultsError, ResultsFile, provenance, read_results
-from tests.labs.stand_in import FACTS, stand_in_timer
+from tests.labs.stand_in import FACTS, stand_in_interleaved, stand_in_timer
 
 SLUG = "simulated-gpu"
 
@@ -494,6 +494,7 @@ def gpu_run(tmp_path, monkeypatch):
     monkeypatch.setattr(labkit.device, "read_device_facts", lambda: FACTS)
     monkeypatch.setattr(labkit.device, "read_clocks", lambda *args: None)
     monkeypatch.setattr(labkit.timing, "time_gpu", stand_in_timer)
+    monkeypatch.setattr(labkit.timing, "time_interleaved", stand_in_interleaved)
     project = Project(tmp_path)
     program = TinyProgram()
     lab = TinyLab(program)

@@ -27,7 +27,8 @@ from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab06 import plan
 from labkit.labs.lab06.plan import fitted_side
 from labkit.labs.lab06.results import (ITEMS, SLOW_STEPS, STEPS, Device, Lab06Results, MmaRoof, MmaRoofPoint,
-                                       PeerConfig, Resources, Run, Sizes, is_peer, precision_of, step)
+                                       PeerConfig, Resources, Run, Sizes, cublas_reference, is_peer, precision_of,
+                                       step)
 
 # The simulator's tiny grids: numba-cuda's under-utilisation warning says nothing here.
 warnings.filterwarnings("ignore", category=NumbaPerformanceWarning)
@@ -276,9 +277,12 @@ def compiled_resources(skipped: dict[str, str], sizes: Sizes, facts: DeviceFacts
 
 
 # ----- timings ----------------------------------------------------------------------------------
-def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[str, str]
+def time_runs(time_interleaved, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[str, str]
               ) -> tuple[list[Run], dict[str, str], dict[str, str], list[PeerConfig]]:
     """Each step, cuBLAS and peer at ``side``; all but the slow steps again at ``large_side``.
+    A step or a peer is timed call for call with cuBLAS in its precision (labkit.timing.time_interleaved:
+    under the H200's power cap, two kernels timed one after the other run at two clocks), and the
+    reference's timing is kept beside its own; cuBLAS is also timed alone, for its own row.
     Returns the runs, why each item that did not run at the side (those of ``skipped`` included)
     or at the large side did not, and what each peer ran as at each side."""
     runs: list[Run] = []
@@ -289,7 +293,7 @@ def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[s
         if requested is None:
             continue
         operands: dict[int, Operands] = {}
-        fn = None
+        fns = ()
         for item in ITEMS:
             if large and (item in SLOW_STEPS or item in unavailable):
                 continue
@@ -298,28 +302,32 @@ def time_runs(time_gpu, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[s
             if why is not None:
                 (unavailable_large if large else unavailable)[item] = why
                 continue
+            reference = cublas_reference(item)
+            if reference is not None and (why_unavailable(reference, side, facts) or reference in unavailable):
+                reference = None    # its own row says why
             try:
                 if side not in operands:
                     operands[side] = Operands(side, side, depth, seed=1)
-                fn = operands[side].launcher(item)
+                fns = tuple(operands[side].launcher(k) for k in (item, reference) if k is not None)
                 warmup, repeats = 3, sizes.repeats
                 if not SIMULATED:
-                    fn()
+                    fns[0]()
                     cuda.synchronize()
-                    if _seconds_once(fn) > LONG_CALL_SECONDS:
+                    if _seconds_once(fns[0]) > LONG_CALL_SECONDS:
                         warmup, repeats = 1, LONG_CALL_REPEATS
-                timing = time_gpu(fn, warmup=warmup, repeats=repeats)
+                timings = time_interleaved(fns, warmup=warmup, repeats=repeats)
             except Exception as exc:  # see check_against_numpy
                 (unavailable_large if large else unavailable)[item] = failure(exc)
                 continue
-            runs.append(Run(kernel=item, large=large, side=side, depth=depth, timing=timing))
+            runs.append(Run(kernel=item, large=large, side=side, depth=depth, timing=timings[0],
+                            reference=timings[1] if len(timings) > 1 else None))
             if is_peer(item):
                 from labkit.kernels import gemm_triton
 
                 chosen = gemm_triton.chosen_config()
                 if chosen is not None:   # an autotuner that does not say what it kept: the rate alone
                     configs.append(PeerConfig(kernel=item, side=side, version=gemm_triton.version(), **chosen))
-        fn = None       # the last launcher holds its operands: dropped before their memory is released
+        fns = ()        # the last launchers hold their operands: dropped before their memory is released
         operands.clear()
         release_device_memory()
     return runs, unavailable, unavailable_large, configs
@@ -419,7 +427,7 @@ class Lab06Program(Program[Sizes, Lab06Results]):
         resources = compiled_resources(skipped, sizes, facts)
         bench.progress(f"each step, cuBLAS and the peers at {sizes.side}^3" + (f" and {sizes.large_side}^3" if sizes.large_side
                                                                    else ""))
-        runs, unavailable, unavailable_large, peer_configs = time_runs(bench.time_gpu, sizes, facts, skipped)
+        runs, unavailable, unavailable_large, peer_configs = time_runs(bench.time_interleaved, sizes, facts, skipped)
         bench.progress("mma.sync's own roof: a register-only loop")
         roof = (Unavailable(status="unavailable", reason="kernels ran in the Numba CUDA simulator") if bench.simulated
                 else mma_roof_step(bench.time_gpu, sizes, facts))

@@ -134,6 +134,11 @@ def precision_of(item: str) -> str:
     return step(item).precision
 
 
+def cublas_reference(item: str) -> str | None:
+    """What a step or a peer is compared with: cuBLAS in its precision; None for cuBLAS itself."""
+    return None if item.startswith("cublas_") else f"cublas_{precision_of(item)}"
+
+
 def step(key: str) -> Step:
     for candidate in STEPS:
         if candidate.key == key:
@@ -173,13 +178,17 @@ class Sizes(Record):
 class Run(Record):
     """One kernel (a step's key or ``cublas_<precision>``) timed at one size: C side x side, K = depth.
     ``large``: at the lab's large size (else at its main size, or the smallest multiple of the
-    kernel's tile above it where its tile does not divide that size: the simulator's)."""
+    kernel's tile above it where its tile does not divide that size: the simulator's).
+    ``reference``: cuBLAS in the kernel's precision, timed call for call with it at the same size
+    (labkit.timing.time_interleaved), so that the two are compared in the same power state; None
+    for cuBLAS itself, where cuBLAS could not run, and in records from before stop 39."""
 
     kernel: str
     large: bool
     side: PositiveInt
     depth: PositiveInt
     timing: Timing
+    reference: Timing | None = None
 
     @property
     def tflops(self) -> float:
@@ -347,7 +356,8 @@ class Lab06Results(CheckedResults):
         return self.run(f"cublas_{precision}", large)
 
     def versus_cublas(self, key: str, large: bool = False) -> float | None:
-        """A step's (or a peer's) FLOP rate / cuBLAS's in its precision, at the same size, same run."""
+        """A step's (or a peer's) FLOP rate / cuBLAS's in its precision, at the same size, same run:
+        cuBLAS timed call for call with it (:attr:`Run.reference`), or alone in an older record."""
         return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=False)
 
     def speedup_over_previous(self, key: str, large: bool = False, per_clock: bool = False) -> float | None:
@@ -363,19 +373,25 @@ class Lab06Results(CheckedResults):
         clock it ran at, same size, same run: the comparison at equal clock. At 8192^3 the H200 runs
         under its software power cap, and the clock each kernel is left depends on how long it was
         timed and on what ran before it (cuBLAS FP16 at 1376 MHz over 200 repeats in one recording,
-        1519 MHz over 20 in the next): the ratio of raw rates then measures the power state as much
-        as the kernel, the ratio per clock the kernel."""
+        1519 MHz over 20 in the next): timed one after the other, the ratio of raw rates measures the
+        power state as much as the kernel, the ratio per clock the kernel. Timed call for call, the
+        two ratios should agree (both kernels run in the same power state, not at one clock: each
+        draws its own power)."""
         return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=True)
 
     def _ratio(self, key: str, reference: str, large: bool, per_clock: bool) -> float | None:
+        """t(reference) / t(key) (x clock(reference) / clock(key) ``per_clock``), same size, same run;
+        the reference's timing taken call for call with ``key`` where the record has it."""
         mine, theirs = self.run(key, large), self.run(reference, large)
         if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
             return None
-        ratio = theirs.timing.median_seconds / mine.timing.median_seconds
+        paired = mine.reference if mine.reference is not None and reference == cublas_reference(key) else None
+        their_timing = paired or theirs.timing
+        ratio = their_timing.median_seconds / mine.timing.median_seconds
         if per_clock:
-            if not mine.timing.peak_clock_mhz or not theirs.timing.peak_clock_mhz:
+            if not mine.timing.peak_clock_mhz or not their_timing.peak_clock_mhz:
                 return None
-            ratio *= theirs.timing.peak_clock_mhz / mine.timing.peak_clock_mhz
+            ratio *= their_timing.peak_clock_mhz / mine.timing.peak_clock_mhz
         return ratio
 
     def best(self, precision: str, large: bool = False) -> str | None:
