@@ -949,6 +949,13 @@ def _ch06_unit_pct(key: str, unit: str) -> float:
     return next(u.pct for u in recorded_results("lab-06").profile(key).diagnosis().units if u.unit == unit)
 
 
+def _ch06_local_load_share(key: str) -> float:
+    """Local-memory sectors read / (local + global sectors read) through L1 by lab 06's profiled step ``key``."""
+    kernel = recorded_results("lab-06").profile(key).profile()
+    local = kernel.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
+    return local / (local + kernel.value("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"))
+
+
 def _lab06_run(item: str, large: bool = False):
     """Lab 06's recorded run of a step or ``cublas_<precision>`` (the course's H200 record)."""
     run = recorded_results("lab-06").run(_lab06_recorded(item), large)
@@ -1046,14 +1053,18 @@ def _chapter6_figures() -> dict[str, Figure]:
     fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
     out = {
         "ch06.n": Figure(lambda: n),
-        # steps 3c and 4: Not Selected leads, yet issue slots stay empty (Scheduler Statistics)
+        # steps 3c, 4 and 4': Not Selected leads, yet issue slots stay empty (Scheduler Statistics)
         **{f"lab06.ncu.{key}.no_eligible_pct": Figure(
-            (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined")},
-        "lab06.ncu.pipelined.fma_pct": Figure(lambda: _ch06_unit_pct("pipelined", "pipe_fma"), 0),
-        # step 4's gap to the FP32 roof, in points of the FMA pipe's peak (one warp instruction per
-        # scheduler per cycle, the issue rate): slots with nothing issued, and issued non-FMA instructions
-        "lab06.ncu.pipelined.non_fma_pct": Figure(
-            lambda: _ch06_unit_pct("pipelined", "issue") - _ch06_unit_pct("pipelined", "pipe_fma"), 0),
+            (lambda key=key: 100 - _ch06_unit_pct(key, "issue")), 0) for key in ("ctile", "pipelined", "numba_pipelined")},
+        # the gap of steps 4 and 4' to the FP32 roof, in points of the FMA pipe's peak (one warp
+        # instruction per scheduler per cycle, the issue rate): slots with nothing issued, and issued
+        # non-FMA instructions; the integer pipe, where 4' issues what 4 does not
+        **{f"lab06.ncu.{key}.{what}_pct": Figure(
+            (lambda key=key, what=what: _ch06_unit_pct(key, "issue") - _ch06_unit_pct(key, "pipe_fma") if what == "non_fma"
+             else _ch06_unit_pct(key, f"pipe_{what}")), 0)
+           for key in ("pipelined", "numba_pipelined") for what in ("fma", "non_fma", "alu")},
+        # step 4': its local-memory reads (the spill) as a share of all the sectors it reads through L1
+        "lab06.ncu.numba_pipelined.local_load_pct": Figure(lambda: 100 * _ch06_local_load_share("numba_pipelined"), 2),
         # the SM clock each run ran at (measured on the GPU) beside NVML's reading, and what it changes
         **{f"lab06.clock.{which}_mhz.{item}": Figure(
             (lambda item=item, which=which, large=large: getattr(_lab06_run(item.removesuffix("_large"), large).timing,

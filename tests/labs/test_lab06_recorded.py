@@ -457,6 +457,26 @@ def test_step_4_in_numba_doubles_step_3_and_stays_below_step_4(either_record):
     assert all(items[0].gain_pct - i.gain_pct < 5 for i in items[1:3]), items
 
 
+def test_step_4_in_numba_loses_to_step_4_on_integer_instructions_and_uncovered_global_loads(either_record):
+    """Chapter 6, "Ce qui sépare 4′ de 4": same FMAs, so the time ratio is the FMA pipes' ratio; 4'
+    has more empty slots and more non-FMA instructions, the extra ones on the integer pipe; Long
+    Scoreboard follows Not Selected in 4' and is not in step 4's first three; the local reads (the
+    spill) are a negligible share of the sectors read, so the loads waited on are global."""
+    results = either_record.results
+    cuda_c, numba = (results.profile(key).diagnosis() for key in ("pipelined", "numba_pipelined"))
+    ours, theirs = ({u.unit: u.pct for u in d.units} for d in (cuda_c, numba))
+    seconds = results.run("numba_pipelined").timing.median_seconds / results.run("pipelined").timing.median_seconds
+    assert seconds == pytest.approx(ours["pipe_fma"] / theirs["pipe_fma"], rel=0.05)
+    assert (100 - theirs["issue"]) - (100 - ours["issue"]) > 5
+    assert (theirs["issue"] - theirs["pipe_fma"]) - (ours["issue"] - ours["pipe_fma"]) > 5
+    assert theirs["pipe_alu"] > 3 * ours["pipe_alu"]
+    assert [s.reason for s in numba.top_stalls[:2]] == ["not_selected", "long_scoreboard"], numba.top_stalls
+    assert "long_scoreboard" not in [s.reason for s in cuda_c.top_stalls[:3]], cuda_c.top_stalls
+    kernel = results.profile("numba_pipelined").profile()
+    local = kernel.value("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum")
+    assert 0 < local < 1e-3 * kernel.value("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+
+
 def test_step_4_in_numba_with_a_range_loop_is_slower():
     import json
 
