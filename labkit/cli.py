@@ -21,11 +21,6 @@ EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 
 
-#: labkit doctor --as: the parts labkit.device_profiles describes (kept here so that --help needs no import).
-PROFILE_NAMES = ("t4", "v100", "a100-40gb", "rtx-3060-laptop", "l4", "rtx-4090", "h100-pcie", "h200", "b200",
-                 "rtx-5090")
-
-
 def _doctor(args, console) -> int:
     from labkit.doctor import doctor_report, format_report
 
@@ -318,8 +313,10 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     doctor = commands.add_parser("doctor", help="what this machine offers (GPU, clocks, peaks, libraries, "
                                  "profilers) and what each lab will do on it")
-    doctor.add_argument("--as", dest="as_profile", metavar="GPU", choices=sorted(PROFILE_NAMES),
-                        help=f"what each lab would do on another GPU: {', '.join(PROFILE_NAMES)}")
+    from labkit.device_profiles import PROFILES  # the standard library and labkit's pure modules only
+
+    doctor.add_argument("--as", dest="as_profile", metavar="GPU", choices=sorted(PROFILES),
+                        help=f"what each lab would do on another GPU: {', '.join(PROFILES)}")
     doctor.set_defaults(handler=_doctor)
     run = commands.add_parser("run", help="run a lab (on the GPU, or in the simulator without one)")
     run.add_argument("lab", help="e.g. lab-04")

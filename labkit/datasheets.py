@@ -1,5 +1,4 @@
-"""Vendor datasheet figures, the one place the course types them, and what a compute capability
-allows where no datasheet is known.
+"""Vendor datasheet figures, the one place the course types them, and the course's GPU.
 
 A :class:`Datasheet` is the manufacturer's numbers for one part (its ``source`` names the
 document), with the names the CUDA driver gives that part, so that a results file recorded on it
@@ -7,9 +6,8 @@ can be held to them (:mod:`labkit.known_gpus`). Where the vendor does not state 
 None, never a guess; where the course computes one from the datasheet's own figures, the field's
 comment says how. Measured ceilings never live here: they come from results files.
 
-:data:`FAMILY_LIMITS` bounds, per compute capability, what any part of it can report (the largest
-die's SMs, the fastest memory shipped on it): a record from a GPU without a datasheet is held to
-those.
+What any part of a compute capability can report, for a GPU without a datasheet (the largest die's
+SMs, the fastest memory shipped on it), is a column of :mod:`labkit.architectures`.
 """
 
 from __future__ import annotations
@@ -35,6 +33,11 @@ class Datasheet:
     #: boost_clock_mhz (None: the same clock, or no such figure). These datasheets print the 2:4-sparse
     #: rates, twice the dense ones (labkit.tensor_cores).
     tensor_clock_mhz: float | None = None
+
+    @property
+    def driver_name(self) -> str:
+        """The name the driver gives the first variant the sheet lists (its profile's and records' name)."""
+        return self.driver_names[0]
 
 
 def _sheet(name, cc, *, sms, boost, fp32, fp64, hbm, kind, memory_gb, l2, names, source,
@@ -97,6 +100,11 @@ RTX_5090 = _sheet("GeForce RTX 5090", (12, 0), sms=170, boost=2407.0, fp32=104_8
                   kind="GDDR7", memory_gb=32, l2=96.0, names=("NVIDIA GeForce RTX 5090",),
                   source="NVIDIA RTX Blackwell GPU architecture whitepaper (GeForce RTX 5090)")
 
+#: The course's GPU: the H200 SXM lent to it (shared/GPU.md). Its records are named after its driver
+#: name (labs/*/results/nvidia-h200.json), and its profile (labkit.device_profiles.COURSE_GPU) is that
+#: name's.
+COURSE_GPU = H200_SXM
+
 DATASHEETS: tuple[Datasheet, ...] = (T4, V100_SXM2, A100_SXM4_40GB, A100_SXM4_80GB, A10, A10G, L4, RTX_3060_LAPTOP,
                                      RTX_3090, RTX_4090, H100_SXM, H100_PCIE, H200_SXM, B200, RTX_5090)
 
@@ -108,30 +116,3 @@ def datasheet_for(gpu_name: str) -> Datasheet | None:
         if wanted in (" ".join(n.split()).lower() for n in sheet.driver_names):
             return sheet
     return None
-
-
-@dataclass(frozen=True)
-class FamilyLimits:
-    """What any part of one compute capability can report: its largest die's SMs and the fastest
-    DRAM shipped with it (10^9 bytes/s), from NVIDIA's architecture whitepapers and datasheets."""
-
-    max_sm_count: int
-    max_dram_gbps: float
-    example: str
-
-
-#: Per compute capability: (largest die: SMs; fastest part: DRAM bandwidth).
-FAMILY_LIMITS: dict[tuple[int, int], FamilyLimits] = {
-    (7, 0): FamilyLimits(84, 1_134.0, "GV100 (84 SMs); V100S PCIe 1 134 GB/s"),
-    (7, 5): FamilyLimits(72, 672.0, "TU102 (72 SMs); TITAN RTX / Quadro RTX 8000 672 GB/s"),
-    (8, 0): FamilyLimits(128, 2_039.0, "GA100 (128 SMs); A100 SXM4 80 GB 2 039 GB/s"),
-    (8, 6): FamilyLimits(84, 1_008.0, "GA102 (84 SMs); RTX 3090 Ti 1 008 GB/s"),
-    (8, 7): FamilyLimits(16, 204.8, "Jetson AGX Orin (16 SMs, 204.8 GB/s)"),
-    (8, 9): FamilyLimits(144, 1_008.0, "AD102 (144 SMs); RTX 4090 1 008 GB/s"),
-    (9, 0): FamilyLimits(144, 4_890.0, "GH100 (144 SMs); H200 NVL 4.8 TB/s, GH200 144 GB 4.9 TB/s"),
-    (10, 0): FamilyLimits(160, 8_000.0, "GB100 (2 x 80 SMs); B200 8 TB/s"),
-    (10, 3): FamilyLimits(160, 8_000.0, "GB110 (2 x 80 SMs); B300 8 TB/s"),
-    (11, 0): FamilyLimits(20, 273.0, "Jetson AGX Thor (20 SMs, 273 GB/s)"),
-    (12, 0): FamilyLimits(192, 1_792.0, "GB202 (192 SMs); RTX 5090 1 792 GB/s"),
-    (12, 1): FamilyLimits(48, 273.0, "GB10, DGX Spark (48 SMs, 273 GB/s)"),
-}

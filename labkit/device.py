@@ -11,15 +11,8 @@ import statistics
 import subprocess
 from dataclasses import dataclass
 
+from labkit import architectures
 from labkit.backend import NoGPUError
-
-#: FP32 lanes (CUDA cores) per SM, by compute capability: the CUDA C++ Programming Guide's
-#: "Throughput of Native Arithmetic Instructions" (32-bit floating-point add, multiply, multiply-add,
-#: results per clock cycle per multiprocessor), the same as each architecture whitepaper's SM diagram.
-FP32_LANES_PER_SM: dict[tuple[int, int], int] = {
-    (7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128,
-    (10, 0): 128, (10, 3): 128, (11, 0): 128, (12, 0): 128, (12, 1): 128,
-}
 
 
 def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
@@ -31,34 +24,14 @@ def hbm_peak_gbps(mem_clock_mhz: float, bus_width_bits: int) -> float:
     return 2 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9
 
 
-#: FP64 (non-tensor) lanes per SM, same table of the Guide (64-bit add, multiply, multiply-add):
-#: half the FP32 lanes on the data-centre parts of 7.0, 8.0, 9.0 and 10.0 (1:2), two on all others
-#: (1:64 on 8.6 to 12.x, 1:32 on 7.5), Blackwell Ultra (10.3) included: the B300's datasheet gives
-#: 1.25 TFLOPS of FP64 for 160 SMs, two lanes each. No datasheet gives Jetson Thor's (11.0): two, as
-#: on every part that is not a data-centre 7.0/8.0/9.0/10.0 (lab 01 measures it).
-FP64_LANES_PER_SM = {
-    (7, 0): 32, (7, 5): 2, (8, 0): 32, (8, 6): 2, (8, 7): 2, (8, 9): 2, (9, 0): 64,
-    (10, 0): 64, (10, 3): 2, (11, 0): 2, (12, 0): 2, (12, 1): 2,
-}
-
-
-def _lanes(table: dict, name: str, compute_capability: tuple[int, int]) -> int:
-    try:
-        return table[tuple(compute_capability)]
-    except KeyError:
-        major, minor = compute_capability
-        raise ValueError(
-            f"no {name} lane count for compute capability {major}.{minor}: "
-            f"add it to {name}_LANES_PER_SM in labkit/device.py"
-        ) from None
-
-
 def fp32_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
-    return _lanes(FP32_LANES_PER_SM, "FP32", compute_capability)
+    """FP32 lanes (CUDA cores) per SM (labkit.architectures)."""
+    return architectures.compute_capability(compute_capability).fp32_lanes_per_sm
 
 
 def fp64_lanes_per_sm(compute_capability: tuple[int, int]) -> int:
-    return _lanes(FP64_LANES_PER_SM, "FP64", compute_capability)
+    """FP64 (non-tensor) lanes per SM (labkit.architectures)."""
+    return architectures.compute_capability(compute_capability).fp64_lanes_per_sm
 
 
 def fp64_ratio(compute_capability: tuple[int, int]) -> float:

@@ -12,16 +12,21 @@ may differ (a laptop part's clocks depend on its power limit, a cloud part's mem
 
 from __future__ import annotations
 
+from labkit import datasheets as sheets
+from labkit.datasheets import Datasheet
 from labkit.device import DeviceFacts
 from labkit.occupancy import architecture
 
 MIB = 1 << 20
 
 
-def _facts(name: str, cc: tuple[int, int], *, sms: int, sm_mhz: float, mem_mhz: float, bus: int, l2_mib: float,
+def _facts(sheet: Datasheet, *, sm_mhz: float, mem_mhz: float, bus: int, l2_mib: float,
            memory_mib: int) -> DeviceFacts:
-    arch = architecture(cc)
-    return DeviceFacts(name=name, compute_capability=cc, sm_count=sms, max_sm_clock_mhz=sm_mhz,
+    """The part's driver name, compute capability and SMs from its datasheet, the driver's clocks,
+    bus, L2 and memory as given, and its compute capability's per-SM limits."""
+    arch = architecture(sheet.compute_capability)
+    return DeviceFacts(name=sheet.driver_name, compute_capability=sheet.compute_capability,
+                       sm_count=sheet.sm_count, max_sm_clock_mhz=sm_mhz,
                        max_mem_clock_mhz=mem_mhz, memory_bus_width_bits=bus, l2_bytes=int(l2_mib * MIB),
                        max_threads_per_block=arch.max_threads_per_block,
                        max_shared_bytes_per_block_optin=arch.max_shared_bytes_per_block_optin,
@@ -31,25 +36,18 @@ def _facts(name: str, cc: tuple[int, int], *, sms: int, sm_mhz: float, mem_mhz: 
 
 #: Profiles by a short name (``labkit doctor --as t4``).
 PROFILES: dict[str, DeviceFacts] = {
-    "t4": _facts("Tesla T4", (7, 5), sms=40, sm_mhz=1590, mem_mhz=5001, bus=256, l2_mib=4, memory_mib=15_095),
-    "v100": _facts("Tesla V100-SXM2-16GB", (7, 0), sms=80, sm_mhz=1530, mem_mhz=877, bus=4096, l2_mib=6,
-                   memory_mib=16_160),
-    "a100-40gb": _facts("NVIDIA A100-SXM4-40GB", (8, 0), sms=108, sm_mhz=1410, mem_mhz=1215, bus=5120, l2_mib=40,
-                        memory_mib=40_536),
-    "rtx-3060-laptop": _facts("NVIDIA GeForce RTX 3060 Laptop GPU", (8, 6), sms=30, sm_mhz=1702, mem_mhz=7001,
-                              bus=192, l2_mib=3, memory_mib=6_144),
-    "l4": _facts("NVIDIA L4", (8, 9), sms=58, sm_mhz=2040, mem_mhz=6251, bus=192, l2_mib=48, memory_mib=22_491),
-    "rtx-4090": _facts("NVIDIA GeForce RTX 4090", (8, 9), sms=128, sm_mhz=2520, mem_mhz=10_501, bus=384, l2_mib=72,
-                       memory_mib=24_564),
-    "h100-pcie": _facts("NVIDIA H100 PCIe", (9, 0), sms=114, sm_mhz=1755, mem_mhz=1593, bus=5120, l2_mib=50,
-                        memory_mib=81_559),
-    "h200": _facts("NVIDIA H200", (9, 0), sms=132, sm_mhz=1980, mem_mhz=3201, bus=6016, l2_mib=60,
-                   memory_mib=143_771),
-    "b200": _facts("NVIDIA B200", (10, 0), sms=148, sm_mhz=1965, mem_mhz=3996, bus=8192, l2_mib=126.5,
-                   memory_mib=182_623),
-    "rtx-5090": _facts("NVIDIA GeForce RTX 5090", (12, 0), sms=170, sm_mhz=2407, mem_mhz=14_001, bus=512, l2_mib=96,
-                       memory_mib=32_607),
+    "t4": _facts(sheets.T4, sm_mhz=1590, mem_mhz=5001, bus=256, l2_mib=4, memory_mib=15_095),
+    "v100": _facts(sheets.V100_SXM2, sm_mhz=1530, mem_mhz=877, bus=4096, l2_mib=6, memory_mib=16_160),
+    "a100-40gb": _facts(sheets.A100_SXM4_40GB, sm_mhz=1410, mem_mhz=1215, bus=5120, l2_mib=40, memory_mib=40_536),
+    "rtx-3060-laptop": _facts(sheets.RTX_3060_LAPTOP, sm_mhz=1702, mem_mhz=7001, bus=192, l2_mib=3, memory_mib=6_144),
+    "l4": _facts(sheets.L4, sm_mhz=2040, mem_mhz=6251, bus=192, l2_mib=48, memory_mib=22_491),
+    "rtx-4090": _facts(sheets.RTX_4090, sm_mhz=2520, mem_mhz=10_501, bus=384, l2_mib=72, memory_mib=24_564),
+    "h100-pcie": _facts(sheets.H100_PCIE, sm_mhz=1755, mem_mhz=1593, bus=5120, l2_mib=50, memory_mib=81_559),
+    "h200": _facts(sheets.H200_SXM, sm_mhz=1980, mem_mhz=3201, bus=6016, l2_mib=60, memory_mib=143_771),
+    "b200": _facts(sheets.B200, sm_mhz=1965, mem_mhz=3996, bus=8192, l2_mib=126.5, memory_mib=182_623),
+    "rtx-5090": _facts(sheets.RTX_5090, sm_mhz=2407, mem_mhz=14_001, bus=512, l2_mib=96, memory_mib=32_607),
 }
 
-#: The course's GPU, as read on the lent H200 (shared/GPU.md): the plans give the labs' sizes on it.
-COURSE_GPU = PROFILES["h200"]
+#: The course's GPU (labkit.datasheets.COURSE_GPU) as read on the lent H200 (shared/GPU.md): the plans
+#: give the labs' sizes on it.
+COURSE_GPU = next(facts for facts in PROFILES.values() if facts.name == sheets.COURSE_GPU.driver_name)

@@ -17,6 +17,7 @@ from typing import Callable
 
 from labkit.backend import NO_GPU_NOTICE, select_backend
 from labkit.cuda_tools import find_tool
+from labkit.gpu_setup import FLAVOURS
 from labkit.profiling.ncu import PERMISSION_FIX
 from labkit.device import (
     DeviceFacts,
@@ -176,9 +177,12 @@ def lab_rows(facts: DeviceFacts, available: dict[str, bool]) -> list[Row]:
     from labkit.lab import labs
 
     rows: list[Row] = []
-    if tuple(facts.compute_capability) < (7, 5):
-        rows.append(("labs", "CUDA 13 compiles for compute capability 7.5 and newer: here the labs use the CUDA 12 "
-                             "packages (labkit.gpu_setup chooses them), and lab 02's SASS step a CUDA 12 nvcc"))
+    newest, older = FLAVOURS[0], FLAVOURS[-1]   # labkit.gpu_setup's flavours, newest CUDA first
+    oldest = newest.oldest_compute_capability
+    if tuple(facts.compute_capability) < oldest:
+        rows.append(("labs", f"CUDA {newest.cuda_major} compiles for compute capability {oldest[0]}.{oldest[1]} and "
+                             f"newer: here the labs use the CUDA {older.cuda_major} packages (labkit.gpu_setup "
+                             f"chooses them), and lab 02's SASS step a CUDA {older.cuda_major} nvcc"))
     for lab in labs().values():
         sizes = lab.sizes_for(facts)
         footprint = lab.footprint_bytes(sizes)

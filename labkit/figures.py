@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from labkit import access, latency, occupancy, roofline, workloads
-from labkit.datasheets import H100_SXM, H200_SXM, Datasheet
+from labkit.datasheets import COURSE_GPU, H100_SXM, H200_SXM, Datasheet
 from labkit.device import fp32_lanes_per_sm, fp32_peak_gflops
 from labkit.labs.lab01 import LAB as LAB01
 from labkit.labs.lab01.results import SWEEP_FMAS
@@ -209,6 +209,11 @@ def _lab01_stencil_dram_bytes_per_point() -> float:
     return results.traffic_of("stencil_5pt").dram_bytes / results.sizes.stencil_n ** 2
 
 
+def _fp32_at_boost_gflops(sheet: Datasheet = H200_SXM) -> float:
+    """The FP32 lanes' peak at the sheet's boost clock, SMs x lanes x 2 x clock (the sheet's own figure is rounded)."""
+    return fp32_peak_gflops(sheet.sm_count, sheet.compute_capability, sheet.boost_clock_mhz)
+
+
 def _tensor_datasheet_tflops(precision: str, sheet: Datasheet = H200_SXM) -> float:
     """The dense tensor-core rate at the clock the vendor's figures assume (labkit.datasheets)."""
     from labkit.tensor_cores import tensor_peak_gflops
@@ -233,7 +238,7 @@ def _chapter1_figures() -> dict[str, Figure]:
         "ch01.quiz.fp64_t_memory_ms": Figure(lambda: 1e3 * _fp64_quiz_seconds(math.inf), 1),
         "ch01.quiz.fp64_tflop": Figure(lambda: FP64_QUIZ_FLOPS / 1e12),
         "ch01.fp32_ridge_at_boost": Figure(lambda: roofline.ridge_point(
-            fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), H200_SXM.hbm_gbps), 1),
+            _fp32_at_boost_gflops(), H200_SXM.hbm_gbps), 1),
         "ch01.quiz.gemm_block.rows": Figure(lambda: GEMM_QUIZ_BLOCK[0]),
         "ch01.quiz.gemm_block.cols": Figure(lambda: GEMM_QUIZ_BLOCK[1]),
         "ch01.quiz.gemm_block.loads": Figure(lambda: sum(GEMM_QUIZ_BLOCK)),
@@ -320,14 +325,14 @@ def _chapter1_figures() -> dict[str, Figure]:
             lambda f=per_wavefront: roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz) / 1e3, 1)
         out[f"ch01.gemm.shared_roof_pct_of_fp32.r{block}.h200"] = Figure(
             lambda f=per_wavefront: 100 * roofline.shared_roof_gflops(f, H200_SXM.sm_count, H200_SXM.boost_clock_mhz)
-            / fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz), 1)
+            / _fp32_at_boost_gflops(), 1)
         out[f"ch01.gemm.flops_per_wavefront.r{block}"] = Figure(lambda f=per_wavefront: f)
         out[f"ch01.gemm.outputs_per_thread.r{block}"] = Figure(lambda b=block: b * b)
         out[f"ch01.gemm.shared_loads_per_step.r{block}"] = Figure(lambda b=block: 2 * b)
     out["ch01.gemm.max_tile_one_output_per_thread"] = Figure(
         lambda: math.isqrt(PORTABLE_MAX_THREADS_PER_BLOCK))
     out["cuda.max_threads_per_block"] = Figure(lambda: PORTABLE_MAX_THREADS_PER_BLOCK)
-    out["h200.fp32_flops_per_sm_clock"] = Figure(lambda: 2 * fp32_lanes_per_sm((9, 0)))
+    out["h200.fp32_flops_per_sm_clock"] = Figure(lambda: 2 * fp32_lanes_per_sm(H200_SXM.compute_capability))
     return out
 
 
@@ -337,9 +342,6 @@ def _chapter1_figures() -> dict[str, Figure]:
 CH03_BLOCK, CH03_REGISTERS = 256, 64
 CH03_BIG_BLOCK = 1024
 CH03_SMEM_KIB = (56, 57)
-#: Little's law on our GPU: the HBM latency and the copy bandwidth that lab 03 measured on the course's
-#: H200 (its record, read through labkit.results: a measured figure is never typed here).
-RECORDED_GPU = "NVIDIA H200"
 #: Dependent-FMA latency for the example: the Programming Guide's typical 4 cycles (CC 7.x); one
 #: warp instruction per scheduler per cycle.
 CH03_FMA_LATENCY_CYCLES, CH03_FMA_ISSUE = 4.0, 1.0
@@ -378,9 +380,10 @@ class LittleInputs:
     sm_count: int
 
 
-def recorded_results(lab_id: str, gpu: str = RECORDED_GPU):
-    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``), read through the
-    lab blocks' own read side (labkit.results.read_current): a re-recorded file is read again."""
+def recorded_results(lab_id: str, gpu: str = COURSE_GPU.driver_name):
+    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``; the course's H200 by
+    default), read through the lab blocks' own read side (labkit.results.read_current): a
+    re-recorded file is read again, and a measured figure is never typed here."""
     from labkit.lab import lab
     from labkit.project import find_project
     from labkit.results import gpu_slug, read_current
@@ -1006,13 +1009,14 @@ def _lab06_diagnosis_gain_pct(key: str, item: str) -> float:
 def _ch06_tensor_tflops(precision: str) -> float:
     from labkit.tensor_cores import tensor_peak_gflops
 
-    return tensor_peak_gflops(H200_SXM.sm_count, (9, 0), precision, H200_SXM.boost_clock_mhz) / 1e3
+    sheet = H200_SXM
+    return tensor_peak_gflops(sheet.sm_count, sheet.compute_capability, precision, sheet.boost_clock_mhz) / 1e3
 
 
 def _ch06_tensor_flops_per_clock(precision: str) -> int:
-    from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+    from labkit.tensor_cores import dense_flops_per_clock_per_sm
 
-    return DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)][precision]
+    return dense_flops_per_clock_per_sm(H200_SXM.compute_capability, precision)
 
 
 def _ch06_thin_product() -> workloads.Workload:
@@ -1050,7 +1054,7 @@ def _ch06_accumulator_store(column_words: int = 0) -> access.WarpAccess:
 
 def _chapter6_figures() -> dict[str, Figure]:
     n = CH06_N
-    fp32_peak = fp32_peak_gflops(H200_SXM.sm_count, (9, 0), H200_SXM.boost_clock_mhz) / 1e3
+    fp32_peak = _fp32_at_boost_gflops() / 1e3
     out = {
         "ch06.n": Figure(lambda: n),
         # steps 3c, 4 and 4': Not Selected leads, yet issue slots stay empty (Scheduler Statistics)

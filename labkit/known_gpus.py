@@ -3,7 +3,7 @@
 The labs' validators hold every rate in a record to the peaks written in the same record; these
 checks hold those peaks, the SM count, the compute capability and the clocks to the GPU the
 provenance names: its vendor datasheet where :mod:`labkit.datasheets` has one, otherwise what its
-compute capability allows (:data:`labkit.datasheets.FAMILY_LIMITS`, labkit.device's lanes). So a
+compute capability allows (its largest die's SMs, its fastest DRAM, its lanes: labkit.architectures). So a
 forged peak, SM count, compute capability or clock is refused, and with it every rate it would
 have let through.
 
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from labkit.datasheets import FAMILY_LIMITS, Datasheet, datasheet_for
-from labkit.device import FP32_LANES_PER_SM, FP64_LANES_PER_SM
+from labkit.architectures import COMPUTE_CAPABILITIES
+from labkit.datasheets import Datasheet, datasheet_for
 
 #: A peak the record computes from the driver's bus width and memory clock may exceed the vendor's
 #: rounded figure by this much (an H200: 4 814 GB/s computed, "4.8 TB/s" stated; a B200: 8 184, "8 TB/s").
@@ -71,7 +71,7 @@ def _limits(cc: tuple[int, int], sheet: Datasheet | None) -> dict[str, float]:
                 "read_sm_clock_mhz": sheet.boost_clock_mhz * (READ_CLOCK_SLACK if "GeForce" in sheet.name
                                                               else DATA_CENTRE_READ_CLOCK_SLACK),
                 "hbm_peak_gbps": sheet.hbm_gbps * PEAK_SLACK, "mem_clock_mhz": ANY_MEM_CLOCK_MHZ}
-    family = FAMILY_LIMITS[cc]
+    family = COMPUTE_CAPABILITIES[cc]
     return {"sm_count_max": family.max_sm_count, "max_sm_clock_mhz": ANY_SM_CLOCK_MHZ,
             "read_sm_clock_mhz": ANY_SM_CLOCK_MHZ, "hbm_peak_gbps": family.max_dram_gbps * PEAK_SLACK,
             "mem_clock_mhz": ANY_MEM_CLOCK_MHZ}
@@ -87,8 +87,8 @@ def impossible_device_fact(document: dict) -> tuple[str, str] | None:
         cc = tuple(int(part) for part in label.split("."))
     except ValueError:
         return "provenance/compute_capability", f"{label!r} is not a compute capability"
-    if cc not in FAMILY_LIMITS:
-        known = ", ".join(f"{a}.{b}" for a, b in FAMILY_LIMITS)
+    if cc not in COMPUTE_CAPABILITIES:
+        known = ", ".join(c.label for c in COMPUTE_CAPABILITIES.values())
         return "provenance/compute_capability", f"{label}: labkit knows the compute capabilities {known}"
     sheet = datasheet_for(gpu)
     if sheet is not None and sheet.compute_capability != cc:
@@ -96,7 +96,8 @@ def impossible_device_fact(document: dict) -> tuple[str, str] | None:
         return "provenance/compute_capability", f"{label}, but the {sheet.name} is {want} ({sheet.source})"
     limits = _limits(cc, sheet)
     whose = f"the {sheet.name}'s datasheet" if sheet else f"any GPU of compute capability {label}"
-    lanes = {"fp32_lanes_per_sm": FP32_LANES_PER_SM[cc], "fp64_lanes_per_sm": FP64_LANES_PER_SM[cc]}
+    facts = COMPUTE_CAPABILITIES[cc]
+    lanes = {"fp32_lanes_per_sm": facts.fp32_lanes_per_sm, "fp64_lanes_per_sm": facts.fp64_lanes_per_sm}
     clocks = [("provenance/clocks_mhz/sm", provenance.get("clocks_mhz", {}).get("sm"), "read_sm_clock_mhz"),
               ("provenance/clocks_mhz/memory", provenance.get("clocks_mhz", {}).get("memory"), "mem_clock_mhz")]
     for where, value, bound in clocks:
@@ -124,9 +125,9 @@ def _fact_problem(key, value, cc, label, limits, lanes, whose) -> str | None:
         if "sm_count_exact" in limits and number != limits["sm_count_exact"]:
             return f"{number:g} SMs, but {whose} gives {limits['sm_count_exact']}"
         if "sm_count_max" in limits and number > limits["sm_count_max"]:
-            return f"{number:g} SMs: {whose} has at most {limits['sm_count_max']} ({FAMILY_LIMITS[cc].example})"
+            return f"{number:g} SMs: {whose} has at most {limits['sm_count_max']} ({COMPUTE_CAPABILITIES[cc].largest_parts})"
     elif key in lanes and number is not None and number != lanes[key]:
-        return f"{number:g}, but compute capability {label} has {lanes[key]} (labkit.device)"
+        return f"{number:g}, but compute capability {label} has {lanes[key]} (labkit.architectures)"
     elif key == "compute_capability" and _cc_label(value) not in (None, label):
         return f"{_cc_label(value)}, but the provenance says {label}"
     elif number is None:

@@ -32,6 +32,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from labkit.architectures import COMPUTE_CAPABILITIES, ComputeCapability
+from labkit.datasheets import COURSE_GPU
 from labkit.launch import LaunchConfigError
 
 KIB = 1024
@@ -79,9 +81,9 @@ class Architecture:
         return f"{self.compute_capability[0]}.{self.compute_capability[1]}"
 
 
-def _architecture(cc: tuple[int, int], name: str, *, threads_per_sm: int, blocks_per_sm: int,
-                  carveouts_kib: tuple[int, ...]) -> Architecture:
-    """What every compute capability from 7.0 to 12.1 shares, with what differs passed in.
+def _architecture(facts: ComputeCapability) -> Architecture:
+    """What every compute capability from 7.0 to 12.1 shares, with what differs read from its row of
+    labkit.architectures (resident threads and blocks per SM, shared-memory capacities).
 
     Shared by all (Guide, technical specifications): 32-thread warps, 1024 threads per block, 64K
     32-bit registers per SM and per block, 255 registers per thread, 48 KiB of shared memory per
@@ -95,12 +97,13 @@ def _architecture(cc: tuple[int, int], name: str, *, threads_per_sm: int, blocks
     but the reservation (the Guide's "maximum amount of shared memory per thread block": 96, 64,
     163, 99 or 227 KiB).
     """
-    major = cc[0]
+    major = facts.version[0]
+    carveouts_kib = facts.shared_carveouts_kib
     reserved = 0 if major == 7 else KIB
     shared_per_sm = max(carveouts_kib) * KIB
     return Architecture(
-        compute_capability=cc, name=name, warp_size=32, max_threads_per_block=1024,
-        max_threads_per_sm=threads_per_sm, max_blocks_per_sm=blocks_per_sm,
+        compute_capability=facts.version, name=facts.name, warp_size=32, max_threads_per_block=1024,
+        max_threads_per_sm=facts.threads_per_sm, max_blocks_per_sm=facts.blocks_per_sm,
         registers_per_sm=65536, max_registers_per_block=65536, max_registers_per_thread=255,
         register_allocation_unit=256, sm_sub_partitions=4,
         shared_bytes_per_sm=shared_per_sm,
@@ -110,54 +113,20 @@ def _architecture(cc: tuple[int, int], name: str, *, threads_per_sm: int, blocks
     )
 
 
-#: The shared-memory capacities an SM can be set to (KiB). Guide, "Shared Memory" of each compute
-#: capability; Header, cudaOccAlignUpShmemSizeVoltaPlus, which rounds a preference up to one of them.
-_VOLTA = (0, 8, 16, 32, 64, 96)
-_TURING = (32, 64)
-_GA100 = (0, 8, 16, 32, 64, 100, 132, 164)             # 8.0 and 8.7
-_GA10X = (0, 8, 16, 32, 64, 100)                       # 8.6, 8.9, 12.x
-_HOPPER = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)  # 9.0, 10.0, 10.3, 11.0
-
-#: The compute capabilities the calculator knows: every one ``cuda_occupancy.h`` of CUDA 13.5 knows
-#: from 7.0 to 12.1 (its ``__CUDA_OCC_MAJOR__``.``__CUDA_OCC_MINOR__``). Resident threads and blocks
-#: per SM: Guide, "Technical Specifications per Compute Capability" (maximum number of resident
-#: threads and blocks per SM), the same figures as the Header's cudaOccMaxBlocksPerMultiprocessor
-#: and as libcu++'s ``cuda::arch_traits`` (CCCL, ``cuda/__device/arch_traits.h``).
+#: The compute capabilities the calculator knows: every one labkit.architectures tables, from 7.0 to
+#: 12.1 (those ``cuda_occupancy.h`` of CUDA 13.5 knows), in its order.
 ARCHITECTURES: dict[tuple[int, int], Architecture] = {
-    arch.compute_capability: arch
-    for arch in (
-        _architecture((7, 0), "Volta (V100)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_VOLTA),
-        _architecture((7, 5), "Turing (T4, RTX 20)", threads_per_sm=1024, blocks_per_sm=16, carveouts_kib=_TURING),
-        _architecture((8, 0), "Ampere (A100, A30)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_GA100),
-        _architecture((8, 6), "Ampere (A10, A10G, RTX 30)", threads_per_sm=1536, blocks_per_sm=16,
-                      carveouts_kib=_GA10X),
-        _architecture((8, 7), "Ampere (Jetson Orin)", threads_per_sm=1536, blocks_per_sm=16, carveouts_kib=_GA100),
-        _architecture((8, 9), "Ada (L4, L40S, RTX 40)", threads_per_sm=1536, blocks_per_sm=24, carveouts_kib=_GA10X),
-        _architecture((9, 0), "Hopper (H100, H200)", threads_per_sm=2048, blocks_per_sm=32, carveouts_kib=_HOPPER),
-        _architecture((10, 0), "Blackwell (B200, GB200)", threads_per_sm=2048, blocks_per_sm=32,
-                      carveouts_kib=_HOPPER),
-        _architecture((10, 3), "Blackwell Ultra (B300, GB300)", threads_per_sm=2048, blocks_per_sm=32,
-                      carveouts_kib=_HOPPER),
-        _architecture((11, 0), "Blackwell (Jetson Thor)", threads_per_sm=1536, blocks_per_sm=24,
-                      carveouts_kib=_HOPPER),
-        _architecture((12, 0), "Blackwell (RTX 50, RTX PRO)", threads_per_sm=1536, blocks_per_sm=24,
-                      carveouts_kib=_GA10X),
-        _architecture((12, 1), "Blackwell (DGX Spark, GB10)", threads_per_sm=1536, blocks_per_sm=24,
-                      carveouts_kib=_GA10X),
-    )
-}
+    version: _architecture(facts) for version, facts in COMPUTE_CAPABILITIES.items()}
 
 #: The GPUs the in-page calculator offers, by name, each with its compute capability (NVIDIA's
 #: names; one entry per compute capability the calculator knows, in that order).
-CALCULATOR_GPUS: tuple[tuple[str, tuple[int, int]], ...] = (
-    ("V100", (7, 0)), ("T4 / RTX 2080", (7, 5)), ("A100", (8, 0)), ("RTX 3060 / 3090, A10G", (8, 6)),
-    ("Jetson Orin", (8, 7)), ("L4 / RTX 4090", (8, 9)), ("H100 / H200", (9, 0)), ("B200", (10, 0)),
-    ("B300", (10, 3)), ("Jetson Thor", (11, 0)), ("RTX 5090", (12, 0)), ("DGX Spark", (12, 1)),
-)
+CALCULATOR_GPUS: tuple[tuple[str, tuple[int, int]], ...] = tuple(
+    (facts.calculator_gpus, version) for version, facts in COMPUTE_CAPABILITIES.items())
 
 
-#: The course's GPU, an H200: compute capability 9.0 (132 SMs, 228 KiB of shared memory per SM).
-SM90 = ARCHITECTURES[(9, 0)]
+#: The limits of the course's GPU (labkit.datasheets.COURSE_GPU, an H200: compute capability 9.0, 228 KiB
+#: of shared memory per SM).
+SM90 = ARCHITECTURES[COURSE_GPU.compute_capability]
 
 
 def architecture(compute_capability: tuple[int, int]) -> Architecture:

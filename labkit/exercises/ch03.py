@@ -84,7 +84,7 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit import latency, occupancy
+from labkit import datasheets, latency, occupancy
 from labkit.chapters import page
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 
@@ -188,18 +188,13 @@ TAIL_KERNEL = occupancy.KernelLaunch(threads_per_block=TAIL_THREADS, registers_p
                                      dynamic_shared_bytes=TAIL_SHARED_BYTES)
 #: The skeleton's grid: this many elements per thread.
 TAIL_PER_THREAD = 32
-#: GPUs the learner's grid is judged on (name, SMs, compute capability): different SM counts and
-#: residencies, so that neither 132 SMs nor 4 blocks per SM can be hard-coded.
-GPUS = (
-    ("H200 SXM", 132, (9, 0)),
-    ("H100 PCIe", 114, (9, 0)),
-    ("A100", 108, (8, 0)),
-    ("V100", 80, (7, 0)),
-    ("L4", 58, (8, 9)),
-    ("T4", 40, (7, 5)),
-)
-#: The simulator's stand-in GPU: 2 SMs of compute capability 7.5 (1 block per SM).
-TAIL_SIMULATOR_GPU = (2, (7, 5))
+#: GPUs the learner's grid is judged on (name, SMs, compute capability, from their datasheets):
+#: different SM counts and residencies, so that neither 132 SMs nor 4 blocks per SM can be hard-coded.
+GPUS = tuple((sheet.name, sheet.sm_count, sheet.compute_capability) for sheet in (
+    datasheets.H200_SXM, datasheets.H100_PCIE, datasheets.A100_SXM4_40GB, datasheets.V100_SXM2, datasheets.L4,
+    datasheets.T4))
+#: The simulator's stand-in GPU: 2 SMs of a T4's compute capability, 7.5 (1 block per SM).
+TAIL_SIMULATOR_GPU = (2, datasheets.T4.compute_capability)
 #: Rounds of xorshift32 per element at the GPU size (long blocks) and in the simulator (cheap).
 TAIL_GPU_ROUNDS, TAIL_SIMULATOR_ROUNDS = 256, 2
 #: 1.25 H200 waves of the skeleton's blocks (660 blocks of 64 threads x 32 elements).

@@ -14,7 +14,7 @@ from labkit.labs.lab03.program import sass_step
 from labkit.labs.lab03.results import SassStep
 from labkit.labs.lab06.program import mma_roof_step
 from labkit.labs.lab06.results import MmaRoof, Sizes
-from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+from labkit.tensor_cores import dense_flops_per_clock_per_sm
 from labkit.timing import time_gpu
 
 pytestmark = pytest.mark.gpu
@@ -26,7 +26,7 @@ def test_mma_syncs_register_only_loop_is_right_and_under_the_dense_rate(record):
     roof = mma_roof_step(time_gpu, sizes, facts)
     assert isinstance(roof, MmaRoof), roof
     assert roof.check.passed
-    dense = DENSE_FLOPS_PER_CLOCK_PER_SM[tuple(facts.compute_capability)]["fp16"]
+    dense = dense_flops_per_clock_per_sm(facts.compute_capability, "fp16")
     rates = {p.warps_per_sm: p.flops / p.timing.median_seconds / (p.timing.peak_clock_mhz * 1e6) / facts.sm_count
              for p in roof.points}
     record("mma_roof", {"flop_per_clock_per_sm": rates,

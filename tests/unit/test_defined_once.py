@@ -1,7 +1,9 @@
 """Facts the code review of 2026-12-02 found written in several modules, each now defined in one:
 the warp's lanes and ncu's sector size (labkit.access), the raw page's duration metric
-(labkit.profiling.diagnosis.DURATION_METRIC). A module that writes one again fails here. The copies
-left are listed exactly (none today), so that removing one fails too until its line here goes."""
+(labkit.profiling.diagnosis.DURATION_METRIC), what is known of each compute capability
+(labkit.architectures) and the course's GPU (labkit.datasheets.COURSE_GPU). A module that writes one
+again fails here. The copies left are listed exactly, so that removing one fails too until its line
+here goes."""
 
 import ast
 from pathlib import Path
@@ -45,3 +47,50 @@ def test_the_duration_metric_is_written_in_one_module():
     writing = {where for where, tree in _modules() for node in ast.walk(tree)
                if isinstance(node, ast.Constant) and node.value == METRIC}
     assert writing == {METRIC_HOME} | METRIC_COPIES_LEFT
+
+
+#: Issue 34: what is known of each compute capability is one table, labkit/architectures.py. A
+#: compute capability written as a literal pair (7.0 to 12.9) may appear only where it is a fact of
+#: its own: a part's datasheet, the oldest GPU a CUDA release's compilers target. The copies left
+#: are listed, so that a table keyed by compute capability written again elsewhere fails here.
+COMPUTE_CAPABILITY_LITERALS = {
+    "labkit/architectures.py": "the table",
+    "labkit/datasheets.py": "each part's compute capability, beside its other figures",
+    "labkit/gpu_setup.py": "the oldest compute capability each CUDA release's compilers target",
+    "labkit/labs/lab03/__init__.py": "not compute capabilities: lab 03's wave grids (waves, blocks over)",
+}
+#: The per-architecture tables the code review of 2026-12-02 found, now columns of that table or
+#: derived from it (labkit.occupancy.ARCHITECTURES and CALCULATOR_GPUS are derived views).
+RETIRED_TABLES = ("FP32_LANES_PER_SM", "FP64_LANES_PER_SM", "DENSE_FLOPS_PER_CLOCK_PER_SM", "FAMILY_LIMITS",
+                  "AMPERE", "HOPPER", "PROFILE_NAMES", "RECORDED_GPU")
+
+
+def _is_compute_capability(node) -> bool:
+    return (isinstance(node, ast.Tuple) and len(node.elts) == 2
+            and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
+            and 7 <= node.elts[0].value <= 12 and 0 <= node.elts[1].value <= 9)
+
+
+def test_compute_capabilities_are_written_in_the_table_and_where_they_are_a_part_s_own_fact():
+    writing = {where for where, tree in _modules() for node in ast.walk(tree) if _is_compute_capability(node)}
+    assert writing == set(COMPUTE_CAPABILITY_LITERALS)
+
+
+def test_no_module_defines_a_retired_per_architecture_table_again():
+    defined = sorted(f"{where}: {target.id}" for where, tree in _modules() for node in tree.body
+                     if isinstance(node, (ast.Assign, ast.AnnAssign))
+                     for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                     if isinstance(target, ast.Name) and target.id in RETIRED_TABLES)
+    assert not defined
+
+
+def test_the_course_gpu_is_one_part():
+    """labkit.datasheets.COURSE_GPU is the one definition: its profile, its records' name and the
+    occupancy calculator's default architecture all follow from it."""
+    from labkit import datasheets, device_profiles, figures, occupancy
+
+    course = datasheets.COURSE_GPU
+    assert device_profiles.COURSE_GPU.name == course.driver_name == "NVIDIA H200"
+    assert device_profiles.COURSE_GPU.sm_count == course.sm_count
+    assert occupancy.SM90.compute_capability == course.compute_capability == (9, 0)
+    assert figures.recorded_results.__defaults__ == (course.driver_name,)

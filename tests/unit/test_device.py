@@ -44,7 +44,7 @@ def test_fp32_lanes_differ_by_architecture():
 
 
 def test_unknown_compute_capability_names_the_table():
-    with pytest.raises(ValueError, match=r"compute capability 6\.1: add it to FP32_LANES_PER_SM"):
+    with pytest.raises(ValueError, match=r"compute capability 6\.1: labkit knows 7\.0, .*12\.1 \(add it to labkit/architectures\.py\)$"):
         device.fp32_peak_gflops(100, (6, 1), 2000)
 
 

@@ -184,9 +184,9 @@ def test_mma_shared_memory_roof_arithmetic():
     """A 64 x 64 warp tile feeds the tensor cores exactly one SM-clock of FP16 work per wavefront
     (4096 FLOP, labkit.tensor_cores); the block's cp.async copies take a third of that away."""
     from labkit import workloads
-    from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM
+    from labkit.tensor_cores import dense_flops_per_clock_per_sm
 
-    assert workloads.mma_warp_flops_per_wavefront(64, 64) == DENSE_FLOPS_PER_CLOCK_PER_SM[(9, 0)]["fp16"]
+    assert workloads.mma_warp_flops_per_wavefront(64, 64) == dense_flops_per_clock_per_sm((9, 0), "fp16")
     assert workloads.mma_warp_flops_per_wavefront(32, 64) == pytest.approx(4096 * 2 / 3)
     # 128 x 128 block of 2 x 2 warps: per k, 256 elements written, 4 x 128 read: 2/3 of the warp's
     assert workloads.mma_block_flops_per_wavefront(128, 128, 64, 64) == pytest.approx(4096 * 2 / 3)

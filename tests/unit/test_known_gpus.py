@@ -5,10 +5,10 @@ import json
 import pytest
 
 from labkit import datasheets, device
-from labkit.datasheets import DATASHEETS, FAMILY_LIMITS, datasheet_for
+from labkit.architectures import COMPUTE_CAPABILITIES
+from labkit.datasheets import DATASHEETS, datasheet_for
 from labkit.device_profiles import PROFILES
 from labkit.known_gpus import impossible_device_fact
-from labkit.occupancy import ARCHITECTURES
 from tests.conftest import REPO_ROOT
 
 
@@ -21,13 +21,9 @@ def test_each_datasheet_agrees_with_its_own_sms_lanes_and_clock(sheet):
         fp64 = device.fma_peak_gflops(sheet.sm_count, device.fp64_lanes_per_sm(sheet.compute_capability),
                                       sheet.boost_clock_mhz)
         assert fp64 == pytest.approx(sheet.fp64_gflops, rel=0.02)
-    assert sheet.sm_count <= FAMILY_LIMITS[sheet.compute_capability].max_sm_count
-    assert sheet.hbm_gbps <= FAMILY_LIMITS[sheet.compute_capability].max_dram_gbps
+    family = COMPUTE_CAPABILITIES[sheet.compute_capability]
+    assert sheet.sm_count <= family.max_sm_count and sheet.hbm_gbps <= family.max_dram_gbps
     assert sheet.memory_kind.startswith(("HBM", "GDDR"))
-
-
-def test_family_limits_cover_every_compute_capability_the_calculator_knows():
-    assert set(FAMILY_LIMITS) == set(ARCHITECTURES)
 
 
 @pytest.mark.parametrize("key", PROFILES)

@@ -33,6 +33,11 @@ RULES = [
      "the read side of records stands alone"),
     ("labkit.records", ("labkit.results", "labkit.recording", "labkit.labs", "labkit.site", "labkit.kernels"),
      "the record base type stands alone"),
+    ("labkit.architectures", ("labkit", "numba", "cupy", "numpy", "pydantic"),
+     "the per-compute-capability table is data: every module may read it, it reads nothing"),
+    ("labkit.datasheets", ("labkit.device", "labkit.gpu", "labkit.backend", "labkit.occupancy", "labkit.labs",
+                           "numba", "cupy"),
+     "datasheets are data below the device and the occupancy calculator, which read the course's GPU from them"),
 ]
 
 

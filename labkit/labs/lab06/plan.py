@@ -34,15 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from labkit.architectures import compute_capability
 from labkit.device import DeviceFacts
 from labkit.kernels import gemm_cuda, gemm_numba_mma, gemm_simt
 from labkit.labs.lab06.results import ITEMS, STEPS, is_peer, step
 
-AMPERE = (8, 0)
-HOPPER = (9, 0)
 FLOAT32 = 4
 
-#: Steps whose instructions need compute capability 8.0, and why (see the module docstring).
+#: Steps whose instructions need Ampere's tensor-core features (compute capability 8.0 on:
+#: labkit.architectures.ComputeCapability.ampere_tensor_cores), and why (see the module docstring).
 NEEDS_AMPERE = {
     "wmma": "the WMMA API exists from compute capability 7.0, but this kernel's pipeline copies slices with "
             "cp.async, which needs 8.0 (Ampere)",
@@ -128,17 +128,17 @@ def launch(key: str, side: int, depth: int, sm_count: int | None = None) -> Step
 
 def why_not_on(item: str, facts: DeviceFacts) -> str | None:
     """Why a step (by key), ``cublas_<precision>`` or a peer cannot run on this GPU, in one line; None if it can."""
-    cc = tuple(facts.compute_capability)
-    label = f"{cc[0]}.{cc[1]}"
-    if item in SM90A_STEPS and cc != HOPPER:
+    arch = compute_capability(facts.compute_capability)
+    label = arch.label
+    if item in SM90A_STEPS and not arch.wgmma:
         why = f"wgmma exists only on Hopper (the sm_90a target, compute capability 9.0); this GPU is {label}"
-        if cc[0] in (10, 11):
+        if arch.tcgen05:
             return why + ": Blackwell's tensor cores take tcgen05.mma instead, into tensor memory, which this lab " \
                          "does not implement"
-        if cc[0] >= 12:
+        if arch.generation == "Blackwell":
             return why + ": it has neither wgmma nor tcgen05, and reaches its tensor cores by mma.sync (step 5b)"
         return why
-    if item in NEEDS_AMPERE and cc < AMPERE:
+    if item in NEEDS_AMPERE and not arch.ampere_tensor_cores:
         return f"{NEEDS_AMPERE[item]}; this GPU is {label}"
     if not item.startswith("cublas_") and not is_peer(item) and step(item).language == "cuda":
         needed = gemm_cuda.KERNELS[step(item).kernel].shared_bytes

@@ -22,7 +22,7 @@ from labkit.device import fma_peak_gflops
 from labkit.lab import Check, CheckedResults
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.records import Positive, PositiveInt, Record, ReferenceRate
-from labkit.tensor_cores import DENSE_FLOPS_PER_CLOCK_PER_SM, tensor_peak_gflops
+from labkit.tensor_cores import dense_flops_per_clock_per_sm, tensor_peak_gflops
 from labkit.timing import Timing
 
 
@@ -290,7 +290,7 @@ class Lab06Results(CheckedResults):
 
     def dense_flops_per_clock_per_sm(self, precision: str = "fp16") -> int | None:
         """The tensor cores' dense FLOP per clock per SM (labkit.tensor_cores: 4 096 for FP16 on Hopper)."""
-        return DENSE_FLOPS_PER_CLOCK_PER_SM.get(tuple(self.device.compute_capability), {}).get(precision)
+        return dense_flops_per_clock_per_sm(self.device.compute_capability, precision)
 
     def dram_intensity(self, key: str) -> float | None:
         """A step's FLOP per byte of DRAM traffic at the main size: 2 side^2 depth / (dram__bytes_read.sum
