@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from labkit import access, latency, occupancy, roofline, workloads
@@ -26,6 +25,7 @@ from labkit.profiling import checklist
 from labkit.launch import PORTABLE_MAX_THREADS_PER_BLOCK
 from labkit.errors import LabkitError
 from labkit.profiling import diagnosis
+from labkit.recorded import little_inputs, recorded_results
 from labkit.report.numbers import format_number
 
 
@@ -368,39 +368,6 @@ CH03_QUIZ_SPILL_CAP = 32
 
 def _ch03_launch(threads: int, registers: int, dynamic_kib: int = 0) -> occupancy.Occupancy:
     return occupancy.calculate(occupancy.KernelLaunch(threads, registers, 0, dynamic_kib * 1024))
-
-
-@dataclass(frozen=True)
-class LittleInputs:
-    """What Little's law needs for a copy: its bandwidth C (bytes read and written, GB/s), the
-    isolated HBM latency, and the SMs that share C."""
-
-    copy_gbps: float
-    latency_seconds: float
-    sm_count: int
-
-
-def recorded_results(lab_id: str, gpu: str = COURSE_GPU.driver_name):
-    """A lab's recorded results on ``gpu`` (``labs/<lab>/results/<gpu>.json``; the course's H200 by
-    default), read through the lab blocks' own read side (labkit.results.read_current): a
-    re-recorded file is read again, and a measured figure is never typed here."""
-    from labkit.lab import lab
-    from labkit.project import find_project
-    from labkit.results import gpu_slug, read_current
-
-    the_lab = lab(lab_id)
-    project = find_project(Path(__file__).resolve().parent)
-    path = the_lab.lab_dir(project) / "results" / f"{gpu_slug(gpu)}.json"
-    return read_current(path, the_lab.results_type, the_lab.id, source=project.relative(path)).results
-
-
-def little_inputs() -> LittleInputs:
-    """Lab 03's measured copy bandwidth C and HBM latency (the pointer chase's HBM plateau) on the
-    course's H200: the figures chapter 3's Little's-law example and exercise 03-ilp start from."""
-    results = recorded_results("lab-03")
-    if results.hbm_latency_seconds is None:
-        raise LabkitError("labs/03-occupancy/results: the H200 record has no HBM latency plateau: re-record lab 03")
-    return LittleInputs(results.memory.copy_gbps, results.hbm_latency_seconds, results.device.sm_count)
 
 
 def _ch03_copy_reads_per_sm() -> float:

@@ -12,10 +12,13 @@ it, and the tests check that the site, the notebooks and both navigations know i
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import importlib.util
+import inspect
 import pkgutil
+import textwrap
 import re
 import sys
 from abc import ABC, abstractmethod
@@ -122,8 +125,11 @@ class Case:
 class Program(ABC, Generic[S, R]):
     """A lab's kernels and measurements (importing it chooses the GPU or the simulator)."""
 
-    #: How many times ``measure`` calls ``bench.progress``.
-    steps: ClassVar[int]
+    @property
+    def steps(self) -> int:
+        """How many times ``measure`` calls ``bench.progress`` (the run's progress bar): counted in
+        its source, never stated (:func:`progress_calls`)."""
+        return progress_calls(type(self).measure)
 
     @abstractmethod
     def check(self, sizes: S) -> list[Check]:
@@ -137,6 +143,43 @@ class Program(ABC, Generic[S, R]):
         """What a run without a GPU shows after the checks, beside the ``recorded`` results
         (e.g. predictions computed here); none by default."""
         return []
+
+
+def progress_calls(measure: Callable) -> int:
+    """How many ``bench.progress`` calls ``measure(self, bench, sizes)`` makes, read in its source:
+    each call counts once, a call in a ``for`` over a literal tuple or list once per element, and
+    both branches of an ``if`` must make as many. Any other loop, or an ``if`` whose branches differ,
+    cannot be counted and is refused in one line naming the file and the line."""
+    source = inspect.getsource(measure)
+    tree = ast.parse(textwrap.dedent(source)).body[0]
+    bench = tree.args.args[1].arg
+    file, first = inspect.getsourcefile(measure), inspect.getsourcelines(measure)[1]
+
+    def refuse(node: ast.AST, why: str):
+        raise TypeError(f"{file}:{first + node.lineno - 1}: {why}: call {bench}.progress once per step, "
+                        f"outside it (Program.steps is counted in measure's source)")
+
+    def count(node: ast.AST) -> int:
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "progress"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == bench):
+            return 1 + sum(count(child) for child in ast.iter_child_nodes(node))
+        inner = sum(count(child) for child in ast.iter_child_nodes(node))
+        if not inner:
+            return 0
+        if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List)) and not node.orelse:
+            return len(node.iter.elts) * sum(count(child) for child in node.body) + count(node.iter)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.Lambda,
+                             ast.FunctionDef, ast.AsyncFunctionDef)):
+            refuse(node, f"{bench}.progress in a loop or a function whose count cannot be read")
+        if isinstance(node, (ast.If, ast.IfExp)):
+            body, orelse = ([node.body], [node.orelse]) if isinstance(node, ast.IfExp) else (node.body, node.orelse)
+            taken, other = sum(count(child) for child in body), sum(count(child) for child in orelse)
+            if taken != other:
+                refuse(node, f"{bench}.progress called {taken} times on one branch, {other} on the other")
+            return count(node.test) + taken
+        return inner
+
+    return sum(count(statement) for statement in tree.body)
 
 
 class Lab(ABC, Generic[S, R]):

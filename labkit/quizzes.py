@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from labkit.errors import LabkitError
 from labkit.figures import figure_value
-from labkit.site.typed_numbers import half_width
+from labkit.report.typed_numbers import half_width
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def unit_spellings(unit: str) -> list[str]:
 
 def _number_part(typed: str, unit: str) -> tuple[float, str]:
     """The sign and the digits of a typed answer: full-width digits as ASCII, spaces as one
-    (labkit.site.typed_numbers.half_width), the quiz's unit after the number removed."""
+    (labkit.report.typed_numbers.half_width), the quiz's unit after the number removed."""
     text = half_width(typed)
     for spelled in unit_spellings(unit):
         if text.lower().endswith(spelled.lower()):

@@ -102,10 +102,10 @@ ILP_WARPS_PER_SM = ILP_THREADS // occupancy.SM90.warp_size
 def ilp_target_bytes_per_warp() -> float:
     """Bytes of reads a warp must keep in flight for a copy to reach its knee at 16 warps per SM,
     from the chapter's Little's-law example (section #little-memory): lab 03's measured copy
-    bandwidth C and HBM latency on the H200 (labkit.figures.little_inputs). The knee is
+    bandwidth C and HBM latency on the H200 (labkit.recorded.little_inputs). The knee is
     W* = (C / 2) x latency / (SMs x bytes per warp) + 1, so W* <= 16 asks
     (C / 2) x latency / SMs / 15 bytes of each warp."""
-    from labkit.figures import little_inputs
+    from labkit.recorded import little_inputs
 
     little = little_inputs()
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)

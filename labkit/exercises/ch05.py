@@ -51,6 +51,7 @@ from labkit.access import WARP_LANES
 from labkit.chapters import page
 from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
+from labkit.kernels.mysteries_launch import parity_reference
 from labkit.profiling.checklist import DIVERGENCE_THREADS
 
 if TYPE_CHECKING:
@@ -77,12 +78,6 @@ def _scale_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
 
 
 # ----- 05-mystery-h: even and odd elements, two maps --------------------------------------------------
-#: Lab 05's constants (labkit.kernels.mysteries): even elements take STEPS steps v <- A v + B, odd
-#: ones STEPS / 2 double steps of (A2, B2) then (A3, B3).
-STEPS = 128
-A, B = np.float32(0.999), np.float32(0.001)
-A2, B2 = np.float32(0.998), np.float32(0.002)
-A3, B3 = np.float32(0.9995), np.float32(0.0005)
 #: The vector in the simulator: two blocks of 256 threads, the last 32 elements missing, so that a
 #: remapping of threads to elements meets the end of the vector inside a warp.
 PARITY_SIMULATOR_ELEMENTS = 480
@@ -94,15 +89,8 @@ def _parity_inputs(n: int, rng: np.random.Generator) -> dict[str, object]:
 
 
 def _parity_expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
-    v = inputs["x"].copy()
-    even, odd = v[0::2], v[1::2]
-    for _ in range(STEPS):
-        even = even * A + B
-    for _ in range(STEPS // 2):
-        odd = odd * A2 + B2
-        odd = odd * A3 + B3
-    v[0::2], v[1::2] = even, odd
-    return {"y": v}
+    """Lab 05's reference (labkit.kernels.mysteries_launch.parity_reference)."""
+    return {"y": parity_reference(inputs["x"])}
 
 
 def _parity_call(module, args: dict[str, object]) -> None:

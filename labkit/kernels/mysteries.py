@@ -27,18 +27,9 @@ from numba import float32, int32
 
 from labkit.gpu import cuda
 from labkit.kernels.jit import kernel
-from labkit.kernels.mysteries_launch import IN_FLIGHT, REPAIRED_MAX_REGISTERS, THREADS
+from labkit.kernels.mysteries_launch import (A, A2, A3, B, B2, B3, IN_FLIGHT, REPAIRED_MAX_REGISTERS, STEPS, THREADS,
+                                             parity_reference)
 
-#: Float32 constants. A bare Python float in a float32 kernel is a float64 to Numba (and ``0.5`` in
-#: C++ is a double): kernel_b's flaw is exactly that.
-A = np.float32(0.999)
-B = np.float32(0.001)
-A2 = np.float32(0.998)
-B2 = np.float32(0.002)
-A3 = np.float32(0.9995)
-B3 = np.float32(0.0005)
-#: FMAs per element of kernel_b and kernel_h.
-STEPS = 128
 #: kernel_d's tile.
 TILE = 32
 ROWS = 8
@@ -348,13 +339,3 @@ def kernel_h_repaired(x, y):
         y[i] = v
 
 
-def parity_reference(x: np.ndarray) -> np.ndarray:
-    v = x.astype(np.float32).copy()
-    even, odd = v[0::2], v[1::2]
-    for _ in range(STEPS):
-        even = even * A + B
-    for _ in range(STEPS // 2):
-        odd = odd * A2 + B2
-        odd = odd * A3 + B3
-    v[0::2], v[1::2] = even, odd
-    return v

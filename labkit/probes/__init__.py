@@ -10,8 +10,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from labkit.errors import DEBUG_ENV
 from labkit.results import Provenance
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,3 +78,24 @@ def device_provenance(device_path: Path) -> Provenance:
 
     device = json.loads(device_path.read_text())
     return provenance(device["gpu"], tuple(device["compute_capability"]), device["driver"], None, None, REPO)
+
+
+def run_or_launch(name: str, argv: list[str], run: Callable[[Path], Path], launch: Callable[..., None],
+                  launch_paths: int) -> Path | int:
+    """A profiled probe's command line: ``--launch`` and ``launch_paths`` paths (ncu's child) calls
+    ``launch`` with them and gives 0; one OUTDIR calls ``run``, giving the file it wrote, or 1 with
+    its error in one line (the traceback where LABKIT_DEBUG is set); anything else prints the usage
+    and gives 2."""
+    if len(argv) == 1 + launch_paths and argv[0] == "--launch":
+        launch(*map(Path, argv[1:]))
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print(f"usage: python -m labkit.probes.{name} OUTDIR", file=sys.stderr)
+        return 2
+    try:
+        return run(Path(argv[0]))
+    except Exception as error:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        print(f"{name}: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1

@@ -25,7 +25,6 @@ and the comparison are pure and tested on the CPU.
 from __future__ import annotations
 
 import json
-import os
 import random
 import statistics
 import sys
@@ -39,6 +38,7 @@ import numpy as np
 from labkit.access import (
     DRAM_READ_METRIC, NCU_METRICS, WARP_LANES, WIDTHS_BYTES, Op, Space, WarpAccess, total,
 )
+from labkit.probes import run_or_launch
 
 INACTIVE = -1
 SEED = 20261201
@@ -337,20 +337,9 @@ def run(outdir: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """``access_probe OUTDIR`` (on a GPU, with ncu), or ``access_probe --launch PLAN DEVICE`` (ncu's child)."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 3 and argv[0] == "--launch":
-        launch_plan(Path(argv[1]), Path(argv[2]))
-        return 0
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python -m labkit.probes.access_probe OUTDIR", file=sys.stderr)
-        return 2
-    try:
-        path = run(Path(argv[0]))
-    except Exception as error:  # one line, unless LABKIT_DEBUG asks for the traceback
-        if os.environ.get("LABKIT_DEBUG"):
-            raise
-        print(f"access_probe: {type(error).__name__}: {error}", file=sys.stderr)
-        return 1
+    path = run_or_launch("access_probe", sys.argv[1:] if argv is None else argv, run, launch_plan, 2)
+    if isinstance(path, int):
+        return path
     found = json.loads(path.read_text())["results"]
     stats = found["summary"]
     by_metric = f" {stats['mismatches_by_metric']}" if stats["mismatched"] else ""

@@ -12,11 +12,11 @@ patterns by launch order, checked against each row's kernel name. The folder
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 from labkit.access import NCU_METRICS
+from labkit.probes import run_or_launch
 
 CALIBRATION_FILE = "trace_calibration.json"
 COUNTER_METRICS = tuple(NCU_METRICS)
@@ -95,20 +95,9 @@ def run(outdir: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """``trace_probe OUTDIR`` (on a GPU, with ncu), or ``trace_probe --launch DEVICE`` (ncu's child)."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 2 and argv[0] == "--launch":
-        launch_all(Path(argv[1]))
-        return 0
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python -m labkit.probes.trace_probe OUTDIR", file=sys.stderr)
-        return 2
-    try:
-        path = run(Path(argv[0]))
-    except Exception as error:  # one line, unless LABKIT_DEBUG asks for the traceback
-        if os.environ.get("LABKIT_DEBUG"):
-            raise
-        print(f"trace_probe: {type(error).__name__}: {error}", file=sys.stderr)
-        return 1
+    path = run_or_launch("trace_probe", sys.argv[1:] if argv is None else argv, run, launch_all, 1)
+    if isinstance(path, int):
+        return path
     print(f"{len(json.loads(path.read_text())['results']['patterns'])} traced patterns profiled; wrote {path}")
     return 0
 

@@ -600,6 +600,17 @@ class Diagnosis(Record):
             return UnitLoad(unit=unit, kind="onchip" if unit != "dram" else "dram", pct=side[unit])
         return self.units[0] if self.units else None
 
+    def busiest_loads(self, count: int, memory: bool = True) -> list[tuple[str, float]]:
+        """The ``count`` busiest of DRAM, L2 and L1 as Speed of Light reads them (not with
+        ``memory=False``) and of the SM's units (the breakdown), as (unit id, %), busiest first.
+        L1's data-stage wavefronts (``lsu_wavefronts``) count only where they read above Speed of
+        Light's L1, which otherwise stands for them."""
+        sol = self.speed_of_light
+        loads = [("dram", sol.dram_pct), ("l2", sol.l2_pct), ("l1", sol.l1_pct)] if memory else []
+        loads += [(u.unit, u.pct) for u in self.units if u.unit != "lsu_wavefronts" or u.pct > sol.l1_pct]
+        loads.sort(key=lambda pair: pair[1], reverse=True)
+        return loads[:count]
+
     @property
     def remedy(self) -> str:
         """The lever to read first: the finding's, or for a latency-bound kernel its first stall's."""

@@ -135,13 +135,9 @@ def item_lines(position: int, fired: Fired, lang: str, width: int) -> list[str]:
 
 
 def busiest_units(d: Diagnosis, lang: str) -> str:
-    """The busiest of DRAM, L2, L1 (Speed of Light) and the SM's units (the breakdown)."""
-    sol = d.speed_of_light
-    loads = [("dram", sol.dram_pct), ("l2", sol.l2_pct), ("l1", sol.l1_pct)]
-    loads += [(u.unit, u.pct) for u in d.units if u.unit != "lsu_wavefronts" or u.pct > sol.l1_pct]
-    loads.sort(key=lambda pair: pair[1], reverse=True)
+    """The busiest of DRAM, L2, L1 (Speed of Light) and the SM's units (Diagnosis.busiest_loads)."""
     return " · ".join(f"{label(lang, f'value.unit.{unit}')} {format_value('unit_pct', pct, lang)}"
-                      for unit, pct in loads[:BUSIEST_SHOWN])
+                      for unit, pct in d.busiest_loads(BUSIEST_SHOWN))
 
 
 def profile_rows(d: Diagnosis, lang: str, readings: bool = True) -> list[tuple[str, str]]:
@@ -231,12 +227,9 @@ def card_rows(profile: KernelProfile, d: Diagnosis, lang: str, raw: bool = False
     rows = [(label(lang, key), text, False) for key, text in named
             if key in ("diag.launch", "diag.sol", "diag.occupancy")]
     if raw:
-        sol = d.speed_of_light
-        loads = [(_UNIT_METRIC[u.unit].split(".")[0], u.pct) for u in d.units
-                 if u.unit != "lsu_wavefronts" or u.pct > sol.l1_pct]
-        loads.sort(key=lambda pair: pair[1], reverse=True)
         rows.insert(2, (label(lang, "diag.busiest"), " · ".join(
-            f"{name} {format_value('unit_pct', pct, lang)}" for name, pct in loads[:BUSIEST_SHOWN]), False))
+            f"{_UNIT_METRIC[unit].split('.')[0]} {format_value('unit_pct', pct, lang)}"
+            for unit, pct in d.busiest_loads(BUSIEST_SHOWN, memory=False)), False))
         rows += [(metric, _raw_value(profile, metric, kind, lang), True) for metric, kind in RAW_SYMPTOMS]
     else:
         rows.insert(2, (label(lang, "diag.busiest"), busiest_units(d, lang), False))

@@ -9,12 +9,14 @@ rendered by a test, by a tool) the error is raised."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from pymdownx.blocks import BlocksExtension
 from pymdownx.blocks.block import Block
 
 from labkit.errors import LabkitError
+from labkit.project import Project, find_project
 
 
 class BlockError(PluginError, LabkitError):
@@ -27,6 +29,12 @@ class PageBlock(Block):
     def fail(self, message: str) -> BlockError:
         page = self.config["context"].get("page")
         return BlockError(f"{page}: {message}" if page else message)
+
+    def project(self) -> Project:
+        """The course's folder: the extension's ``project`` option, or where it is empty the one
+        found from the working directory."""
+        root = self.config["project"]
+        return Project(Path(root)) if root else find_project()
 
 
 def _collecting(block_type: type[PageBlock]) -> type[PageBlock]:

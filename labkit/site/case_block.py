@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
-from pathlib import Path
 
 from markdown.util import AtomicString
 from pymdownx.blocks.block import type_string, type_string_in
@@ -27,7 +26,7 @@ from pymdownx.blocks.block import type_string, type_string_in
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
 from labkit.profiling import checklist
-from labkit.project import Project, find_project
+from labkit.project import Project
 from labkit.quizzes import ANSWER_KEY
 from labkit.recorded import CaseError, recorded_cases
 from labkit.report.diagnosis_text import card_rows, item_words, render_kernel, words
@@ -126,8 +125,7 @@ class _CaseBlock(PageBlock):
         try:
             if match is None:
                 raise CaseError(f"'{argument}' is not lab-NN-<case>, e.g. lab-05-a")
-            root = self.config["project"]
-            project = Project(Path(root)) if root else find_project()
+            project = self.project()
             self.RENDER(block, lab(match.group(1)), match.group(2), project, self.config["lang"], dict(self.options))
         except LabkitError as exc:
             raise self.fail(f"{self.NAME} block '{argument}': {exc}") from None

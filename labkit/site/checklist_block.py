@@ -20,7 +20,7 @@ from labkit.chapters import page
 from labkit.errors import LabkitError
 from labkit.lab import labs
 from labkit.profiling.checklist import ITEMS, Reading
-from labkit.project import Project, find_project
+from labkit.project import Project
 from labkit.report.diagnosis_text import item_words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
@@ -113,8 +113,7 @@ class ChecklistBlock(PageBlock):
         if self.argument.strip() != "course":
             raise self.fail(f"checklist block '{self.argument.strip()}': the only checklist is '/// checklist | course'")
         try:
-            root = self.config["project"]
-            render_checklist(block, Project(Path(root)) if root else find_project(), self.config["lang"])
+            render_checklist(block, self.project(), self.config["lang"])
         except LabkitError as exc:
             raise self.fail(f"checklist block: {exc}") from None
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 from datetime import datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from labkit.course_records import MissingRecordError, missing_message, missing_records
 from labkit import notebook_service
 from labkit.errors import LabkitError
 from labkit.lab import Lab, lab
-from labkit.project import Project, find_project
+from labkit.project import Project
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.report.tables import Table, format_cell
@@ -139,8 +139,7 @@ class LabBlock(PageBlock):
             the_lab = lab(lab_id)
             block.set("data-lab-id", the_lab.id)
             block.set("id", the_lab.id)
-            root = self.config["project"]
-            render_lab(block, the_lab, Project(Path(root)) if root else find_project(), self.config["lang"])
+            render_lab(block, the_lab, self.project(), self.config["lang"])
         except LabkitError as exc:
             raise self.fail(f"lab block '{lab_id}': {exc}") from None
 

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as etree
-from pathlib import Path
 
 from pymdownx.blocks.block import type_string
 
 from labkit.figures import FIGURES
 from labkit.errors import LabkitError
-from labkit.project import Project, find_project
 from labkit.quizzes import CASE_QUIZZES, Choice, Numeric, answer_for, case_answer
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
@@ -82,8 +80,7 @@ class QuizBlock(PageBlock):
         block.set("data-label-right", typeset_text(label(lang, "right"), lang))
         block.set("data-label-wrong", typeset_text(label(lang, "wrong"), lang))
         if quiz_id in CASE_QUIZZES:
-            root = self.config["project"]
-            computed = case_answer(quiz_id, Project(Path(root)) if root else find_project())
+            computed = case_answer(quiz_id, self.project())
             if computed is not None and computed != key.answer:
                 raise self.fail(f"quiz '{quiz_id}': its key is ({key.answer}), but labkit diagnose gives "
                                 f"({computed}) on the recorded profile: fix labkit/quizzes.py or the options")

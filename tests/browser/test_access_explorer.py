@@ -8,7 +8,7 @@ import pytest
 
 import labkit.site
 from labkit.access import WARP_LANES, WarpAccess, analyze, broadcast, strided, tile_column
-from labkit.site.typed_numbers import whole_digits
+from labkit.report.typed_numbers import whole_digits
 
 pytestmark = pytest.mark.browser
 

@@ -1,5 +1,5 @@
 """The typed-number rule the widgets and quizzes share: labkit/site/assets/typed_numbers.js equals
-its twin labkit.site.typed_numbers on a grid of typed texts (digits ASCII and full-width, grouped
+its twin labkit.report.typed_numbers on a grid of typed texts (digits ASCII and full-width, grouped
 by every kind of space, by commas, by dots, signs, letters), in both languages."""
 
 import itertools
@@ -9,7 +9,7 @@ import pytest
 
 import labkit.site
 from labkit.report.labels import LANGUAGES
-from labkit.site.typed_numbers import half_width, whole_digits
+from labkit.report.typed_numbers import half_width, whole_digits
 
 pytestmark = pytest.mark.browser
 

@@ -20,10 +20,9 @@ from labkit.figures import (
     FIGURES,
     dram_band_limits_bytes,
     figure_value,
-    little_inputs,
-    recorded_results,
 )
 from labkit.quizzes import ANSWER_KEY
+from labkit.recorded import little_inputs, recorded_results
 from tests.conftest import DOCS
 
 CH01, CH02, CH03 = "performance/01-roofline.md", "performance/02-coalescing.md", "performance/03-occupancy.md"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from labkit import figures, latency, occupancy
+from labkit.recorded import little_inputs
 from labkit.access import WarpAccess
 from labkit.access_trace import KernelTrace, TracedInstruction
 from labkit.exercises import ch03
@@ -18,7 +19,7 @@ from labkit.exercises.watch import Evidence, Launch
 def test_the_in_flight_target_is_the_chapter_s_little_law_example():
     """The target is the knee of the chapter's example (lab 03's measured C and HBM latency, the
     figures the page shows) falling at 16 warps per SM: W* = W_l + 1 <= 16."""
-    little = figures.little_inputs()
+    little = little_inputs()
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
     assert per_sm / 1024 == pytest.approx(figures.figure_value("ch03.little.copy_reads_per_sm_kib"), abs=0.05)
     assert ch03.ILP_WARPS_PER_SM == 16

@@ -28,8 +28,6 @@ class Results(Record):
 class WarningProgram(Program[Sizes, Results]):
     """Warns as numba-cuda does on a small grid, and once with an unrelated warning."""
 
-    steps = 1
-
     def check(self, sizes):
         warnings.warn("Grid size 1 will likely result in GPU under-utilization due to low occupancy.",
                       NumbaPerformanceWarning)

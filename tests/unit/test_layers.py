@@ -1,7 +1,8 @@
-"""Imports run downward: each rule names a part of labkit and what it must never import, lazily
-or not (an import inside a function counts). The layers, top to bottom: the CLI; the site; the
-labs and exercises; the registry, reports and profiling; kernels, timing, device; the results'
-read side and the pure arithmetic."""
+"""Imports run downward. WINGS names every labkit module's wing, bottom to top (core; GPU access;
+pure models; records; tools; the lab contract; labs and exercises; the course's numbers and
+quizzes; commands; the site; the CLI), and no module imports a wing above its own. RULES add
+finer rules inside that order: each names a part of labkit and what it must never import. Lazily
+or not: an import inside a function counts. No module reaches itself through imports either."""
 
 import ast
 import re
@@ -82,6 +83,69 @@ def test_imports_run_downward(who, forbidden, why):
         for name in sorted(imports_of(path)) if any(within(name, f) for f in forbidden)
     ]
     assert not broken, f"{why}:\n" + "\n".join(broken)
+
+
+#: Issue 34: every labkit module's wing, bottom to top; a module imports only its own wing's modules and
+#: the wings below (a ``from labkit import x`` naming the module x). The longest prefix names the wing.
+WINGS = [
+    ("core: errors, the project's folders, the interface words, the per-compute-capability table (data every wing may say)",
+     ("labkit", "labkit.errors", "labkit.project", "labkit.report.labels", "labkit.architectures")),
+    ("GPU access: the backend's choice, the driver, the simulator's threads, the device's facts",
+     ("labkit.backend", "labkit.gpu", "labkit.gpu_setup", "labkit.cuda_tools", "labkit.simulator_threads",
+      "labkit.device")),
+    ("pure models: arithmetic on launches, accesses, latencies and data sheets",
+     ("labkit.access", "labkit.roofline", "labkit.workloads", "labkit.launch", "labkit.occupancy",
+      "labkit.latency", "labkit.lifetime", "labkit.knee", "labkit.chapters", "labkit.datasheets",
+      "labkit.tensor_cores", "labkit.device_profiles")),
+    ("records: typed records, their read and write sides",
+     ("labkit.records", "labkit.results", "labkit.known_gpus", "labkit.recording", "labkit.course_records")),
+    ("tools: reports, profilers, the timer, the access tracer, kernels",
+     ("labkit.report", "labkit.profiling", "labkit.timing", "labkit.access_trace", "labkit.kernels")),
+    ("the lab contract and the records as a lab's pages read them", ("labkit.lab", "labkit.recorded")),
+    ("labs, exercises and probes", ("labkit.labs", "labkit.ceilings", "labkit.exercises", "labkit.probes")),
+    ("the course's prose numbers and quizzes", ("labkit.figures", "labkit.quizzes")),
+    ("commands", ("labkit.diagnose", "labkit.doctor", "labkit.notebook_service")),
+    ("the site", ("labkit.site",)),
+    ("the command line", ("labkit.cli",)),
+]
+#: (importer, imported) edges that run upward on purpose.
+UPWARD_BY_DESIGN = {
+    ("labkit.lab", "labkit.labs"): "the registry walks the labs' package to find each LAB (labkit.lab.labs)",
+}
+
+
+def wing_of(name: str) -> int | None:
+    """The index in WINGS of the wing ``name`` belongs to (its longest prefix), None if none does."""
+    found = [(len(prefix), index) for index, (_, prefixes) in enumerate(WINGS) for prefix in prefixes
+             if name == prefix or (prefix != "labkit" and name.startswith(prefix + "."))]
+    return max(found)[1] if found else None
+
+
+def test_every_module_has_a_wing():
+    assert not [name for name in sorted(_import_graph()) if wing_of(name) is None]
+
+
+def test_no_module_imports_a_wing_above_its_own():
+    """Issue 34's bar: no upward import, lazy ones included (an import inside a function counts)."""
+    upward = [
+        f"{name} ({WINGS[wing_of(name)][0].partition(':')[0]}) imports {target} "
+        f"({WINGS[wing_of(target)][0].partition(':')[0]})"
+        for name, targets in sorted(_import_graph().items()) for target in sorted(targets)
+        if wing_of(target) > wing_of(name) and (name, target) not in UPWARD_BY_DESIGN
+    ]
+    assert not upward, "move what both need down to the lower wing:\n" + "\n".join(upward)
+
+
+def test_the_wing_test_sees_an_upward_import(tmp_path, monkeypatch):
+    """The check above on a pure model that imports the site inside a function."""
+    package = tmp_path / "labkit"
+    (package / "site").mkdir(parents=True)
+    for name in ("__init__.py", "site/__init__.py", "site/blocks.py"):
+        (package / name).write_text("")
+    (package / "roofline.py").write_text("def f():\n    from labkit.site import blocks\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["PACKAGE"]), "PACKAGE", package)
+    with pytest.raises(AssertionError, match=r"labkit.roofline \(pure models\) imports labkit.site.blocks \(the site\)"):
+        test_no_module_imports_a_wing_above_its_own()
 
 
 def test_the_walk_sees_lazy_and_relative_imports(tmp_path):

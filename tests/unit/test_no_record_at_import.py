@@ -25,7 +25,7 @@ def test_the_exercises_import_without_reading_a_record():
 
 def test_exercise_03_ilp_still_holds_its_target_from_lab_03s_record():
     from labkit.exercises import ch03
-    from labkit.figures import little_inputs
+    from labkit.recorded import little_inputs
 
     criterion = next(c for c in next(e for e in ch03.EXERCISES if e.id == "03-ilp").criteria
                      if c.metric == "bytes_in_flight_per_warp")

@@ -40,16 +40,14 @@ class TinyResults(Record):
 class TinyProgram(Program[TinySizes, TinyResults]):
     """Writes one raw file per run (named after the run) and reports ``value``."""
 
-    steps = 2
     value = 1.0
-    raw_names = ("ncu_raw.csv", "sass_k.txt")
     interrupt_at: str | None = None
 
     def check(self, sizes):
         return [Check(name="tiny", passed=True)]
 
     def measure(self, bench: Bench, sizes):
-        for step, name in zip(("first step", "second step"), self.raw_names):
+        for step, name in (("first step", "ncu_raw.csv"), ("second step", "sass_k.txt")):
             bench.progress(step)
             if step == self.interrupt_at:
                 raise KeyboardInterrupt

@@ -277,8 +277,6 @@ def placed_traffic(sizes: Sizes, work_dir: Path) -> PlacementProfile | Unavailab
 
 
 class Lab01Program(Program[Sizes, Lab01Results]):
-    steps = 6
-
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
 

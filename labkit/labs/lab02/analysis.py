@@ -23,21 +23,19 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.access import Op, Space
+from labkit.access import NCU_METRICS, Op, Space
 from labkit.access_trace import GridCounts, scale_to_grid, trace_launch
 from labkit.labs.lab02.plan import DT, SENTINEL, Launch, sweep_elements, traced_grid
-from labkit.labs.lab02.results import Counts
+from labkit.labs.lab02.results import METRICS, Counts
 from labkit.lifetime import process_pool
 
+#: Each count of :class:`Counts` the analyzer predicts: (space, op, Totals field), through the ncu
+#: metric it stands for (labkit.access.NCU_METRICS), and the shared instructions, which no counter
+#: there holds.
 _FIELDS = {
-    "ld_requests": (Space.GLOBAL, Op.LOAD, "requests"), "ld_sectors": (Space.GLOBAL, Op.LOAD, "sectors"),
-    "st_requests": (Space.GLOBAL, Op.STORE, "requests"), "st_sectors": (Space.GLOBAL, Op.STORE, "sectors"),
+    **{name: NCU_METRICS[metric] for name, metric in METRICS.items() if metric in NCU_METRICS},
     "shared_ld_instructions": (Space.SHARED, Op.LOAD, "instructions"),
     "shared_st_instructions": (Space.SHARED, Op.STORE, "instructions"),
-    "shared_ld_wavefronts": (Space.SHARED, Op.LOAD, "wavefronts"),
-    "shared_ld_conflicts": (Space.SHARED, Op.LOAD, "bank_conflicts"),
-    "shared_st_wavefronts": (Space.SHARED, Op.STORE, "wavefronts"),
-    "shared_st_conflicts": (Space.SHARED, Op.STORE, "bank_conflicts"),
 }
 
 

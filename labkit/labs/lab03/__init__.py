@@ -299,13 +299,19 @@ class Lab03(Lab[Sizes, Lab03Results]):
                             lambda value: format_number(value, 0, lang))
         return "latency", line_chart(series, x, y, self._words(lang, "latency.caption"), tuple(guides), second)
 
+    def _warps_axes(self, lang: str, chart: str, points, top: float) -> tuple[list[int], Axis, Axis]:
+        """The warps per SM the ``points`` were measured at, and a chart's axes: those warps on a
+        base-2 log scale from the fewest to the most, and 0 to 1.1 x ``top``."""
+        warps = sorted({p.launch.warps_per_sm for p in points})
+        x = Axis(self._words(lang, f"{chart}.x"), warps[0], warps[-1], log=True, base=2,
+                 format_tick=lambda value: format_number(value, 0, lang))
+        return warps, x, Axis(self._words(lang, f"{chart}.y"), 0, top * 1.1,
+                              format_tick=lambda value: format_number(value, 0, lang))
+
     def _memory_chart(self, results: Lab03Results, lang: str):
         copy = results.memory.copy_gbps
-        warps = sorted({p.launch.warps_per_sm for p in results.memory.points})
         top = max([copy] + [p.gbps for p in results.memory.points])
-        x = Axis(self._words(lang, "memory.x"), warps[0], warps[-1], log=True, base=2,
-                 format_tick=lambda value: format_number(value, 0, lang))
-        y = Axis(self._words(lang, "memory.y"), 0, top * 1.1, format_tick=lambda value: format_number(value, 0, lang))
+        warps, x, y = self._warps_axes(lang, "memory", results.memory.points, top)
         series = []
         for index, loads in enumerate(results.sizes.stream_loads):
             colour = SERIES[index % len(SERIES)]
@@ -325,10 +331,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
 
     def _arithmetic_chart(self, results: Lab03Results, lang: str):
         peak = results.fp32_peak_gflops() / 1e3
-        warps = sorted({p.launch.warps_per_sm for p in results.arithmetic.points})
-        x = Axis(self._words(lang, "arithmetic.x"), warps[0], warps[-1], log=True, base=2,
-                 format_tick=lambda value: format_number(value, 0, lang))
-        y = Axis(self._words(lang, "arithmetic.y"), 0, peak * 1.1, format_tick=lambda value: format_number(value, 0, lang))
+        warps, x, y = self._warps_axes(lang, "arithmetic", results.arithmetic.points, peak)
         series = []
         for index, chains in enumerate(results.sizes.fma_chains):
             colour = SERIES[index % len(SERIES)]

@@ -372,8 +372,6 @@ def cupyx_comparisons(time_gpu) -> list[TimerComparison] | None:
 
 # ----- the whole lab -----------------------------------------------------------------------------
 class Lab04Program(Program[Sizes, Lab04Results]):
-    steps = 7
-
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
 

@@ -206,8 +206,6 @@ def nsight_compute(work_dir: Path) -> NcuProfiles | Unavailable:
 
 # ----- the whole lab ----------------------------------------------------------------------------------
 class Lab05Program(Program[Sizes, Lab05Results]):
-    steps = 3
-
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes)
 

@@ -187,25 +187,13 @@ class Lab06(Lab[Sizes, Lab06Results]):
         twice, through cuBLAS (SGEMM -> TF32 on the same FP32 data) and in the course's own kernels
         (the best FP32 SIMT step -> the FP16 mma.sync step). Step 3c -> 4 is not one: it changes the
         loads' width and double-buffers at once."""
-        gains = []
-        shared, padded = results.run("shared"), results.run("padded")
-        if shared and padded:
-            gains.append(Gain(item="bank-conflicts", ratio=shared.timing.median_seconds / padded.timing.median_seconds,
-                              context="gain.lab06.padding"))
-        numba, cuda_c = results.run("regtile"), results.run("ctile")
-        if numba and cuda_c:
-            gains.append(Gain(item="instructions", ratio=numba.timing.median_seconds / cuda_c.timing.median_seconds,
-                              context="gain.lab06.cuda_c"))
-        sgemm, tf32 = results.cublas("fp32"), results.cublas("tf32")
-        if sgemm and tf32:
-            gains.append(Gain(item="tensor-cores", ratio=sgemm.timing.median_seconds / tf32.timing.median_seconds,
-                              context="gain.lab06.cublas_tf32"))
-        simt, tensor = results.best("fp32"), results.run("mma")
-        if simt and tensor:
-            gains.append(Gain(item="tensor-cores",
-                              ratio=results.run(simt).timing.median_seconds / tensor.timing.median_seconds,
-                              context="gain.lab06.mma"))
-        return gains
+        simt = results.best("fp32")
+        pairs = (("bank-conflicts", "padding", results.run("shared"), results.run("padded")),
+                 ("instructions", "cuda_c", results.run("regtile"), results.run("ctile")),
+                 ("tensor-cores", "cublas_tf32", results.cublas("fp32"), results.cublas("tf32")),
+                 ("tensor-cores", "mma", simt and results.run(simt), results.run("mma")))
+        return [Gain(item=item, ratio=before.timing.median_seconds / after.timing.median_seconds,
+                     context=f"gain.lab06.{context}") for item, context, before, after in pairs if before and after]
 
     def cases(self, results: Lab06Results) -> dict[str, Case]:
         """Each profiled step, for chapter 6's profile and diagnosis blocks (``lab-06-<step key>``)."""

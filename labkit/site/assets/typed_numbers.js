@@ -1,5 +1,5 @@
 // What a reader types in a number field, read as the site prints numbers: the rule the widgets
-// and the quizzes share; labkit.site.typed_numbers is its twin (the browser tests hold them
+// and the quizzes share; labkit.report.typed_numbers is its twin (the browser tests hold them
 // equal). Full-width digits and signs (２５６, １，０２４) are ASCII; a whole number may be grouped
 // by threes with spaces (1 024) in both languages, with commas (1,024) in Chinese only.
 (function () {

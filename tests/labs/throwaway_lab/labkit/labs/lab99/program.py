@@ -13,8 +13,6 @@ FACTOR = np.float32(1.5)
 
 
 class Lab99Program(Program[Sizes, Lab99Results]):
-    steps = 2
-
     def check(self, sizes: Sizes) -> list[Check]:
         x = np.random.default_rng().random(sizes.elements, dtype=np.float32)
         out = cuda.to_device(np.full_like(x, np.nan))             # poisoned: a skipped element shows
