@@ -926,6 +926,16 @@ def _ch06_local_load_share(key: str) -> float:
     return local / (local + kernel.value("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"))
 
 
+def _lab06_clock_mhz(item: str, large: bool, which: str) -> float | None:
+    """The SM clock lab 06's run of ``item`` ran at (``ran``), the one of the cuBLAS timed call for
+    call with it (``reference``), or NVML's reading during the run (``nvml``)."""
+    run = _lab06_run(item, large)
+    if which == "nvml":
+        return run.timing.sm_clock_mhz
+    timing = run.reference if which == "reference" else run.timing
+    return None if timing is None else timing.sm_clock_ran_mhz
+
+
 def _lab06_run(item: str, large: bool = False):
     """Lab 06's recorded run of a step or ``cublas_<precision>`` (the course's H200 record)."""
     run = recorded_results("lab-06").run(_lab06_recorded(item), large)
@@ -1036,12 +1046,13 @@ def _chapter6_figures() -> dict[str, Figure]:
            for key in ("pipelined", "numba_pipelined") for what in ("fma", "non_fma", "alu")},
         # step 4': its local-memory reads (the spill) as a share of all the sectors it reads through L1
         "lab06.ncu.numba_pipelined.local_load_pct": Figure(lambda: 100 * _ch06_local_load_share("numba_pipelined"), 2),
-        # the SM clock each run ran at (measured on the GPU) beside NVML's reading, and what it changes
+        # the SM clock each run ran at (measured on the GPU) beside NVML's reading, and what it changes;
+        # ``reference``: the clock of the cuBLAS timed call for call with the run (Run.reference)
         **{f"lab06.clock.{which}_mhz.{item}": Figure(
-            (lambda item=item, which=which, large=large: getattr(_lab06_run(item.removesuffix("_large"), large).timing,
-                                                                 "sm_clock_ran_mhz" if which == "ran" else "sm_clock_mhz")), 0)
+            (lambda item=item, which=which, large=large: _lab06_clock_mhz(item.removesuffix("_large"), large, which)), 0)
            for which, items in (("ran", (("cublas_fp16", False), ("cublas_fp16_large", True), ("pipelined", False),
-                                         ("tma", False))),
+                                         ("tma", False), ("tma_large", True), ("wmma", False))),
+                                ("reference", (("tma_large", True), ("wmma", False))),
                                 ("nvml", (("cublas_fp16", False), ("tma", False))))   # NVML's: provenance, at 4096 only
            for item, large in items},
         "lab06.of_peak_pct.cublas_fp16": Figure(lambda: 100 * recorded_results("lab-06").cublas_of_peak("fp16"), 0),
@@ -1054,12 +1065,9 @@ def _chapter6_figures() -> dict[str, Figure]:
            for key in ("mma", "wgmma", "tma", "tma_bf16")},
         # the TMA steps and the Triton peer (issue 33): their share of cuBLAS in their precision, at
         # both sizes; what each TMA step gains over the one before it
-        # (at the large size, under the power cap, per clock: Lab06Results.versus_cublas_per_clock)
+        # (each timed call for call with cuBLAS: Lab06Results.versus_cublas)
         **{f"lab06.versus_cublas_pct.{key}{'_large' if large else ''}": Figure(
-            (lambda key=key, large=large: 100 * (recorded_results("lab-06").versus_cublas_per_clock(_lab06_recorded(key),
-                                                                                                  True) if large
-                                                 else recorded_results("lab-06").versus_cublas(_lab06_recorded(key)))),
-            0)
+            (lambda key=key, large=large: 100 * recorded_results("lab-06").versus_cublas(_lab06_recorded(key), large)), 0)
            for key in ("regtile", "ctile", "pipelined", "numba_pipelined", "mma", "numba_mma", "wgmma", "tma_ws",
                        "tma_persistent", "tma", "tma_bf16", "triton_fp16", "triton_bf16")
            for large in (False, True)},
@@ -1074,8 +1082,7 @@ def _chapter6_figures() -> dict[str, Figure]:
                                   if r.kernel == _lab06_recorded(key))))
            for key in ("numba_mma", "numba_pipelined")},
         **{f"lab06.speedup.{key}{'_large' if large else ''}": Figure(
-            (lambda key=key, large=large: recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key), large,
-                                                                                           per_clock=large)),
+            (lambda key=key, large=large: recorded_results("lab-06").speedup_over_previous(_lab06_recorded(key), large)),
             2) for key in ("tma_ws", "tma_persistent", "tma") for large in (False, True)},
         **{f"lab06.triton_fp16.{field}": Figure(
             (lambda field=field: getattr(_lab06_peer_config("triton_fp16"), field)))

@@ -53,11 +53,11 @@ def test_the_best_simt_step_reaches_the_bar(recorded, large):
 @pytest.mark.parametrize("precision", ["fp16", "bf16"])
 @pytest.mark.parametrize("large", [False, True], ids=["side", "large_side"])
 def test_the_best_tensor_core_step_reaches_the_bar(recorded, large, precision):
-    """At 4096^3 the rates themselves; at 8192^3, under the power cap, per clock (each at the SM clock
-    it ran at: Lab06Results.versus_cublas_per_clock says why)."""
+    """The rates themselves, each step timed call for call with its cuBLAS (Lab06Results.versus_cublas)."""
     results = recorded.results
     best = results.best(precision, large)
-    ratio = results.versus_cublas_per_clock(best, large) if large else results.versus_cublas(best, large)
+    assert results.run(best, large).reference is not None
+    ratio = results.versus_cublas(best, large)
     assert ratio >= TENSOR_BAR, (best, ratio)
 
 
@@ -86,12 +86,15 @@ def test_the_tma_ratios_to_cublas_agree_with_their_own_run(recorded, key, large)
     assert step(key).kernel == kernel
     results = recorded.results
     side = str(results.sizes.large_side if large else results.sizes.side)
-    def per_second(name):   # per clock at the large size, under the power cap (versus_cublas_per_clock)
+    def per_second(name):
+        # that run timed each kernel alone: at the large size, under the power cap, compared per clock,
+        # which is how the lab's alternation compares them there (the two run at one clock: the
+        # test below); at the side, per second
         t = timings[name][side]
         return 1.0 / (t["median_seconds"] * (t["sm_clock_ran_mhz"] if large else 1.0))
     cublas = statistics.mean(per_second(name) for name in (f"cublas_{precision}", f"cublas_{precision}_again"))
     theirs = per_second(kernel) / cublas
-    ours = results.versus_cublas_per_clock(key, large) if large else results.versus_cublas(key, large)
+    ours = results.versus_cublas(key, large)
     assert abs(ours - theirs) < 0.05, (ours, theirs)
 
 
@@ -328,22 +331,22 @@ def test_chapter6_the_tma_step_runs_near_cublass_clock_far_below_nvmls(recorded)
 
 def test_of_the_tma_steps_tma_gains_most_then_the_store_then_the_persistent_grid(either_record):
     """At 4096^3: TMA with specialisation gains most, the store next, the persistent grid least (under
-    5 %); at 8192^3, per clock (under the power cap), TMA still most, the other two a few % each."""
+    5 %); at 8192^3 (ratios of ratios to cuBLAS: speedup_over_previous), TMA still most, the store under
+    10 %, the persistent grid under 5 % and no more than the store (the summary: "presque rien")."""
     results = either_record.results
     ws, persistent, store = (results.speedup_over_previous(key) for key in ("tma_ws", "tma_persistent", "tma"))
     assert ws > store > persistent and persistent < 1.05, (ws, persistent, store)
-    ws, persistent, store = (results.speedup_over_previous(key, True, per_clock=True)
-                             for key in ("tma_ws", "tma_persistent", "tma"))
-    assert ws > 1.3 and 1 < persistent < 1.06 and 1 < store < 1.06, (ws, persistent, store)
+    ws, persistent, store = (results.speedup_over_previous(key, True) for key in ("tma_ws", "tma_persistent", "tma"))
+    assert ws > 1.3 and 1 < persistent < 1.05 and persistent <= store < 1.1, (ws, persistent, store)
 
 
-def test_triton_sits_between_steps_5f_and_5g_and_joins_5g_at_8192(either_record):
+def test_triton_sits_between_steps_5f_and_5g_and_joins_cublas_just_below_5g_at_8192(either_record):
     results = either_record.results
     rate = {key: results.run(key).tflops for key in ("tma_persistent", "triton_fp16", "tma")}
     assert rate["tma_persistent"] < rate["triton_fp16"] < rate["tma"], rate
-    per_clock = {key: results.step_flops_per_clock(key, True) for key in ("tma_persistent", "triton_fp16", "tma")}
-    assert per_clock["tma_persistent"] < per_clock["triton_fp16"], per_clock
-    assert abs(per_clock["triton_fp16"] / per_clock["tma"] - 1) < 0.02, per_clock
+    share = {key: results.versus_cublas(key, True) for key in ("tma_persistent", "triton_fp16", "tma")}
+    assert share["tma_persistent"] < share["triton_fp16"] < share["tma"], share
+    assert abs(share["triton_fp16"] - 1) < 0.02, share
 
 
 def test_step_5b_holds_twice_the_blocks_of_5a_for_as_many_warps(either_record):
@@ -486,8 +489,69 @@ def test_step_4_in_numba_with_a_range_loop_is_slower():
         assert run["timings"][f"range@{side}"]["tflops"] < run["timings"][f"unrolled@{side}"]["tflops"], side
 
 
-def test_cublas_clock_at_8192_moved_between_the_two_passes():
-    course, first = (read_results(path, LAB.results_type, LAB.id).results.cublas("fp16", large=True).timing
-                     for path in (RESULTS, FIRST_PASS))
-    assert abs(course.sm_clock_ran_mhz / first.sm_clock_ran_mhz - 1) > 0.05, (course, first)
-    assert first.repeats > course.repeats, (first.repeats, course.repeats)
+def test_timed_call_for_call_the_clock_follows_each_kernel_and_at_8192_the_two_share_it(either_record):
+    """Chapter 6, "Chronométrer en alternance": in alternation at 4096^3 WMMA runs well above the clock
+    of the cuBLAS it alternates with (each kernel's own power draw sets it, call by call); at 8192^3
+    5g and its cuBLAS run at one clock; every step and peer carries the cuBLAS timed with it."""
+    results = either_record.results
+    wmma = results.run("wmma")
+    assert wmma.timing.sm_clock_ran_mhz > 1.05 * wmma.reference.sm_clock_ran_mhz, wmma
+    tma = results.run("tma", True)
+    assert tma.timing.sm_clock_ran_mhz == pytest.approx(tma.reference.sm_clock_ran_mhz, rel=0.01), tma
+    for run in results.runs:
+        assert (run.reference is None) == run.kernel.startswith("cublas_"), run.kernel
+
+
+def test_the_ratios_to_cublas_timed_call_for_call_agree_between_the_two_passes():
+    """What alternation was for: the two passes' ratios to cuBLAS at 8192^3 within 2 % of each other
+    (timed one after the other, two records had differed by up to 15 %)."""
+    course, first = (read_results(path, LAB.results_type, LAB.id).results for path in (RESULTS, FIRST_PASS))
+    for key in ("tma_ws", "tma_persistent", "tma", "tma_bf16", "triton_fp16", "triton_bf16"):
+        ours, theirs = course.versus_cublas(key, True), first.versus_cublas(key, True)
+        assert abs(ours / theirs - 1) < 0.02, (key, ours, theirs)
+
+
+def _multicast_profiles() -> dict[str, dict[str, float]]:
+    """tests/gpu/recorded/nvidia-h200/multicast/ncu_details.csv: each kernel's metrics, by name."""
+    import csv
+    import io
+
+    rows = csv.DictReader(io.StringIO((RECORDED_H200 / "multicast" / "ncu_details.csv").read_text()))
+    out: dict[str, dict[str, float]] = {}
+    for row in rows:
+        value = row["Metric Value"].replace(",", "")
+        try:
+            out.setdefault(row["Kernel Name"], {})[row["Metric Name"]] = float(value)
+        except ValueError:
+            continue
+    return out
+
+
+@pytest.mark.parametrize("tile", ["256x128", "128x256"])
+def test_the_multicast_pairs_are_all_resident_yet_half_as_busy_and_wait_twice_as_long(tile):
+    """Chapter 6, step 5g's paragraph on the cluster variant: all 66 pairs resident, SMs active
+    throughout, L2 reads barely fewer (its L2 far from its roof), the tensor pipe about halved, about
+    twice the cycles between two instructions of a warp, a third of the increase at barriers, none
+    in Long Scoreboard; and slower in the timings, checked right."""
+    import json
+
+    profiles = _multicast_profiles()
+    alone, paired = profiles[f"hgemm_tma_ws_{tile}_persistent"], profiles[f"hgemm_tma_ws_{tile}_cluster"]
+    assert paired["Max Active Clusters"] * paired["Cluster Size"] == paired["Grid Size"] == 132
+    assert paired["sm__cycles_active.avg"] > 0.9 * paired["sm__cycles_elapsed.avg"]
+    assert 0.8 < paired["lts__t_sectors_srcunit_tex.sum"] / alone["lts__t_sectors_srcunit_tex.sum"] < 1
+    tensor = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    assert 0.45 < paired[tensor] / alone[tensor] < 0.65, (paired[tensor], alone[tensor])
+    cpi = "Warp Cycles Per Issued Instruction"
+    assert 1.7 < paired[cpi] / alone[cpi] < 2.3, (paired[cpi], alone[cpi])
+    barrier = "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"
+    share = (paired[barrier] - alone[barrier]) / (paired[cpi] - alone[cpi])
+    assert 0.2 < share < 0.45, (paired[barrier], alone[barrier], share)   # "about a third", the rest not detailed
+    scoreboard = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+    assert abs(paired[scoreboard] - alone[scoreboard]) < 0.1
+    assert alone["L2 Cache Throughput"] < 70, alone["L2 Cache Throughput"]
+    run = json.loads((RECORDED_H200 / "multicast" / "multicast.json").read_text())
+    for side in ("4096", "8192"):
+        timed = run["timings"][side]
+        persistent, cluster = timed[f"hgemm_tma_ws_{tile}_persistent"], timed[f"hgemm_tma_ws_{tile}_cluster"]
+        assert cluster["ms"] > 1.4 * persistent["ms"] and cluster["max_abs_err"] == persistent["max_abs_err"] == 0.0

@@ -97,20 +97,25 @@ def test_what_the_h200_measured_is_a_valid_record_that_meets_the_bars():
 
 def test_a_step_is_compared_with_the_cublas_timed_call_for_call_with_it():
     """Decision (stop 39): a run's ``reference`` (cuBLAS timed in alternation with it) is what its
-    ratio to cuBLAS reads; cuBLAS's own row (timed alone) is read only by older records."""
+    ratio to cuBLAS reads; cuBLAS's own row (timed alone) only in older records. A step's gain over
+    the one before it is the ratio of their ratios where both have a reference in one precision."""
     runs = probe_runs()
     alone = record(runs=runs)
-    mine = next(r for r in runs if r.kernel == "tma" and r.large)
     theirs = alone.cublas("fp16", large=True).timing
-    paired = theirs.model_copy(update={"median_seconds": theirs.median_seconds * 1.25,
-                                       "max_seconds": max(theirs.max_seconds, theirs.median_seconds * 1.25),
-                                       "sm_clock_ran_mhz": 1400.0})
-    with_reference = record(runs=[r.model_copy(update={"reference": paired}) if r is mine else r for r in runs])
-    assert with_reference.versus_cublas("tma", True) == pytest.approx(1.25 * alone.versus_cublas("tma", True))
-    assert with_reference.versus_cublas_per_clock("tma", True) == pytest.approx(
-        paired.median_seconds / mine.timing.median_seconds * 1400.0 / mine.timing.peak_clock_mhz)
+
+    def paired(factor: float):
+        return theirs.model_copy(update={"median_seconds": theirs.median_seconds * factor,
+                                         "max_seconds": max(theirs.max_seconds, theirs.median_seconds * factor)})
+
+    factors = {"tma": 1.25, "tma_persistent": 1.10}
+    with_reference = record(runs=[r.model_copy(update={"reference": paired(factors[r.kernel])})
+                                  if r.large and r.kernel in factors else r for r in runs])
+    for key, factor in factors.items():
+        assert with_reference.versus_cublas(key, True) == pytest.approx(factor * alone.versus_cublas(key, True))
     assert with_reference.versus_cublas("tma") == alone.versus_cublas("tma")     # no reference at 4096 here
-    assert with_reference.speedup_over_previous("tma", True) == alone.speedup_over_previous("tma", True)
+    assert with_reference.speedup_over_previous("tma", True) == pytest.approx(
+        with_reference.versus_cublas("tma", True) / with_reference.versus_cublas("tma_persistent", True))
+    assert with_reference.speedup_over_previous("tma") == alone.speedup_over_previous("tma")   # times, without
 
 
 def _faster(runs: list[Run], kernel: str, factor: float, clock: float | None = None) -> list[Run]:

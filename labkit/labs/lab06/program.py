@@ -409,8 +409,6 @@ def nsight_compute(sizes: Sizes, work_dir: Path) -> NcuProfiles | Unavailable:
 
 # ----- the whole lab ------------------------------------------------------------------------------
 class Lab06Program(Program[Sizes, Lab06Results]):
-    steps = 5
-
     def check(self, sizes: Sizes) -> list[Check]:
         return check_against_numpy(sizes, _facts_here())
 

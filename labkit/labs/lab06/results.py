@@ -357,42 +357,30 @@ class Lab06Results(CheckedResults):
 
     def versus_cublas(self, key: str, large: bool = False) -> float | None:
         """A step's (or a peer's) FLOP rate / cuBLAS's in its precision, at the same size, same run:
-        cuBLAS timed call for call with it (:attr:`Run.reference`), or alone in an older record."""
-        return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=False)
+        t(cuBLAS) / t(key), cuBLAS timed call for call with it (:attr:`Run.reference`), or timed alone
+        in a record from before stop 39. Call for call, both run in the same power state: under the
+        H200's power cap at 8192^3, timed one after the other, the clock each was left depended on
+        what ran before it and for how long (two such records disagreed by up to 15 %)."""
+        mine, theirs = self.run(key, large), self.cublas(precision_of(key), large)
+        if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
+            return None
+        return (mine.reference or theirs.timing).median_seconds / mine.timing.median_seconds
 
-    def speedup_over_previous(self, key: str, large: bool = False, per_clock: bool = False) -> float | None:
-        """t(the step before ``key`` in the chapter's order) / t(``key``), at the same size, same run;
-        ``per_clock``: the ratio of their FLOP per clock per SM instead (each at the SM clock it ran at)."""
+    def speedup_over_previous(self, key: str, large: bool = False) -> float | None:
+        """How many times faster ``key`` runs than the step before it in the chapter's order, same
+        size, same run. Two steps are not timed call for call with each other, but each is with
+        cuBLAS: where both are, in one precision, the ratio of their ratios to it (each taken in the
+        power state it shared with its cuBLAS); else t(the step before) / t(``key``)."""
         position = STEP_KEYS.index(key)
         if position == 0:
             return None
-        return self._ratio(key, STEP_KEYS[position - 1], large, per_clock)
-
-    def versus_cublas_per_clock(self, key: str, large: bool = False) -> float | None:
-        """A step's (or a peer's) FLOP per clock per SM / cuBLAS's in its precision, each at the SM
-        clock it ran at, same size, same run: the comparison at equal clock. At 8192^3 the H200 runs
-        under its software power cap, and the clock each kernel is left depends on how long it was
-        timed and on what ran before it (cuBLAS FP16 at 1376 MHz over 200 repeats in one recording,
-        1519 MHz over 20 in the next): timed one after the other, the ratio of raw rates measures the
-        power state as much as the kernel, the ratio per clock the kernel. Timed call for call, the
-        two ratios should agree (both kernels run in the same power state, not at one clock: each
-        draws its own power)."""
-        return self._ratio(key, f"cublas_{precision_of(key)}", large, per_clock=True)
-
-    def _ratio(self, key: str, reference: str, large: bool, per_clock: bool) -> float | None:
-        """t(reference) / t(key) (x clock(reference) / clock(key) ``per_clock``), same size, same run;
-        the reference's timing taken call for call with ``key`` where the record has it."""
-        mine, theirs = self.run(key, large), self.run(reference, large)
+        before = STEP_KEYS[position - 1]
+        mine, theirs = self.run(key, large), self.run(before, large)
         if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
             return None
-        paired = mine.reference if mine.reference is not None and reference == cublas_reference(key) else None
-        their_timing = paired or theirs.timing
-        ratio = their_timing.median_seconds / mine.timing.median_seconds
-        if per_clock:
-            if not mine.timing.peak_clock_mhz or not their_timing.peak_clock_mhz:
-                return None
-            ratio *= their_timing.peak_clock_mhz / mine.timing.peak_clock_mhz
-        return ratio
+        if mine.reference and theirs.reference and precision_of(key) == precision_of(before):
+            return self.versus_cublas(key, large) / self.versus_cublas(before, large)
+        return theirs.timing.median_seconds / mine.timing.median_seconds
 
     def best(self, precision: str, large: bool = False) -> str | None:
         """The fastest step of a precision (FP32: the SIMT steps)."""
