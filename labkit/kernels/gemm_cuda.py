@@ -58,8 +58,9 @@ thread of a producer warpgroup issues ``cp.async.bulk.tensor.2d`` into 128-byte-
 tracked by full/empty ``mbarrier``s, for two consumer warpgroups (``setmaxnreg`` 40 / 232) that each
 compute half of a 128 x 256 or 256 x 128 tile. Variants: one CTA per tile (lab 06's step 5e,
 ``tma_ws``); ``_persistent`` (one CTA per SM walking tiles in groups of 8 tile rows: step 5f);
-``_cluster`` (persistent, pairs of CTAs sharing B by TMA multicast: correct, but half as fast on the
-H200, not yet understood); ``_store`` (persistent, C staged in shared memory and written by the copy
+``_cluster`` (persistent, pairs of CTAs sharing B by TMA multicast: correct, but 1.6 to 1.9 times
+slower on the H200, its tensor pipe half as busy while L2 reads barely fall: chapter 6 and
+tests/gpu/recorded/nvidia-h200/multicast/); ``_store`` (persistent, C staged in shared memory and written by the copy
 engine while the warpgroup starts its next tile: steps 5g and 5h, ``tma`` and ``tma_bf16``). Each is
 compiled alone (:func:`source`), as the lab asks for it.
 
