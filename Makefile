@@ -67,10 +67,10 @@ check-chapter: env
 	$(BIN)/python -m labkit.cli chapter $(CH)
 
 # The GPU packages of this machine's driver (CuPy, numba-cuda's NVVM/NVRTC; CUDA 12 or 13 flavour,
-# chosen from the driver, see labkit/gpu_setup.py): once per environment; nothing without a driver.
+# chosen from the driver, see labkit/gpu/setup.py): once per environment; nothing without a driver.
 GPU_ENV := $(VENV)/.gpu-installed
 $(GPU_ENV): $(ENV) constraints.txt constraints-cuda12.txt
-	$(BIN)/python -m labkit.gpu_setup
+	$(BIN)/python -m labkit.gpu.setup
 	@touch $@
 
 # Labs and doctor run in .venv, or with PY=python3 in an interpreter that already holds the GPU

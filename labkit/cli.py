@@ -22,15 +22,15 @@ EXIT_INTERRUPTED = 130
 
 
 def _doctor(args, console) -> int:
-    from labkit.doctor import doctor_report, format_report
+    from labkit.commands.doctor import doctor_report, format_report
 
     console.print(format_report(doctor_report(args.as_profile)), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
 def _run(args, console) -> int:
-    from labkit.backend import select_backend
-    from labkit.lab import lab
+    from labkit.gpu.backend import select_backend
+    from labkit.labs.base import lab
     from labkit.labs.runner import RunReport, run_lab
     from labkit.project import find_project
 
@@ -45,12 +45,12 @@ def _run(args, console) -> int:
 
 def _results(args, console) -> int:
     """Every recorded results file, validated; an interrupted recording's previous record put back;
-    a course record git tracks but the checkout lacks is an error (labkit.course_records)."""
-    from labkit.course_records import missing_message, missing_records
-    from labkit.lab import labs
+    a course record git tracks but the checkout lacks is an error (labkit.records.tracked)."""
+    from labkit.labs.base import labs
     from labkit.project import find_project
-    from labkit.recording import recover
-    from labkit.results import RESULTS_FOLDER, ResultsError, read_results, recorded_paths
+    from labkit.records.files import RESULTS_FOLDER, ResultsError, read_results, recorded_paths
+    from labkit.records.tracked import missing_message, missing_records
+    from labkit.records.writing import recover
 
     project = find_project()
     status = 0
@@ -103,8 +103,8 @@ def _results(args, console) -> int:
 
 def _notebooks(args, console) -> int:
     """Each lab's .ipynb with its notebook-service install cell, when the repository is configured."""
-    from labkit.lab import labs
-    from labkit.notebook_service import REPO_URL_ENV, write_notebooks
+    from labkit.commands.notebooks import REPO_URL_ENV, write_notebooks
+    from labkit.labs.base import labs
     from labkit.project import find_project
 
     written = write_notebooks(find_project().root, [lab.notebook for lab in labs().values()])
@@ -120,7 +120,7 @@ def _diagnose(args, console) -> int:
     """Chapter 5's checklist applied to each kernel of an Nsight Compute report."""
     from rich.console import Console
 
-    from labkit.diagnose import diagnose_report
+    from labkit.commands.diagnose import diagnose_report
 
     progress = Console(stderr=True) if sys.stderr.isatty() else None
     diagnose_report([Path(p) for p in args.report], args.kernel, args.lang, args.json, args.top,
@@ -313,7 +313,7 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     doctor = commands.add_parser("doctor", help="what this machine offers (GPU, clocks, peaks, libraries, "
                                  "profilers) and what each lab will do on it")
-    from labkit.device_profiles import PROFILES  # the standard library and labkit's pure modules only
+    from labkit.specs.profiles import PROFILES  # the standard library and labkit's pure modules only
 
     doctor.add_argument("--as", dest="as_profile", metavar="GPU", choices=sorted(PROFILES),
                         help=f"what each lab would do on another GPU: {', '.join(PROFILES)}")

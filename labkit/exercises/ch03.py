@@ -15,11 +15,11 @@ Why these numbers (what a reviewer should be able to check):
 (2 blocks of 64 threads in the simulator). The block scheduler spreads a grid of one block per SM
 one to an SM, so each SM holds 16 warps, 25 % occupancy, whatever the kernel's registers: the
 learner cannot add warps, only work per warp. The target is Little's law with the chapter's
-example figures (section #little, ``ch03.little.*`` in labkit.figures), which are lab 03's
+example figures (section #little, ``ch03.little.*`` in labkit.course.figures), which are lab 03's
 measurements on the H200, read from its record: a copy at the measured copy bandwidth C reads
 C / 2, and with the measured HBM latency (the pointer chase's plateau, about a third of a
 microsecond) needs (C / 2) x latency / 132 SMs of reads in flight per SM
-(:func:`labkit.latency.bytes_in_flight_per_sm`, about 5.4 kB). For the knee
+(:func:`labkit.models.latency.bytes_in_flight_per_sm`, about 5.4 kB). For the knee
 W* = W_l + 1 to fall at 16 warps, each warp must carry that over 15 warps, about 360 bytes
 (:func:`ilp_target_bytes_per_warp`): three 128-byte warp loads (one float32 per lane) where the
 skeleton has one. The metric reads it in the trace:
@@ -67,7 +67,7 @@ few microseconds of launch aside, on some hundred). Even if a block alone on its
 fast (the bound for 2 warps per scheduler becoming 1), it would take (1 + 1/2) x 32 / 40 = 1.2
 times as long: we declare that it fails ``time_ratio`` (at most 1.15).
 
-The simulator criterion is the wave efficiency (labkit.occupancy.tail_efficiency: waves / whole
+The simulator criterion is the wave efficiency (labkit.models.occupancy.tail_efficiency: waves / whole
 waves run, with the calculator's residency) of the learner's grid at the GPU size, the worst over
 six GPUs of different SM counts and compute capabilities (:data:`GPUS`): a grid that hard-codes
 the H200's 132 SMs or its 4 blocks per SM loses most of a wave on one of them. The simulator run
@@ -84,9 +84,10 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit import datasheets, latency, occupancy
 from labkit.chapters import page
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
+from labkit.models import latency, occupancy
+from labkit.specs import datasheets
 
 CHAPTER = page(3)
 
@@ -102,10 +103,10 @@ ILP_WARPS_PER_SM = ILP_THREADS // occupancy.SM90.warp_size
 def ilp_target_bytes_per_warp() -> float:
     """Bytes of reads a warp must keep in flight for a copy to reach its knee at 16 warps per SM,
     from the chapter's Little's-law example (section #little-memory): lab 03's measured copy
-    bandwidth C and HBM latency on the H200 (labkit.recorded.little_inputs). The knee is
+    bandwidth C and HBM latency on the H200 (labkit.labs.recorded.little_inputs). The knee is
     W* = (C / 2) x latency / (SMs x bytes per warp) + 1, so W* <= 16 asks
     (C / 2) x latency / SMs / 15 bytes of each warp."""
-    from labkit.recorded import little_inputs
+    from labkit.labs.recorded import little_inputs
 
     little = little_inputs()
     per_sm = latency.bytes_in_flight_per_sm(little.copy_gbps / 2, little.latency_seconds, little.sm_count)
@@ -161,7 +162,7 @@ def bytes_in_flight_per_warp(evidence) -> float:
     the other with no store between them (a store uses a loaded value: the warp waits for it
     there) form a run; each load counts its run's bytes (active lanes x width); the median over
     every global load of the run. 128 for a loop that loads then stores one float32 per lane."""
-    from labkit.access import Op, Space
+    from labkit.models.access import Op, Space
 
     per_load: list[int] = []
     for launch in evidence.launches:
@@ -180,7 +181,7 @@ def bytes_in_flight_per_warp(evidence) -> float:
 
 
 # ----- 03-tail ----------------------------------------------------------------------------------------
-#: The stated resources of the tail exercise's kernel, as labkit.occupancy takes them.
+#: The stated resources of the tail exercise's kernel, as labkit.models.occupancy takes them.
 TAIL_THREADS = 64
 TAIL_REGISTERS = 32
 TAIL_SHARED_BYTES = 48 * 1024
@@ -247,7 +248,7 @@ def blocks_per_sm(compute_capability: tuple[int, int]) -> int:
 
 
 def wave_efficiency(evidence) -> float:
-    """The worst, over :data:`GPUS`, of waves / whole waves run (labkit.occupancy.tail_efficiency)
+    """The worst, over :data:`GPUS`, of waves / whole waves run (labkit.models.occupancy.tail_efficiency)
     for the grid the learner's ``blocks`` gives at the GPU size: 1 for whole waves, 0.5 for one
     block more than a wave, and below 1 for a grid that leaves slots empty."""
     return min(occupancy.tail_efficiency(learner_blocks(evidence.module, TAIL_GPU_ELEMENTS, sm_count, cc),

@@ -46,13 +46,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from labkit import simulator_threads
-from labkit.access import WARP_LANES
 from labkit.chapters import page
 from labkit.exercises.matrices import matrix_shape
 from labkit.exercises.spec import CORRECT, Criterion, Exercise, Metric
 from labkit.kernels.mysteries_launch import parity_reference
+from labkit.models.access import WARP_LANES
 from labkit.profiling.checklist import DIVERGENCE_THREADS
+from labkit.simulator import threads as simulator_threads
 
 if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence
@@ -144,7 +144,7 @@ class _Lines:
     def active_threads(self) -> float:
         """Lane executions / warp executions: a warp executes a line as many times as its busiest lane
         does, and the n-th execution of each lane joins the warp's n-th (the grouping rule of
-        labkit.access_trace, on lines instead of memory accesses)."""
+        labkit.simulator.trace, on lines instead of memory accesses)."""
         visits: dict[tuple, list[int]] = defaultdict(list)
         for (block, thread_id), counts in self.by_thread.items():
             for point, times in counts.items():
@@ -157,7 +157,7 @@ class _Lines:
 @contextmanager
 def _lines_recorded():
     """Counts lines run within the block by simulated threads (each CUDA thread is a greenlet of this
-    Python thread: labkit.simulator_threads)."""
+    Python thread: labkit.simulator.threads)."""
     lines, before = _Lines(), sys.gettrace()
     sys.settrace(lines.on_call)
     try:

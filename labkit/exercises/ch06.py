@@ -5,7 +5,7 @@
   words 32 words apart, all in one bank: 31 conflicts per store. One word of padding per row (or an
   XOR swizzle) removes them; the kernel must stay right and keep the k-major layout's reads.
 - ``06-regtile``: a 32 x 32 shared-tile kernel, one element of C per thread: 32 FLOP per shared
-  wavefront (labkit.workloads.gemm_flops_per_wavefront). Each thread computing a block of C held
+  wavefront (labkit.models.workloads.gemm_flops_per_wavefront). Each thread computing a block of C held
   in registers raises that to 32 r FLOP per wavefront for r x r blocks; the criterion asks for 128,
   which our solution's 4 x 4 blocks reach (step 3 of the chapter goes to 8 x 8: 256).
 
@@ -16,7 +16,7 @@ issues 64 conflict-free loads (32 of sa, broadcasts, and 32 of sb) and 2 stores;
 store into sa costs 32 wavefronts instead of 1, so 97 wavefronts against 66 per warp and tile. The
 kernel does 32 FMA per 2 wavefronts: it is bound by shared memory (chapter 1's roof of one output
 per thread), so the skeleton is expected about 1.4 times slower; on the H200 (probe run 2 of
-labkit.probes.gemm_probe, 4096^3) it took 1.37 times our time. The target, 1.15, passes any
+labkit.calibration.gemm_probe, 4096^3) it took 1.37 times our time. The target, 1.15, passes any
 conflict-free store and fails the skeleton.
 
 ``06-regtile``, skeleton (one output per thread) against our 4 x 4 register tile. The skeleton is
@@ -73,9 +73,9 @@ def _expected(inputs: dict[str, object]) -> dict[str, np.ndarray]:
 
 
 def flops_per_shared_wavefront(evidence) -> float:
-    """2 M N K FLOP / the wavefronts of every shared-memory load (labkit.access's count), at the
+    """2 M N K FLOP / the wavefronts of every shared-memory load (labkit.models.access's count), at the
     simulator's shape: how many FLOP each wavefront of shared memory feeds."""
-    from labkit.access import Op, Space
+    from labkit.models.access import Op, Space
 
     m, n, k = REGTILE_SIMULATOR
     wavefronts = evidence.counts.of(Space.SHARED, Op.LOAD).wavefronts

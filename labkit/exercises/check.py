@@ -95,7 +95,7 @@ def check(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool = 
 def _steps(exercise: Exercise, path: Path, shown_as: str, simulator_only: bool, limit_seconds: float,
            progress: Callable[[Progress], None] | None, seed: int | None,
            printed: Callable[[bytes], None] | None) -> CheckReport:
-    from labkit.backend import select_backend
+    from labkit.gpu.backend import select_backend
 
     backend = "gpu" if select_backend() == "cuda" else "simulator"
     report = CheckReport(exercise=exercise.id, file=shown_as, backend="simulator" if simulator_only else backend)

@@ -107,7 +107,7 @@ def _run(step: Step, channel: _Channel) -> dict:
 def main(argv: list[str]) -> int:
     step, fd = Step.from_json(argv[0]), int(argv[1])
     if step.where == "simulator":
-        from labkit.backend import select_backend
+        from labkit.gpu.backend import select_backend
 
         if select_backend() != "simulator":
             print("labkit.exercises.child: the simulator step needs NUMBA_ENABLE_CUDASIM=1", file=sys.stderr)

@@ -453,6 +453,6 @@ def _keep(step: Step, write_fd: int, workdir: Path, command: tuple[list[str], di
 
 def _may_fork() -> bool:
     """A fork can run the simulator step: this process is the simulator's (no GPU context to inherit)."""
-    from labkit.backend import select_backend
+    from labkit.gpu.backend import select_backend
 
     return hasattr(os, "fork") and select_backend() == "simulator"

@@ -2,7 +2,7 @@
 
 Simulator metrics are pure functions of the :class:`labkit.exercises.watch.Evidence` of one run
 (the analyzer's counts are what Nsight Compute would count for the same launches, see
-labkit.access); GPU metrics are measured by labkit.exercises.on_gpu. Each has a label
+labkit.models.access); GPU metrics are measured by labkit.exercises.on_gpu. Each has a label
 ``exercise.metric.<id>`` in every language.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from labkit.access import Op, Space
 from labkit.exercises.spec import HOST_WRITTEN, INPUTS_UNREAD, Exercise, Metric
+from labkit.models.access import Op, Space
 
 if TYPE_CHECKING:
     from labkit.exercises.watch import Evidence

@@ -31,7 +31,7 @@ from labkit.exercises.guarded import Guarded, problems
 from labkit.exercises.learner import LearnerError, learner_code, load
 from labkit.exercises.spec import Exercise
 from labkit.exercises.verdicts import GpuRun, Verdict, correctness, judge
-from labkit.timing import Timing
+from labkit.gpu.timing import Timing
 
 ROUNDS = 3
 REPEATS = 20
@@ -58,9 +58,9 @@ def on_gpu(exercise: Exercise, path: Path, shown_as: str, seed: int, hand_over: 
 
 def _on_gpu(exercise: Exercise, path: Path, shown_as: str, seed: int, hand_over: Path,
             phase: Callable[..., None]) -> dict:
-    from labkit.device import read_device_facts
     from labkit.gpu import cuda
-    from labkit.timing import time_gpu
+    from labkit.gpu.device import read_device_facts
+    from labkit.gpu.timing import time_gpu
 
     phase("load")
     module = load(path, shown_as, exercise.entries)

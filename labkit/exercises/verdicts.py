@@ -10,8 +10,8 @@ from typing import Literal
 
 from labkit.exercises.guarded import Problem
 from labkit.exercises.spec import CORRECT, Criterion, Where
+from labkit.gpu.timing import Timing
 from labkit.records import Record
-from labkit.timing import Timing
 
 Status = Literal["pass", "fail", "skipped", "shown"]
 #: Why a criterion was skipped (label ``exercise.note.<note>``).

@@ -1,5 +1,5 @@
 """What the learner's code did in Numba's CUDA simulator: every kernel launch, traced by the
-chapter 2 analyzer (labkit.access_trace), every atomic operation, counted, and which output
+chapter 2 analyzer (labkit.simulator.trace), every atomic operation, counted, and which output
 elements host code wrote last rather than a kernel.
 
 :func:`watched` patches the simulator's kernel launch and atomics for the duration of a ``with``
@@ -28,8 +28,8 @@ from typing import Protocol
 
 import numpy as np
 
-from labkit.access import KernelCounts, Op, Space, Totals
-from labkit.access_trace import KernelTrace, trace_launch
+from labkit.models.access import KernelCounts, Op, Space, Totals
+from labkit.simulator.trace import KernelTrace, trace_launch
 
 
 @dataclass(frozen=True)

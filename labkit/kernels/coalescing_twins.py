@@ -2,8 +2,8 @@
 
 Each twin is a Numba kernel with its CUDA C kernel's index arithmetic, line for line: the same
 threads touch the same byte offsets of the same buffers, with the same widths (a ``float4``,
-``uint2``... is a record of :func:`labkit.access_trace.vector_dtype`, recorded as one 8- or
-16-byte access). They run only in Numba's CUDA simulator, where :mod:`labkit.access_trace`
+``uint2``... is a record of :func:`labkit.simulator.trace.vector_dtype`, recorded as one 8- or
+16-byte access). They run only in Numba's CUDA simulator, where :mod:`labkit.simulator.trace`
 records their accesses; on a GPU the CUDA C kernels run, and the lab's record compares their ncu
 counters with what the twins predict. Each twin computes what its kernel computes, and the
 lab's checks hold both to NumPy.
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from numba import float32, uint32
 
-from labkit.access_trace import vector_dtype
 from labkit.gpu import SIMULATED, cuda
 from labkit.kernels.coalescing import SWEEP_LOADS
 from labkit.kernels.coalescing_cuda import ROOF_LOADS, ROWS, SHARED_SLOTS, THREADS, TILE
+from labkit.simulator.trace import vector_dtype
 
 if not SIMULATED:
     raise ImportError("labkit.kernels.coalescing_twins runs in Numba's CUDA simulator only "

@@ -4,7 +4,7 @@ Each factory returns one compiled kernel per value (cached), each with its NumPy
 
 Both are persistent: launched with exactly (SMs x resident blocks per SM) blocks, every block is
 resident from start to end, so the warps resident per SM are the launch's, never fewer (no tail)
-and never more (the dynamic shared memory of the launch caps residency; labkit.occupancy says how
+and never more (the dynamic shared memory of the launch caps residency; labkit.models.occupancy says how
 much).
 """
 

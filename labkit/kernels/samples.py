@@ -1,6 +1,6 @@
 """Chapter 1's sample kernels, as a reader would first write them, to be placed on the roofline.
 
-Their FLOP and byte counts live in labkit.workloads (one place for each fact); the sample
+Their FLOP and byte counts live in labkit.models.workloads (one place for each fact); the sample
 reduction is labkit.kernels.reduction.block_sum.
 """
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from labkit.backend import NOTEBOOK_PREVIEW_ENV, select_backend
-from labkit.lab import Bench, lab
+from labkit.gpu.backend import NOTEBOOK_PREVIEW_ENV, select_backend
+from labkit.labs.base import Bench, lab
 from labkit.labs.runner import show_recorded
 from labkit.project import find_project
 from labkit.report.labels import label
@@ -41,7 +41,7 @@ class LabSession:
         return self.lab.program()
 
     def show_occupancy(self, answer) -> None:
-        """A labkit.occupancy answer as a sentence in the notebook's language: blocks per SM,
+        """A labkit.models.occupancy answer as a sentence in the notebook's language: blocks per SM,
         occupancy, the resources that limit it."""
         limiters = label(self.lang, "notebook.occupancy.and").join(
             label(self.lang, f"notebook.limiter.{name}") for name in answer.limiters)
@@ -67,8 +67,8 @@ class LabSession:
         if self.backend != "cuda":
             show_recorded(self.lab, self.project, self.console, self.lang)
             return
-        from labkit.device import read_device_facts
-        from labkit.timing import time_gpu, time_interleaved
+        from labkit.gpu.device import read_device_facts
+        from labkit.gpu.timing import time_gpu, time_interleaved
 
         from labkit.gpu import expected_warnings_hidden
 

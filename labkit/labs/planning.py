@@ -1,7 +1,7 @@
 """What every lab's plan shares: how much of a GPU's memory a lab may use, and how sizes shrink to fit.
 
-A lab's plan (``labkit/labs/labNN/sizing.py``, :meth:`labkit.lab.Lab.sizes_for`) is a pure function
-of the device's facts: on the course's GPU, the H200 (labkit.device_profiles.COURSE_GPU), it is the
+A lab's plan (``labkit/labs/labNN/sizing.py``, :meth:`labkit.labs.base.Lab.sizes_for`) is a pure function
+of the device's facts: on the course's GPU, the H200 (labkit.specs.profiles.COURSE_GPU), it is the
 lab's ``gpu_sizes`` exactly, so that the recorded results stay comparable; on another GPU, sizes
 shrink by halves until the lab's buffers fit in :func:`memory_budget_bytes`, grids follow its SM
 count and its occupancy, and the slowest loops are shortened where FP64 runs at 1:64.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 
 #: The share of a GPU's memory a lab's buffers may hold at once: room to spare for the display, the
 #: driver, CuPy's pool and the L2 flush buffer (a 6 GB laptop GPU: 1.5 GB; the H200: 37 GB).
@@ -23,7 +23,7 @@ FP64_CALL_SECONDS = 0.05
 
 def memory_budget_bytes(facts: DeviceFacts) -> int:
     """The bytes a lab's buffers may hold at once on this device: MEMORY_SHARE of its memory, less
-    the timer's L2 flush buffer (twice L2, labkit.timing)."""
+    the timer's L2 flush buffer (twice L2, labkit.gpu.timing)."""
     return int(facts.memory_bytes * MEMORY_SHARE) - 2 * facts.l2_bytes
 
 
@@ -36,6 +36,6 @@ def halve_until(value: int, fits: Callable[[int], bool], smallest: int) -> int:
 
 def resident_threads_per_sm(facts: DeviceFacts) -> int:
     """Threads an SM holds at once (Guide, technical specifications): 2048, 1536 or 1024."""
-    from labkit.occupancy import architecture
+    from labkit.models.occupancy import architecture
 
     return architecture(facts.compute_capability).max_threads_per_sm

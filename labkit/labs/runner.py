@@ -17,15 +17,15 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from labkit.backend import NO_GPU_NOTICE, select_backend
-from labkit.lab import Bench, Lab
+from labkit.gpu.backend import NO_GPU_NOTICE, select_backend
+from labkit.labs.base import Bench, Lab
 from labkit.project import Project
-from labkit.recording import RecordedThenInterrupted, canonical_place, experiment_place, record
+from labkit.records.writing import RecordedThenInterrupted, canonical_place, experiment_place, record
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.report.terminal import show_tables
-from labkit.results import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug, provenance,
-                            read_results, recorded_paths)
+from labkit.records.files import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug,
+    provenance, read_results, recorded_paths)
 
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -105,8 +105,8 @@ def experiment_tag(changes: dict) -> str:
 
 def run_on_gpu(lab: Lab, project: Project, console: Console, record_asked: bool, changes: dict,
                report: RunReport | None = None) -> int:
-    from labkit.device import read_clocks, read_device_facts
-    from labkit.timing import time_gpu, time_interleaved
+    from labkit.gpu.device import read_clocks, read_device_facts
+    from labkit.gpu.timing import time_gpu, time_interleaved
 
     facts = read_device_facts()
     planned = lab.sizes_for(facts)   # the lab's sizes on this GPU (the course's on the H200)

@@ -63,13 +63,13 @@ from enum import Enum
 
 from pydantic import model_validator
 
-from labkit.access import WARP_LANES
 from labkit.chapters import page
+from labkit.models.access import WARP_LANES
 from labkit.profiling.diagnosis import (BLOCK_LIMITS, HIGH_PCT, LAUNCH_BOUND_SECONDS, Diagnosis, Quadrant,
                                         compute_setter)
+from labkit.models.roofline import STOP_BELOW
 from labkit.profiling.ncu import Rule
 from labkit.records import Record
-from labkit.roofline import STOP_BELOW
 
 #: A unit at this share of its peak or more is at its roof: t_real / t_min under the stop band of
 #: chapter 1 (1.2) against ncu's peak, which is the theoretical one (stricter than a measured ceiling).

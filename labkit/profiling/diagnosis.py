@@ -20,11 +20,11 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field, field_validator
 
-from labkit.access import SECTOR_BYTES
+from labkit.models.access import SECTOR_BYTES
+from labkit.models.roofline import Traffic
 from labkit.profiling.ncu import KernelProfile, Metric, NcuError, Rule
 from labkit.profiling.units import MEMORY_SIDE_UNITS, UNIT_METRICS, UnitLoad, unit_loads
 from labkit.records import NonNegative, Percent, Record, Seconds
-from labkit.roofline import Traffic
 
 #: ncu's own threshold: its SOLBottleneck rule calls a throughput below 60 % of peak low.
 HIGH_PCT = 60.0

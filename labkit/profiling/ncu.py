@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labkit.cuda_tools import find_tool, run_tool
 from labkit.errors import LabkitError
+from labkit.gpu.tools import find_tool, run_tool
 from labkit.records import Record
 
 #: The pages :func:`export_csv` knows how to read back.

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from itertools import takewhile
 from pathlib import Path
 
-from labkit.cuda_tools import find_tool, run_tool
 from labkit.errors import LabkitError
+from labkit.gpu.tools import find_tool, run_tool
 from labkit.profiling.ncu import short_kernel_name
 from labkit.records import Count, NonNegative, Percent, Record
 

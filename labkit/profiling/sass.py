@@ -161,7 +161,7 @@ def read_ffma_operands(text: str) -> FfmaOperands:
 
 def cubin_sass(cubin_path: str) -> dict[str, str]:
     """Each kernel's SASS in a cubin (``cuobjdump -sass``), by function name."""
-    from labkit.cuda_tools import find_tool, run_tool
+    from labkit.gpu.tools import find_tool, run_tool
 
     tool = find_tool("cuobjdump")
     if tool is None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit.errors import LabkitError
+from labkit.models.roofline import RATIO_DECIMALS
 from labkit.report.numbers import format_bytes, format_number, format_percent
-from labkit.roofline import RATIO_DECIMALS
 
 @dataclass(frozen=True)
 class Labelled:
@@ -85,11 +85,11 @@ def format_cell(value, kind: str, lang: str, label) -> str:
 
 
 #: The two SM clocks of a timed measurement, side by side (issue 29): the one it ran at, measured on
-#: the GPU (labkit.timing), which every "% of peak" uses, and NVML's reading, kept as provenance.
+#: the GPU (labkit.gpu.timing), which every "% of peak" uses, and NVML's reading, kept as provenance.
 CLOCK_COLUMNS = (Column("clock_ran_mhz", "count"), Column("clock_nvml_mhz", "count"))
 
 
 def clock_cells(timing) -> tuple[float | None, float | None]:
-    """CLOCK_COLUMNS' cells for a labkit.timing.Timing (None: no timing; the first is None in a
+    """CLOCK_COLUMNS' cells for a labkit.gpu.timing.Timing (None: no timing; the first is None in a
     record from before issue 29)."""
     return (None, None) if timing is None else (timing.sm_clock_ran_mhz, timing.sm_clock_mhz)

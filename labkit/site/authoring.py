@@ -6,7 +6,7 @@
 - The option lines right under a block's opener (``    unit: MB``) are YAML: a value YAML cannot
   read (``unit: %``, a directive to YAML) would make the whole block print as text.
 - A computed figure is written ``[[name.with.dots]]`` in lower case, and names a figure of
-  labkit.figures. The build replaces figures in code too (a Mermaid label, an inline
+  labkit.course.figures. The build replaces figures in code too (a Mermaid label, an inline
   ``max_registers=[[lab05.max_registers]]``), so a well-formed name in code must name a figure as
   well; other ``[[...]]`` in code are code (``a[[0, 1]]`` in NumPy) and are left alone.
 - A heading's ``{#anchor}`` is used once in its page: two elements of one id break the links to it.
@@ -23,7 +23,7 @@ import re
 
 import yaml
 
-from labkit.figures import FIGURES
+from labkit.course.figures import FIGURES
 from labkit.site.syntax import (BLOCK_KINDS, FIGURE, FIGURE_NAME, BlockMark, Fence, Option, Prose, code_spans, headings,
                                 placeholders, read, without_code_spans)
 
@@ -70,7 +70,7 @@ def authoring_problems(markdown: str, first_line: int = 1) -> list[str]:
 def _code_figure_problems(code: str) -> list[str]:
     """Each well-formed ``[[name]]`` of a line of code that names no figure (the build would leave it)."""
     return [f"unknown computed figure [[{name}]] (in code, where the build replaces figures too): define it in "
-            "labkit/figures.py" for name in FIGURE.findall(code) if name not in FIGURES]
+            "labkit/course/figures.py" for name in FIGURE.findall(code) if name not in FIGURES]
 
 
 def _anchor_problems(elements: list) -> list[str]:
@@ -121,7 +121,7 @@ def _block_problem(mark: BlockMark, open_block: BlockMark | None) -> str | None:
 
 
 def _figure_problems(text: str) -> list[str]:
-    """Each ``[[...]]`` of a prose line that is not a figure name, or names no figure of labkit.figures."""
+    """Each ``[[...]]`` of a prose line that is not a figure name, or names no figure of labkit.course.figures."""
     problems = []
     for written in placeholders(text):
         name = written[2:-2]
@@ -129,7 +129,7 @@ def _figure_problems(text: str) -> list[str]:
             problems.append(f"{written} is not a figure name: lower-case words joined by dots, "
                             f"e.g. [[{_suggest(name)}]]")
         elif name not in FIGURES:
-            problems.append(f"unknown computed figure {written}: define it in labkit/figures.py")
+            problems.append(f"unknown computed figure {written}: define it in labkit/course/figures.py")
     return problems
 
 

@@ -23,16 +23,16 @@ import xml.etree.ElementTree as etree
 from markdown.util import AtomicString
 from pymdownx.blocks.block import type_string, type_string_in
 
+from labkit.course.quizzes import ANSWER_KEY
 from labkit.errors import LabkitError
-from labkit.lab import Lab, lab
+from labkit.labs.base import Lab, lab
+from labkit.labs.recorded import CaseError, recorded_cases
+from labkit.models.roofline import RATIO_DECIMALS
 from labkit.profiling import checklist
 from labkit.project import Project
-from labkit.quizzes import ANSWER_KEY
-from labkit.recorded import CaseError, recorded_cases
 from labkit.report.diagnosis_text import card_rows, item_words, render_kernel, words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.roofline import RATIO_DECIMALS
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
 
 CASE_ID = re.compile(r"(lab-\d\d)-([a-z0-9_]+)")   # a case is a lab's key: tma_bf16

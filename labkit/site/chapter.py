@@ -5,7 +5,7 @@ What ``make test`` holds a chapter to, for that chapter alone and without buildi
 - its French and Chinese sources: the authoring mistakes (blocks and their options, figure names:
   labkit.site.authoring), parity (anchors, quizzes, blocks, diagrams: labkit.site.inventory), drift
   section by section (labkit.site.drift), Chinese typography (labkit.site.chinese_typography);
-- its quizzes: each has its answer key in labkit.quizzes, no id is used twice in the course, and no
+- its quizzes: each has its answer key in labkit.course.quizzes, no id is used twice in the course, and no
   quiz gives its key away by the lengths of its options (labkit.site.quiz_balance; the share of keys
   that are the longest option is a property of the whole course, which ``make test`` holds);
 - each language's navigation lists the page;
@@ -29,9 +29,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Iterator
 
+from labkit.course.quizzes import ANSWER_KEY, Choice
 from labkit.errors import LabkitError
 from labkit.project import Project
-from labkit.quizzes import ANSWER_KEY, Choice
 from labkit.report.labels import LANGUAGES
 from labkit.site import syntax
 from labkit.site.authoring import authoring_problems
@@ -103,7 +103,7 @@ def quiz_problems(project: Project, text: str, where: str) -> list[str]:
     elsewhere = [block.id for page, path in language_pages(project.docs_dir, lang).items()
                  if f"docs/{lang}/{page}" != where
                  for block in syntax.blocks(syntax.read_page(path.read_text(encoding="utf-8"))) if block.kind == "quiz"]
-    problems = [f"{where}: quiz {quiz_id} has no answer key: add it to labkit/quizzes.py"
+    problems = [f"{where}: quiz {quiz_id} has no answer key: add it to labkit/course/quizzes.py"
                 for quiz_id in ids if quiz_id not in ANSWER_KEY]
     problems += [f"{where}: quiz id {quiz_id} is used twice in docs/{lang}: give each quiz its own id"
                  for quiz_id in sorted(set(ids)) if ids.count(quiz_id) > 1 or quiz_id in elsewhere]

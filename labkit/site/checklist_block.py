@@ -18,15 +18,15 @@ from markdown.util import AtomicString
 
 from labkit.chapters import page
 from labkit.errors import LabkitError
-from labkit.lab import labs
+from labkit.labs.base import labs
+from labkit.labs.recorded import read_recorded
 from labkit.profiling.checklist import ITEMS, Reading
 from labkit.project import Project
+from labkit.records.files import recorded_paths
 from labkit.report.diagnosis_text import item_words
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
-from labkit.recorded import read_recorded
 
 #: Where the chapter that holds the block lives, relative to docs/<lang>/ (links are made from there).
 CHAPTER = page(5)

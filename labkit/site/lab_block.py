@@ -14,17 +14,17 @@ import xml.etree.ElementTree as etree
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from labkit.course_records import MissingRecordError, missing_message, missing_records
-from labkit import notebook_service
+from labkit.commands import notebooks as notebook_service
 from labkit.errors import LabkitError
-from labkit.lab import Lab, lab
+from labkit.labs.base import Lab, lab
+from labkit.labs.recorded import read_recorded
 from labkit.project import Project
+from labkit.records.files import Provenance, recorded_paths
+from labkit.records.tracked import MissingRecordError, missing_message, missing_records
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.report.tables import Table, format_cell
-from labkit.results import Provenance, recorded_paths
 from labkit.site.block_extension import LanguageBlockExtension, PageBlock
-from labkit.recorded import read_recorded
 
 
 def render_table(parent: etree.Element, table: Table, lang: str) -> None:
@@ -92,7 +92,7 @@ def notebook_link(parent: etree.Element, the_lab: Lab, lang: str) -> None:
 
 
 def colab_link(block: etree.Element, the_lab: Lab, project: Project, lang: str) -> None:
-    """"Open in Colab", when the course's public repository is configured (labkit.notebook_service):
+    """"Open in Colab", when the course's public repository is configured (labkit.commands.notebooks):
     a plain link, nothing is asked of Colab until a reader follows it."""
     url = notebook_service.colab_url(notebook_service.repository_url(project.root), the_lab.notebook)
     if url is None:

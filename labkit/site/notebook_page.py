@@ -7,7 +7,7 @@ to both. Each language's site gets:
 - the page (at the notebook's place in the navigation): a line to download the notebook and run
   it, then its Markdown cells, its code, and under each code cell what it prints. That output is
   produced at build time by running the cells here in LabSession's preview mode
-  (labkit.backend.NOTEBOOK_PREVIEW_ENV): no GPU is touched, the simulator's checks are not run
+  (labkit.gpu.backend.NOTEBOOK_PREVIEW_ENV): no GPU is touched, the simulator's checks are not run
   (the cell says so), the records of the lab are shown, in the page's language; the page says so;
 - the download, ``labNN.ipynb`` beside the page: the same language's cells, without outputs.
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from labkit.backend import NOTEBOOK_PREVIEW_ENV
+from labkit.gpu.backend import NOTEBOOK_PREVIEW_ENV
 from labkit.report.labels import label
 
 LANG_KEY = "lang"

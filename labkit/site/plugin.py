@@ -1,7 +1,7 @@
 """The MkDocs plugin ``labkit``: one per language build.
 
 - registers the quiz, lab, case, checklist and exercise Markdown blocks for the page's language;
-- replaces ``[[figure.name]]`` in a page with the value computed in labkit.figures;
+- replaces ``[[figure.name]]`` in a page with the value computed in labkit.course.figures;
 - adds the site's own assets, the lab notebooks (a page and an .ipynb in the site's language,
   labkit.site.notebook_page) and the KaTeX/Mermaid files taken from node_modules (npm, at set-up);
 - points the language switcher of every page at the same page in the other language;
@@ -36,19 +36,20 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import YAML_RE
 
-from labkit import notebook_service, occupancy
+from labkit.commands import notebooks as notebook_service
+from labkit.course.figures import FIGURES
+from labkit.course.figures import render_figure
 from labkit.errors import LabkitError
-from labkit.figures import render_figure
-from labkit.lab import labs
+from labkit.labs.base import labs
+from labkit.models import occupancy
 from labkit.project import Project, find_project
 from labkit.report.labels import LANGUAGES, label
-from labkit.figures import FIGURES
-from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site import syntax
-from labkit.site.inventory import REFERENCE_LANG
+from labkit.site.authoring import FIGURE_PATTERN, authoring_problems
 from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension
 from labkit.site.exercise_block import ExerciseExtension
+from labkit.site.inventory import REFERENCE_LANG
 from labkit.site.lab_block import LabExtension
 from labkit.site.notebook_page import (NotebookError, ipynb_name, language_notebook, page_markdown,
                                        run_for_the_site)
@@ -117,12 +118,12 @@ def relative_href(from_path: str, to_path: str) -> str:
 
 def ipynb_path(notebook: str) -> str:
     """Where a lab's downloadable notebook is in the site: ``labs/01-roofline/lab01.ipynb`` (the
-    same path as in the project, where labkit.notebook_service writes it when configured)."""
+    same path as in the project, where labkit.commands.notebooks writes it when configured)."""
     return notebook_service.ipynb_path(notebook)
 
 
 def occupancy_data_script() -> str:
-    """``assets/labkit/occupancy_data.js``: labkit.occupancy's table as the page's data, read by
+    """``assets/labkit/occupancy_data.js``: labkit.models.occupancy's table as the page's data, read by
     occupancy_calculator.js (one table for the course's calculator and the page's)."""
     return f"window.labkitOccupancyData = {json.dumps(occupancy.page_data())};\n"
 
@@ -276,7 +277,7 @@ class LabkitPlugin(BasePlugin[LabkitConfig]):
             if first != here:
                 self.problem(f"{here}: quiz id {block.id} is already used at {first}: each quiz needs its own id "
                              "(its answer key is found by it): rename one, here and in the other language, and in "
-                             "labkit/quizzes.py")
+                             "labkit/course/quizzes.py")
 
     def _translation_banner(self, markdown: str, page, config) -> str:
         """'' when the page has no French source (a lab notebook) or translates it as it is now; a

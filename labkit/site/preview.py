@@ -2,7 +2,7 @@
 
 It serves the language with ``mkdocs serve`` (live reload on a change to its pages, its MkDocs
 configuration, or anything under ``labs/``: a results file, a notebook), and restarts that server
-when labkit's own code changes (a figure in labkit/figures.py, a quiz key in labkit/quizzes.py, a
+when labkit's own code changes (a figure in labkit/course/figures.py, a quiz key in labkit/course/quizzes.py, a
 lab's tables), since a running server keeps the code it started with; the page open in the
 browser reconnects and reloads by itself. Ctrl-C (or SIGTERM) stops it.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from labkit.quizzes import ANSWER_KEY, Choice
+from labkit.course.quizzes import ANSWER_KEY, Choice
 from labkit.report.columns import columns
 from labkit.site import syntax
 
@@ -59,7 +59,7 @@ def shown_length(option: str) -> int:
 
 
 def choice_quizzes(page_text: str, answers: dict | None = None) -> list[ChoiceQuiz]:
-    """The page's choice quizzes with their options and key (labkit.quizzes unless ``answers``)."""
+    """The page's choice quizzes with their options and key (labkit.course.quizzes unless ``answers``)."""
     answers = ANSWER_KEY if answers is None else answers
     quizzes = []
     for block in syntax.blocks(syntax.read_page(page_text)):

@@ -12,8 +12,8 @@ Markdown inside the block, in the page's language::
     ///
 
 A numeric quiz has no option list and names its unit: ``    unit: MB`` under the header.
-Which option is right, or which number is expected, comes from labkit.quizzes.ANSWER_KEY; a quiz on
-a profiled kernel (labkit.quizzes.CASE_QUIZZES) is refused when that key is not the verdict
+Which option is right, or which number is expected, comes from labkit.course.quizzes.ANSWER_KEY; a quiz on
+a profiled kernel (labkit.course.quizzes.CASE_QUIZZES) is refused when that key is not the verdict
 `labkit diagnose` gives on the kernel's recorded profile.
 """
 
@@ -24,9 +24,9 @@ import xml.etree.ElementTree as etree
 
 from pymdownx.blocks.block import type_string
 
-from labkit.figures import FIGURES
+from labkit.course.figures import FIGURES
+from labkit.course.quizzes import CASE_QUIZZES, Choice, Numeric, answer_for, case_answer
 from labkit.errors import LabkitError
-from labkit.quizzes import CASE_QUIZZES, Choice, Numeric, answer_for, case_answer
 from labkit.report.labels import label
 from labkit.report.numbers import format_number
 from labkit.site.block_extension import BlockError, LanguageBlockExtension, PageBlock
@@ -83,7 +83,7 @@ class QuizBlock(PageBlock):
             computed = case_answer(quiz_id, self.project())
             if computed is not None and computed != key.answer:
                 raise self.fail(f"quiz '{quiz_id}': its key is ({key.answer}), but labkit diagnose gives "
-                                f"({computed}) on the recorded profile: fix labkit/quizzes.py or the options")
+                                f"({computed}) on the recorded profile: fix labkit/course/quizzes.py or the options")
         if isinstance(key, Choice):
             last_of_question = self._render_choice(block, quiz_id, key)
             key_text = f"({key.answer})"

@@ -2,7 +2,7 @@
 both: the build refuses a page whose block differs from the same block (kind and id) of the same
 page in another language, in one line naming both places.
 
-- A quiz's option letters: its answer key (labkit.quizzes) is one for both languages, so a quiz
+- A quiz's option letters: its answer key (labkit.course.quizzes) is one for both languages, so a quiz
   with options a-d in French and a-c in Chinese grades one of them against an option it lacks.
 - A block's option keys (``unit:`` makes a quiz numeric), and the values of the options that are
   not words of the page's language (every option but a quiz's ``unit``: a profile's ``metrics``, a

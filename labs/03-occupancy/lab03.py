@@ -56,7 +56,7 @@ session.check()
 # 每个 block 256 个线程、每线程 64 个寄存器，在 H200（CC 9.0）上：每个 SM 能放几个 block？占用率多少？瓶颈是哪种资源？
 
 # %%
-from labkit.occupancy import KernelLaunch, calculate
+from labkit.models.occupancy import KernelLaunch, calculate
 
 answer = calculate(KernelLaunch(threads_per_block=256, registers_per_thread=64))
 session.show_occupancy(answer)

@@ -72,7 +72,7 @@ session.measure_or_show_recorded()
 # 与命令 `labkit diagnose labs/05-checklist/results/nvidia-h200 -k kernel_a --lang zh` 相同。
 
 # %%
-from labkit.diagnose import diagnose_report
+from labkit.commands.diagnose import diagnose_report
 
 recorded = session.lab.lab_dir(session.project) / "results" / "nvidia-h200"
 if recorded.is_dir():

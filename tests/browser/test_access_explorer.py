@@ -1,4 +1,4 @@
-"""The chapter 2 access explorer: its JavaScript analyzer equals labkit.access case for case, and
+"""The chapter 2 access explorer: its JavaScript analyzer equals labkit.models.access case for case, and
 its widget renders figures and an SVG in both languages without any remote request."""
 
 import random
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import labkit.site
-from labkit.access import WARP_LANES, WarpAccess, analyze, broadcast, strided, tile_column
+from labkit.models.access import WARP_LANES, WarpAccess, analyze, broadcast, strided, tile_column
 from labkit.report.typed_numbers import whole_digits
 
 pytestmark = pytest.mark.browser

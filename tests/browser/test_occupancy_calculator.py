@@ -1,8 +1,8 @@
 """The in-page occupancy calculator (labkit/site/assets/occupancy_calculator.js) in Chromium:
-equal to labkit.occupancy, answer for answer and message for message, on a grid of cases and
+equal to labkit.models.occupancy, answer for answer and message for message, on a grid of cases and
 seeded random ones across every compute capability; the same architecture table (the site writes
 labkit's into the page, occupancy_data.js) and charts; the widget offers every GPU of
-labkit.occupancy.CALCULATOR_GPUS by name, answers as labkit does on each, renders in both languages
+labkit.models.occupancy.CALCULATOR_GPUS by name, answers as labkit does on each, renders in both languages
 and asks nothing of the network."""
 
 import dataclasses
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit import occupancy
-from labkit.launch import LaunchConfigError
-from labkit.occupancy import ARCHITECTURES, CALCULATOR_GPUS, KernelLaunch
+from labkit.models import occupancy
+from labkit.models.launch import LaunchConfigError
+from labkit.models.occupancy import ARCHITECTURES, CALCULATOR_GPUS, KernelLaunch
 from labkit.site.plugin import occupancy_data_script
 
 pytestmark = pytest.mark.browser
@@ -297,7 +297,7 @@ def test_a_launch_no_sm_can_hold_is_called_impossible(page, lang, expected):
 
 
 def test_every_refusal_is_said_in_both_languages_and_none_in_english(blank):
-    """Each refusal labkit.occupancy can give (threads, registers, shared memory, attribute,
+    """Each refusal labkit.models.occupancy can give (threads, registers, shared memory, attribute,
     carve-out) has its sentence in each language; the widget never shows Python's English."""
     keys = blank.evaluate("""() => { const out = {};
       for (const [lang, table] of Object.entries(window.labkitOccupancy.REFUSALS)) out[lang] = Object.keys(table).sort();

@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from labkit.lab import labs
+from labkit.labs.base import labs
 from labkit.project import Project
+from labkit.records.files import read_results, recorded_paths
 from labkit.report.labels import LANGUAGES
-from labkit.results import read_results, recorded_paths
 from tests.browser.tour import PALETTES, load_problems, site_pages
 from tests.conftest import REPO_ROOT
 

@@ -1,4 +1,4 @@
-"""Numeric quizzes in the browser: the page's parser is labkit.quizzes.readings, and on the
+"""Numeric quizzes in the browser: the page's parser is labkit.course.quizzes.readings, and on the
 built pages an answer typed as the page prints it (1,280, 1 280, 1 280 with U+202F or U+00A0,
 with the unit) is right in both languages; what is not a number is named, not judged."""
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 import labkit.site
-from labkit.figures import FIGURES
-from labkit.quizzes import ANSWER_KEY
+from labkit.course.figures import FIGURES
+from labkit.course.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.report.numbers import format_number
 from labkit.site.typography import typeset_text

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from labkit.figures import render_figure
-from labkit.quizzes import ANSWER_KEY
+from labkit.course.figures import render_figure
+from labkit.course.quizzes import ANSWER_KEY
 from labkit.report.labels import LANGUAGES, label
 from labkit.site.typography import typeset_text
 from tests.browser.tour import READERS, WIDTHS, load_problems, search, site_pages

@@ -28,7 +28,7 @@ def test_pages_are_in_their_language(built_site):
 def test_each_lab_page_offers_its_notebook_as_ipynb(built_site):
     import json
 
-    from labkit.lab import labs
+    from labkit.labs.base import labs
 
     for lab in labs().values():
         for spec in LANGUAGES.values():

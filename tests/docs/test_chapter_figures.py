@@ -13,16 +13,11 @@ import re
 
 import pytest
 
-from labkit import access, latency, occupancy, roofline
-from labkit.figures import (
-    CH03_QUIZ_FMA_WARPS,
-    CH03_QUIZ_SPILL_CAP,
-    FIGURES,
-    dram_band_limits_bytes,
-    figure_value,
-)
-from labkit.quizzes import ANSWER_KEY
-from labkit.recorded import little_inputs, recorded_results
+from labkit.models import access, latency, occupancy, roofline
+from labkit.course.figures import (CH03_QUIZ_FMA_WARPS, CH03_QUIZ_SPILL_CAP, FIGURES, dram_band_limits_bytes,
+    figure_value)
+from labkit.course.quizzes import ANSWER_KEY
+from labkit.labs.recorded import little_inputs, recorded_results
 from tests.conftest import DOCS
 
 CH01, CH02, CH03 = "performance/01-roofline.md", "performance/02-coalescing.md", "performance/03-occupancy.md"

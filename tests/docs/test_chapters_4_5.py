@@ -17,16 +17,16 @@ import re
 import pytest
 from pydantic import BaseModel
 
-from labkit.figures import figure_value
-from labkit.lab import lab, labs
+from labkit.course.figures import figure_value
+from labkit.course.quizzes import ANSWER_KEY, CASE_QUIZZES, case_answer
+from labkit.labs.base import lab, labs
 from labkit.labs.lab05.results import CONTROL, PLANTED
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import StoredProfile, stall_reasons
 from labkit.project import Project
-from labkit.quizzes import ANSWER_KEY, CASE_QUIZZES, case_answer
-from labkit.results import recorded_paths
+from labkit.records.files import read_results
+from labkit.records.files import recorded_paths
 from labkit.report.labels import LANGUAGES
-from labkit.results import read_results
 from tests.conftest import DOCS, REPO_ROOT
 
 PROJECT = Project(REPO_ROOT)
@@ -240,7 +240,7 @@ def test_the_diagnose_reference_page_names_every_rule_an_item_listens_to(lang):
 def test_q05_roof_key_is_the_duration_the_fma_pipe_leaves(lang):
     """q05-roof: the key's option quotes the best duration the checklist's cap gives (the FMA pipe keeps
     its work), and each distractor quotes a figure at least the numeric tolerance away from it."""
-    from labkit.figures import FIGURES
+    from labkit.course.figures import FIGURES
     from labkit.site.quiz_balance import choice_quizzes
 
     text = (DOCS / lang / "performance/05-checklist.md").read_text(encoding="utf-8")

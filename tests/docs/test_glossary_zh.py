@@ -9,7 +9,7 @@ import jupytext
 import pytest
 
 import labkit.site
-from labkit.lab import labs
+from labkit.labs.base import labs
 from labkit.report.labels import LABELS
 from labkit.site.glossary_zh import GLOSSARY, glossary_problems
 from labkit.site.inventory import language_pages

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
+from labkit.course.quizzes import ANSWER_KEY
 from labkit.site.build import build_language, build_site, problems
 from labkit.site.inventory import parity_problems
-from labkit.quizzes import ANSWER_KEY
 from tests.conftest import DOCS, REPO_ROOT
 
 CHAPTER = "performance/04-profiling.md"
@@ -92,7 +92,7 @@ MISTAKES = {
     "quiz without an id": (lambda p: _break(p, "fr", CHAPTER, "/// quiz | q04-tool-order", "/// quiz"),
                            (f"{FR}, line", "'/// quiz' needs an id in lower case")),
     "unknown quiz id": (lambda p: _break(p, "fr", CHAPTER, "/// quiz | q04-low-low", "/// quiz | q04-nowhere"),
-                        (f"{FR}: quiz 'q04-nowhere' has no answer key: add it to labkit/quizzes.py",)),
+                        (f"{FR}: quiz 'q04-nowhere' has no answer key: add it to labkit/course/quizzes.py",)),
     "figure in capitals": (lambda p: _break(p, "fr", CHAPTER, "[[ch04.traffic.moved_mb]]", "[[Ch04.Traffic.Moved_MB]]"),
                            (f"{FR}, line", "[[Ch04.Traffic.Moved_MB]] is not a figure name")),
     "unknown figure": (lambda p: _break(p, "fr", CHAPTER, "[[ch04.diagnosis.high_pct]]", "[[ch04.diagnosis.nothing]]"),

@@ -10,13 +10,13 @@ import subprocess
 
 import pytest
 
-from labkit.quizzes import Choice
+from labkit.course.quizzes import Choice
 from labkit.report.labels import LANGUAGES
 from labkit.site.inventory import language_pages
 from labkit.site.quiz_balance import ChoiceQuiz, balance_problems, choice_quizzes, shown_length
 from tests.conftest import DOCS, REPO_ROOT
 
-#: The commit before issue 12's rewrite, and its answer key (labkit/quizzes.py then).
+#: The commit before issue 12's rewrite, and its answer key (labkit/course/quizzes.py then).
 BEFORE_ISSUE_12 = "b3a289e"
 KEYS_BEFORE = {"q01-gemm-tile": Choice("c"), "q01-verdict": Choice("b"), "q01-stencil-reuse": Choice("d"),
                "q04-tool-order": Choice("b"), "q04-low-low": Choice("c"), "q04-replay": Choice("a"),

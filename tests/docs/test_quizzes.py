@@ -5,12 +5,12 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from labkit.figures import FIGURES, render_figure
+from labkit.course.figures import FIGURES, render_figure
+from labkit.course.quizzes import ANSWER_KEY, Choice
+from labkit.report.labels import LANGUAGES
 from labkit.report.numbers import format_number
-from labkit.quizzes import ANSWER_KEY, Choice
 from labkit.site import syntax
 from labkit.site.inventory import language_pages
-from labkit.report.labels import LANGUAGES
 from labkit.site.plugin import FIGURE_PATTERN
 from tests.conftest import DOCS
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.backend import select_backend
+from labkit.gpu.backend import select_backend
 
 
 @pytest.fixture(autouse=True)

@@ -31,13 +31,13 @@ def show(what: str, timing, flops: float | None = None, peak_at=None) -> dict:
 
 
 def timer_checks() -> None:
-    from labkit import ceilings
-    from labkit.device import fp32_peak_gflops, read_device_facts
     from labkit.gpu import cuda
+    from labkit.gpu.device import fp32_peak_gflops, read_device_facts
+    from labkit.gpu.timing import time_gpu, time_interleaved
     from labkit.kernels import roofline_kernels as rk
-    from labkit.lab import Bench
-    from labkit.tensor_cores import tensor_peak_gflops
-    from labkit.timing import time_gpu, time_interleaved
+    from labkit.labs import ceilings
+    from labkit.labs.base import Bench
+    from labkit.models.tensor_cores import tensor_peak_gflops
 
     facts = read_device_facts()
     bench = Bench(facts, time_gpu, time_interleaved, Path(tempfile.mkdtemp()), lambda step: None)

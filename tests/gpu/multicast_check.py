@@ -3,7 +3,7 @@ twin (issue 33; chapter 6, step 5g's paragraph): not a test, a script that check
 
 Each ``_cluster`` kernel of labkit.kernels.gemm_cuda beside its ``_persistent`` twin: how many
 clusters can be resident (cuOccupancyMaxActiveClusters), both checked against cuBLAS FP16, then
-timed call for call (labkit.timing.time_interleaved) at 4096^3 and 8192^3. ``--ncu`` only launches
+timed call for call (labkit.gpu.timing.time_interleaved) at 4096^3 and 8192^3. ``--ncu`` only launches
 each kernel once at 4096^3, for Nsight Compute. Recorded on the H200 (2026-12-03) in
 tests/gpu/recorded/nvidia-h200/multicast/ by, from the repo root (after the wheel install):
 
@@ -45,9 +45,9 @@ def max_active_clusters(name: str, sm_count: int) -> list:
 def main() -> int:
     import cupy as cp
 
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
+    from labkit.gpu.timing import time_interleaved
     from labkit.kernels import gemm_cublas, gemm_cuda
-    from labkit.timing import time_interleaved
 
     profiling = "--ncu" in sys.argv
     out: dict = {}

@@ -6,7 +6,7 @@ and SASS (is the foreign function inlined: no CALL to it; are the accumulators i
 local loads or stores in the K loop), each checked against NumPy (chapter 6's FP16 tolerance) at
 512^3 and on a shape with a partial group of tile rows and an odd number of K slices, then timed
 at 4096^3 and 8192^3 beside cuBLAS FP16 (before and after) and lab 06's CUDA C mma.sync step, by
-labkit.timing.time_gpu (warm-up 3, at least 20 repeats, median and spread, the SM clock measured
+labkit.gpu.timing.time_gpu (warm-up 3, at least 20 repeats, median and spread, the SM clock measured
 on the GPU around each call).
 
     python3 tests/gpu/numba_mma_check.py --out DIR    (writes DIR/numba_mma.json and DIR/sass_*.txt)
@@ -82,9 +82,9 @@ def main() -> int:
     import numba_cuda
     from numba import cuda
 
+    from labkit.gpu.timing import time_gpu
     from labkit.kernels import gemm_cublas, gemm_cuda
     from labkit.kernels import gemm_numba_mma as g
-    from labkit.timing import time_gpu
 
     results: dict = {"commit": os.environ.get("LABKIT_GIT_COMMIT"), "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),

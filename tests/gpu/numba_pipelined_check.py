@@ -14,9 +14,9 @@ import numpy as np
 out = {}
 try:
     from labkit.gpu import cuda
+    from labkit.gpu.timing import time_gpu
     from labkit.kernels import gemm_simt, gemm_cuda, gemm_cublas, gemm_accuracy
     from labkit.kernels.compiled import resources
-    from labkit.timing import time_gpu
     import cupy as cp
     source = open(gemm_simt.__file__).read().replace("for k in literal_unroll(PL_KS):", "for k in range(RT_BK):")
     spec = importlib.util.spec_from_loader("gemm_simt_range", loader=None)

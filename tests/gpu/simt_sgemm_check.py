@@ -3,7 +3,7 @@ the warp-tiled FP32 kernel of labkit.kernels.gemm_cuda (``sgemm_warptile``) and 
 instantiations of its template (CANDIDATES: lane grid, slice of K, thread tile, block tile), each
 checked against NumPy at 512^3 and on a non-square shape (chapter 6's FP32 tolerance,
 labkit.kernels.gemm_accuracy), then timed beside cuBLAS SGEMM and step 4 (``sgemm_pipelined``) at
-4096^3 and 8192^3 by labkit.timing.time_gpu (CUDA events, warm-up 3, at least 20 repeats, median,
+4096^3 and 8192^3 by labkit.gpu.timing.time_gpu (CUDA events, warm-up 3, at least 20 repeats, median,
 min and max, the SM clock measured while each ran), cuBLAS timed first and last at each size; each
 kernel's ratio is to the mean of those two cuBLAS timings. Registers and local memory (spills) as
 the driver reports them. JSON out.
@@ -82,10 +82,10 @@ def main() -> int:
     import cupy as cp
     import numpy as np
 
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
+    from labkit.gpu.timing import time_gpu
     from labkit.kernels import gemm_accuracy, gemm_cublas, gemm_cuda
-    from labkit.results import git_commit
-    from labkit.timing import time_gpu
+    from labkit.records.files import git_commit
 
     facts = read_device_facts()
     results: dict = {"git_commit": git_commit(Path(__file__).resolve().parents[2]), "gpu": facts.name,

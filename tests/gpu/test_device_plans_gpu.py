@@ -7,11 +7,11 @@ from dataclasses import asdict
 
 import pytest
 
-from labkit.datasheets import datasheet_for
-from labkit.device import read_device_facts
-from labkit.device_profiles import COURSE_GPU
-from labkit.lab import labs
-from labkit.occupancy import architecture
+from labkit.gpu.device import read_device_facts
+from labkit.labs.base import labs
+from labkit.models.occupancy import architecture
+from labkit.specs.datasheets import datasheet_for
+from labkit.specs.profiles import COURSE_GPU
 
 pytestmark = pytest.mark.gpu
 

@@ -25,16 +25,16 @@ CAUGHT_ON_GPU = re.compile(r"^Caught on the GPU by: (\w+)$", re.MULTILINE)
 
 @pytest.fixture(scope="module")
 def copy_ceiling_gbps(tmp_path_factory) -> float:
-    """The course's copy ceiling (labkit.ceilings), the same as every lab's: the bandwidth a kernel can reach."""
-    from labkit.backend import select_backend
+    """The course's copy ceiling (labkit.labs.ceilings), the same as every lab's: the bandwidth a kernel can reach."""
+    from labkit.gpu.backend import select_backend
 
     if select_backend() != "cuda":    # a module fixture runs before the per-test skip
         pytest.skip("no CUDA GPU")
 
-    from labkit import ceilings
-    from labkit.device import read_device_facts
-    from labkit.lab import Bench
-    from labkit.timing import time_gpu, time_interleaved
+    from labkit.gpu.device import read_device_facts
+    from labkit.gpu.timing import time_gpu, time_interleaved
+    from labkit.labs import ceilings
+    from labkit.labs.base import Bench
 
     bench = Bench(read_device_facts(), time_gpu, time_interleaved, tmp_path_factory.mktemp("ceiling"), lambda step: None)
     return ceilings.measure(bench).gbps
@@ -68,8 +68,8 @@ def test_our_solution_passes_every_criterion_on_the_gpu(item, record, copy_ceili
     """Passes everything. Memory-bound solutions, physics both ways (t_min = floor bytes / the copy
     ceiling measured here): under the theoretical peak, and t_real / t_min below chapter 1's
     "structural" band, or below its "stop" band for the exercise built to reach the roof."""
-    from labkit.device import read_device_facts
-    from labkit.roofline import STOP_BELOW, STRUCTURAL_ABOVE
+    from labkit.gpu.device import read_device_facts
+    from labkit.models.roofline import STOP_BELOW, STRUCTURAL_ABOVE
 
     path = SOLUTIONS / f"{item.solution}.py"
     report = check(item, path, str(path))

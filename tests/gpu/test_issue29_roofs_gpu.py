@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.device import read_device_facts
+from labkit.gpu.device import read_device_facts
+from labkit.gpu.timing import time_gpu
 from labkit.labs.lab03.program import sass_step
 from labkit.labs.lab03.results import SassStep
 from labkit.labs.lab06.program import mma_roof_step
 from labkit.labs.lab06.results import MmaRoof, Sizes
-from labkit.tensor_cores import dense_flops_per_clock_per_sm
-from labkit.timing import time_gpu
+from labkit.models.tensor_cores import dense_flops_per_clock_per_sm
 
 pytestmark = pytest.mark.gpu
 

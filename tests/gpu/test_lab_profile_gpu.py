@@ -12,12 +12,12 @@ import importlib
 
 import pytest
 
-from labkit import occupancy
-from labkit.device import read_device_facts
-from labkit.lab import lab
+from labkit.gpu.device import read_device_facts
+from labkit.labs.base import lab
+from labkit.models import occupancy
 from labkit.profiling import lab_profile, ncu
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.gpu

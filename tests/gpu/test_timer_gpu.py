@@ -15,8 +15,8 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
-from labkit.device import current_pci_bus_id, read_clocks, read_device_facts
-from labkit.timing import time_gpu, time_interleaved
+from labkit.gpu.device import current_pci_bus_id, read_clocks, read_device_facts
+from labkit.gpu.timing import time_gpu, time_interleaved
 
 pytestmark = pytest.mark.gpu
 

@@ -55,8 +55,8 @@ def test_every_tma_kernel_agrees_with_cublas(hopper, shape, precision, record):
 
 
 def test_the_lab_steps_pass_the_labs_own_check(hopper):
-    from labkit.device import read_device_facts
-    from labkit.lab import lab
+    from labkit.gpu.device import read_device_facts
+    from labkit.labs.base import lab
     from labkit.labs.lab06.program import check_against_numpy
     from labkit.labs.lab06.results import ADDED_ITEMS
 

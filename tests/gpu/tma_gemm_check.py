@@ -2,7 +2,7 @@
 every TMA kernel of labkit.kernels.gemm_cuda checked against cuBLAS in its precision (chapter 6's
 tolerance, labkit.kernels.gemm_accuracy, cuBLAS's result as the reference) on a square and a
 non-square shape, then timed beside cuBLAS FP16 and BF16 (and the wgmma and mma.sync steps) at
-4096^3 and 8192^3 by labkit.timing.time_gpu (median of >= 20, the SM clock measured while each ran).
+4096^3 and 8192^3 by labkit.gpu.timing.time_gpu (median of >= 20, the SM clock measured while each ran).
 
 A kernel that deadlocks (an mbarrier that never completes) is caught: each first launch is polled
 for WATCHDOG_S seconds, and the script exits with status 3 naming it, so that the caller reruns it
@@ -58,8 +58,8 @@ def main() -> int:
 
     import cupy as cp
 
+    from labkit.gpu.timing import time_gpu
     from labkit.kernels import gemm_accuracy, gemm_cublas, gemm_cuda
-    from labkit.timing import time_gpu
 
     skip = {s for s in args.skip.split(",") if s}
     names = [n for n, k in gemm_cuda.KERNELS.items() if k.module == "tma" and n not in skip]

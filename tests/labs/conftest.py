@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-from labkit.lab import labs
+from labkit.labs.base import labs
 from tests.labs.stand_in import simulated_facts, stand_in_bench
 
 #: The part each lab's shared measurement runs on (a lab not named here: the course's H200).

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import math
 
-from labkit import latency, occupancy
 from labkit.kernels import chase, ilp, register_pressure
-from labkit.lab import Check
+from labkit.labs.base import Check
 from labkit.labs.lab03 import LAB
 from labkit.labs.lab03.program import FMA_THREADS, capped_launch, copy_shape, fma_trips, wave_grid
-from labkit.access import WARP_LANES
+from labkit.models import latency, occupancy
+from labkit.models.access import WARP_LANES
 from labkit.labs.lab03.results import (LOAD_BYTES, ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel,
                                        FmaPoint, Lab03Results, LatencyStep, MemoryStep, RegisterStep, RegisterVariant,
                                        StreamKernel, StreamPoint, Unavailable, WavePoint, WaveStep)
-from labkit.timing import Timing
+from labkit.gpu.timing import Timing
 
 SMS, CLOCK_MHZ, L2_BYTES = 132, 1980.0, 60 << 20
 COPY_GBPS, HBM_NS = 4100.0, 600.0

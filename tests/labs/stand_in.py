@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from labkit.device import DeviceFacts
-from labkit.device_profiles import PROFILES
-from labkit.lab import Bench
-from labkit.timing import Timing
+from labkit.gpu.device import DeviceFacts
+from labkit.gpu.timing import Timing
+from labkit.labs.base import Bench
+from labkit.specs.profiles import PROFILES
 
 FACTS = DeviceFacts(name="Simulated GPU", compute_capability=(9, 0), sm_count=2, max_sm_clock_mhz=1980.0,
                     max_mem_clock_mhz=3201.0, memory_bus_width_bits=6016, l2_bytes=60 << 20,
@@ -37,10 +37,10 @@ def stand_in_interleaved(fns, *, warmup: int = 10, repeats: int = 100, flush_l2:
 
 
 def simulated_facts(profile: str) -> DeviceFacts:
-    """A common part's facts (labkit.device_profiles) with 2 SMs, so that the simulator's grids stay
+    """A common part's facts (labkit.specs.profiles) with 2 SMs, so that the simulator's grids stay
     small: its compute capability, limits, clocks, bus and memory as the driver reports them. Named
     "Simulated <part>": a record with 2 SMs is no record of the part itself, and is held to what its
-    compute capability allows (labkit.known_gpus)."""
+    compute capability allows (labkit.records.plausibility)."""
     facts = PROFILES[profile]
     return dataclasses.replace(facts, name=f"Simulated {facts.name}", sm_count=2)
 

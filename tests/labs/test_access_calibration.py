@@ -1,6 +1,6 @@
 """The access analyzer against Nsight Compute on the H200, pattern by pattern.
 
-Reads the calibration recorded on the H200 by ``python -m labkit.probes.access_probe OUTDIR``
+Reads the calibration recorded on the H200 by ``python -m labkit.calibration.access_probe OUTDIR``
 (kept in labs/02-coalescing/calibration/)
 and recomputes every prediction with the analyzer as it is now: a rule changed since the
 recording is judged against the hardware, not against its old self.
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from labkit.access import DRAM_READ_METRIC
-from labkit.probes.access_probe import CALIBRATION_FILE, COUNTER_METRICS, Pattern, patterns, predict
+from labkit.calibration.access_probe import CALIBRATION_FILE, COUNTER_METRICS, Pattern, patterns, predict
+from labkit.models.access import DRAM_READ_METRIC
 
 RECORDED = Path(__file__).resolve().parents[2] / "labs" / "02-coalescing" / "calibration" / CALIBRATION_FILE
 
 pytestmark = pytest.mark.skipif(
     not RECORDED.exists(),
-    reason="no H200 calibration recorded yet: run `python -m labkit.probes.access_probe OUTDIR` on the GPU",
+    reason="no H200 calibration recorded yet: run `python -m labkit.calibration.access_probe OUTDIR` on the GPU",
 )
 
 

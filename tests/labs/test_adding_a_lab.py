@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.backend import select_backend
+from labkit.gpu.backend import select_backend
 from tests.conftest import REPO_ROOT
 
 THROWAWAY = Path(__file__).parent / "throwaway_lab"

@@ -301,9 +301,9 @@ def test_labkit_results_after_a_recording_killed_mid_manifest_keeps_the_record(c
     import os
     import signal
 
-    from labkit import recording
-    from labkit.lab import lab
-    from labkit.results import read_results
+    from labkit.labs.base import lab
+    from labkit.records import writing as recording
+    from labkit.records.files import read_results
 
     path = course / FILES["lab-01"]
     before = snapshot(course)
@@ -422,8 +422,8 @@ RAW_BYTES = {
 @pytest.mark.parametrize("corruption", [*GENERIC, *RAW_BYTES])
 @pytest.mark.parametrize("lab_id", ["lab-01", "lab-02", "lab-03", "lab-04", "lab-05", "lab-06"])
 def test_every_record_refuses_each_generic_corruption_in_one_line(tmp_path, lab_id, corruption):
-    from labkit.lab import lab
-    from labkit.results import ResultsError, read_results
+    from labkit.labs.base import lab
+    from labkit.records.files import ResultsError, read_results
 
     the_lab = lab(lab_id)
     source = REPO_ROOT / "labs" / the_lab.folder / "results/nvidia-h200.json"
@@ -504,9 +504,9 @@ def test_a_recording_killed_mid_swap_in_a_checkout_is_put_back_not_called_missin
     import os
     import signal
 
-    from labkit import recording
-    from labkit.lab import lab
-    from labkit.results import read_results
+    from labkit.labs.base import lab
+    from labkit.records import writing as recording
+    from labkit.records.files import read_results
 
     path = tracked_course / FILES["lab-01"]
     before = snapshot(tracked_course / "labs")

@@ -1,6 +1,6 @@
 """One copy ceiling for the whole course (issue 19), held on every lab's record made on the H200:
 
-- every lab that compares with the copy measured the course's ceiling (labkit.ceilings: the same
+- every lab that compares with the copy measured the course's ceiling (labkit.labs.ceilings: the same
   kernel, bytes and method), and the labs' ceilings agree with each other;
 - no kernel of any lab moved its bytes faster than the ceiling of its own run beyond the ceiling's
   spread (its median rate above the copy's fastest call): lab 05's control read 4 144 GB/s against
@@ -18,11 +18,11 @@ import statistics
 
 import pytest
 
-from labkit import ceilings
-from labkit.ceilings import CopyCeiling
-from labkit.lab import lab
+from labkit.labs import ceilings
+from labkit.labs.base import lab
+from labkit.labs.ceilings import CopyCeiling
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 LABS = ("lab-01", "lab-02", "lab-03", "lab-05")

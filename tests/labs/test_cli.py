@@ -11,8 +11,8 @@ import traceback
 import pytest
 
 from labkit import cli
-from labkit.backend import select_backend
-from labkit.lab import labs
+from labkit.gpu.backend import select_backend
+from labkit.labs.base import labs
 
 from tests.conftest import REPO_ROOT
 

@@ -1,4 +1,4 @@
-"""The labs on ten readers' GPUs (labkit.device_profiles: T4, V100, A100 40 GB, RTX 3060 laptop 6 GB,
+"""The labs on ten readers' GPUs (labkit.specs.profiles: T4, V100, A100 40 GB, RTX 3060 laptop 6 GB,
 L4, RTX 4090, H100 PCIe, H200, B200, RTX 5090), none of which is needed here.
 
 - Each lab's plan at full size, as a pure function of the device's facts: the H200's is the lab's
@@ -22,12 +22,12 @@ import os
 
 import pytest
 
-from labkit import occupancy
-from labkit.backend import select_backend
-from labkit.device_profiles import COURSE_GPU, PROFILES
-from labkit.lab import labs
+from labkit.gpu.backend import select_backend
+from labkit.labs.base import labs
 from labkit.labs.planning import FP64_CALL_SECONDS, memory_budget_bytes
-from labkit.results import read_results
+from labkit.models import occupancy
+from labkit.records.files import read_results
+from labkit.specs.profiles import COURSE_GPU, PROFILES
 from tests.conftest import REPO_ROOT
 from tests.labs.conftest import measure_in_simulator, simulated_on
 from tests.labs.test_measure_in_simulator import round_trip_and_render
@@ -124,7 +124,7 @@ def lab05_launches(lab, sizes, facts):
     assert occupancy.waves(sizes.walk_blocks, facts.sm_count, resident_blocks) == pytest.approx(1.0, abs=0.01)
 
 
-#: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.probes.gemm_probe;
+#: Registers per thread the H200's compilers gave lab 06's kernels (probe run 2 of labkit.calibration.gemm_probe;
 #: issue 33's TMA steps: tests/gpu/tma_gemm_check.py; its Numba step on the tensor cores:
 #: tests/gpu/numba_mma_check.py): the same sources compile to about as many on other parts.
 LAB06_PROBES = ("tests/fixtures/h200-gemm/timings.json", "tests/fixtures/h200-tma/timings.json")

@@ -13,7 +13,7 @@ from collections import defaultdict
 import pytest
 from rich.console import Console
 
-from labkit import diagnose as command
+from labkit.commands import diagnose as command
 from labkit.profiling import diagnosis, ncu, reports
 from tests.conftest import REPO_ROOT
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit.backend import select_backend
 from labkit.exercises import exercises
 from labkit.exercises.check import check
+from labkit.gpu.backend import select_backend
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="checks in the Numba CUDA simulator")
 

@@ -10,11 +10,11 @@ import threading
 
 import pytest
 
-from labkit.backend import select_backend
 from labkit.exercises import exercises
 from labkit.exercises.ch05 import active_threads
 from labkit.exercises.learner import LearnerError, load
 from labkit.exercises.watch import Evidence
+from labkit.gpu.backend import select_backend
 from labkit.profiling.checklist import DIVERGENCE_THREADS
 from tests.conftest import REPO_ROOT
 

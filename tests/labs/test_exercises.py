@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.backend import select_backend
 from labkit.cli import main
 from labkit.exercises import exercises
 from labkit.exercises.check import check
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.render import report_lines
 from labkit.exercises.spec import CORRECT
+from labkit.gpu.backend import select_backend
 from tests.conftest import DOCS, REPO_ROOT
 from tests.labs.test_gpu_verdict import buffers, rounds
 
@@ -232,12 +232,12 @@ def test_json_for_scripts():
 def test_on_a_gpu_machine_the_simulator_step_runs_in_a_child(monkeypatch):
     """The path a GPU machine takes (the backend says cuda): the simulator step in a child process,
     then, with --simulator, the GPU criteria skipped; the report's backend is 'gpu' or 'simulator'."""
-    import labkit.backend
     import labkit.exercises.check
+    import labkit.gpu.backend
     from labkit.exercises import isolated
     from labkit.exercises.verdicts import Verdict
 
-    monkeypatch.setattr(labkit.backend, "select_backend", lambda: "cuda")
+    monkeypatch.setattr(labkit.gpu.backend, "select_backend", lambda: "cuda")
     run_step, simulator_answers = labkit.exercises.check.run_step, []
 
     def simulator_step_kept(step, *args):

@@ -15,12 +15,12 @@ import os
 import numpy as np
 import pytest
 
-from labkit.backend import select_backend
 from labkit.exercises import exercises, handover
 from labkit.exercises.guarded import GUARD_BYTES, GUARD_PATTERN, poisoned
 from labkit.exercises.learner import LearnerError
 from labkit.exercises.on_gpu import ROUNDS, judged_on_gpu
-from labkit.timing import Timing
+from labkit.gpu.backend import select_backend
+from labkit.gpu.timing import Timing
 
 #: 01-fuse at a size a test can hold (its GPU size is four arrays of 2**26 floats).
 ITEM = dataclasses.replace(exercises()["01-fuse"], gpu_elements=4096)
@@ -166,13 +166,13 @@ def test_the_child_s_half_hands_over_what_labkit_s_half_judges(tmp_path, monkeyp
     here), then judged_on_gpu on what it wrote and returned."""
     from types import SimpleNamespace
 
-    import labkit.device
-    import labkit.timing
+    import labkit.gpu.device
+    import labkit.gpu.timing
     from labkit.exercises.on_gpu import on_gpu
     from tests.conftest import REPO_ROOT
 
-    monkeypatch.setattr(labkit.timing, "time_gpu", lambda fn, **kwargs: (fn(), Timing.model_validate(timing(1e-3)))[1])
-    monkeypatch.setattr(labkit.device, "read_device_facts", lambda: SimpleNamespace(name="stand-in GPU"))
+    monkeypatch.setattr(labkit.gpu.timing, "time_gpu", lambda fn, **kwargs: (fn(), Timing.model_validate(timing(1e-3)))[1])
+    monkeypatch.setattr(labkit.gpu.device, "read_device_facts", lambda: SimpleNamespace(name="stand-in GPU"))
     path = {"solution": REPO_ROOT / "labkit/exercises/solutions/fuse.py", "skeleton": REPO_ROOT / ITEM.learner_file,
             "does nothing": tmp_path / "f.py"}[learner]
     if learner == "does nothing":

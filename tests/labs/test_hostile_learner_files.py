@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from labkit.backend import select_backend
 from labkit.cli import main
 from labkit.exercises import exercises
 from labkit.exercises.check import check
 from labkit.exercises.isolated import Progress
 from labkit.exercises.render import progress_text
+from labkit.gpu.backend import select_backend
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="checks in the Numba CUDA simulator")

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.lab import lab
+from labkit.labs.base import lab
 from labkit.labs.lab01.results import SAMPLE_KERNELS
 from labkit.labs.lab02.results import READ_ROOF_BAR
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 #: cuBLAS FP16's share of the tensor peak at the clock it ran at (issue 29's bar; ncu read its tensor

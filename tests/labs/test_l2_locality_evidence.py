@@ -6,11 +6,11 @@ that range. The hit rate does not tell them apart; only the bytes counted on pap
 
 import pytest
 
-from labkit.figures import CH06_N
-from labkit.lab import lab
+from labkit.course.figures import CH06_N
+from labkit.labs.base import lab
 from labkit.profiling import reports
 from labkit.project import Project
-from labkit.results import raw_folder
+from labkit.records.files import raw_folder
 from tests.conftest import REPO_ROOT
 
 VALIDATION = REPO_ROOT / "tests/fixtures/diagnose_validation"

@@ -4,11 +4,11 @@ point sits on the measured roof within the tolerance and none above it by more t
 
 import pytest
 
-from labkit import workloads
-from labkit.lab import lab
+from labkit.labs.base import lab
 from labkit.labs.lab01.results import ROOF_TOLERANCE
+from labkit.models import workloads
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-01")
@@ -88,9 +88,9 @@ def test_placement_is_labkits_arithmetic_and_no_kernel_beats_t_min(recorded):
 #       rate at its 1830 MHz ([[lab01.tensor.fp16_pct_of_datasheet]] % for FP16).
 # A re-recording that changes one of these fails here, in either record.
 
-from labkit import roofline  # noqa: E402
-from labkit.datasheets import H200_SXM  # noqa: E402
-from labkit.tensor_cores import tensor_peak_gflops  # noqa: E402
+from labkit.models import roofline  # noqa: E402
+from labkit.models.tensor_cores import tensor_peak_gflops  # noqa: E402
+from labkit.specs.datasheets import H200_SXM  # noqa: E402
 from tests.conftest import REPO_ROOT as _ROOT  # noqa: E402
 
 FIRST_PASS = _ROOT / "tests/fixtures/h200-first-pass/labs/01-roofline/results/nvidia-h200.json"

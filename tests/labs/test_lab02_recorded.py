@@ -22,7 +22,7 @@ Skips while no record exists.
 
 import pytest
 
-from labkit.lab import lab
+from labkit.labs.base import lab
 from labkit.labs.lab02.results import (
     COPY_BAR,
     DRAM_TOLERANCE,
@@ -32,7 +32,7 @@ from labkit.labs.lab02.results import (
     TRANSPOSE_BAR,
 )
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-02")
@@ -92,7 +92,7 @@ def test_the_shared_loop_loads_at_every_iteration(recorded):
 
 def test_the_recorded_predictions_are_the_analyzers_today(recorded):
     # A rule changed since the recording is judged against the hardware, not its old self.
-    from labkit.backend import select_backend
+    from labkit.gpu.backend import select_backend
 
     if select_backend() != "simulator":
         pytest.skip("the analyzer traces kernels in the simulator")
@@ -318,7 +318,7 @@ def test_the_read_roof_passes_the_copy_and_a_short_launch_falls_short(either):
 
 def test_the_probe_saw_part_of_the_fixed_cost_go_with_a_flush_that_leaves_l2_clean():
     """After the timer's memset flush the read roof pays more per launch than after a read of as many
-    bytes, which leaves L2 clean (labkit.probes.read_roof_probe, one run on the H200)."""
+    bytes, which leaves L2 clean (labkit.calibration.read_roof_probe, one run on the H200)."""
     fits = {mode: values["fit"] for mode, values in json.loads(PROBE.read_text())["modes"].items()}
     assert 0 < fits["read"]["fixed_us"] < 0.5 * fits["memset"]["fixed_us"], fits
 

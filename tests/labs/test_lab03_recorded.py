@@ -11,13 +11,13 @@ import math
 
 import pytest
 
-from labkit import occupancy
-from labkit.lab import lab
+from labkit.calibration import occupancy_probe as probe
+from labkit.labs.base import lab
 from labkit.labs.lab03.program import DRIVER_EDGES, DRIVER_ROWS, PROFILED
 from labkit.labs.lab03.results import LOW_OCCUPANCY, NcuStep
-from labkit.probes import occupancy_probe as probe
+from labkit.models import occupancy
 from labkit.project import Project
-from labkit.results import raw_folder, read_results
+from labkit.records.files import raw_folder, read_results
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-03")

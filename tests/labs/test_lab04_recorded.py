@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from labkit.lab import lab
+from labkit.labs.base import lab
 from labkit.labs.lab04.results import FAULTS, PROFILED_KERNELS, NcuProfiles, SassListing, Timeline
 from labkit.profiling import diagnosis, nsys, sass
 from labkit.project import Project
-from labkit.results import raw_folder, read_results
+from labkit.records.files import raw_folder, read_results
 from tests.conftest import REPO_ROOT, recorded_launches
 
 LAB = lab("lab-04")

@@ -5,13 +5,13 @@ diagnosis runs on (the same reading from the CSV and from the stored profiles)."
 
 import pytest
 
-from labkit.lab import lab
+from labkit.commands.diagnose import diagnosed
+from labkit.labs.base import lab
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS
+from labkit.models.roofline import Verdict, verdict
 from labkit.profiling import checklist, diagnosis, ncu
-from labkit.diagnose import diagnosed
 from labkit.project import Project
-from labkit.results import raw_folder, read_results
-from labkit.roofline import Verdict, verdict
+from labkit.records.files import raw_folder, read_results
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-05")

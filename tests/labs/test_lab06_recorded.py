@@ -5,12 +5,12 @@ puts first on each profiled step is the lever chapter 6 says the next step pulls
 
 import pytest
 
-from labkit.lab import lab
+from labkit.labs.base import lab
 from labkit.labs.lab06.results import (CUBLAS, DIAGNOSED_FIRST, PEERS, SIMT_BAR, STEP_KEYS, STEPS, TENSOR_BAR,
                                        TIE_PCT, TIED_WITH_FIRST, step)
 from labkit.profiling import checklist
 from labkit.project import Project
-from labkit.results import read_results
+from labkit.records.files import read_results
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-06")
@@ -207,8 +207,8 @@ def test_step_4_fma_pipe_is_below_the_roof(either_record):
 
 
 def test_q06_blocks_reasons_on_the_recorded_registers(either_record):
-    from labkit import occupancy
-    from labkit.figures import CH06_NUMBA_SMEM_BYTES
+    from labkit.course.figures import CH06_NUMBA_SMEM_BYTES
+    from labkit.models import occupancy
 
     registers = next(r.registers for r in either_record.results.resources if r.kernel == "regtile")
     launch = occupancy.calculate(occupancy.KernelLaunch(256, registers, CH06_NUMBA_SMEM_BYTES, 0))
@@ -219,7 +219,7 @@ def test_q06_blocks_reasons_on_the_recorded_registers(either_record):
 def with_raw(request):
     """A record and the ncu raw page kept beside it (its profiles store only what the diagnosis reads)."""
     from labkit.profiling import reports
-    from labkit.results import raw_folder
+    from labkit.records.files import raw_folder
 
     path = RESULTS if request.param == "course" else FIRST_PASS
     return read_results(path, LAB.results_type, LAB.id), reports.load([raw_folder(path) / "ncu_raw.csv"]).profiles
@@ -245,7 +245,7 @@ def test_step_3_in_cuda_c_gains_mostly_by_issuing_fewer_instructions(with_raw):
 
 
 def test_step_5b_l2_sends_as_bytes_twice_and_bs_once(with_raw):
-    from labkit.figures import CH06_MMA_BLOCK, CH06_N
+    from labkit.course.figures import CH06_MMA_BLOCK, CH06_N
 
     side = CH06_N
     block_m, block_n = CH06_MMA_BLOCK
@@ -306,7 +306,7 @@ def test_mma_syncs_own_roof_is_two_thirds_of_the_dense_rate_level_with_shared_me
     """Chapter 6, "Le toit de l'instruction": the register-only mma.sync loop stops near two thirds
     of the dense FP16 rate at the clock it ran at, level with the shared-memory roof of step 5b's
     tile (within 5 points), and step 5b reaches well under that roof."""
-    from labkit.figures import FIGURES
+    from labkit.course.figures import FIGURES
 
     results = either_record.results
     if results.mma_roof_share() is None:
@@ -367,7 +367,7 @@ def test_step_4_gap_to_the_fp32_roof_is_empty_slots_then_other_instructions(eith
 
 
 def test_on_the_roofline_no_step_nears_dram_and_only_the_tma_steps_pass_mma_sync(either_record):
-    from labkit.datasheets import datasheet_for
+    from labkit.specs.datasheets import datasheet_for
 
     results = either_record.results
     device = results.device

@@ -9,10 +9,10 @@ import xml.etree.ElementTree as etree
 
 import pytest
 
-from labkit.backend import select_backend
+from labkit.gpu.backend import select_backend
+from labkit.records.files import ResultsError, ResultsFile, provenance, read_results, to_json
 from labkit.report.labels import label
 from labkit.report.tables import format_cell
-from labkit.results import ResultsError, ResultsFile, provenance, read_results, to_json
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="runs in the Numba CUDA simulator only")

@@ -1,4 +1,4 @@
-"""Each lab in a notebook service (labkit.notebook_service): with the public repository configured,
+"""Each lab in a notebook service (labkit.commands.notebooks): with the public repository configured,
 an "Open in Colab" link in the chapter's lab block and on the notebook page, and a first cell that
 installs the course where it is missing; without it, none of these. Nothing is fetched here."""
 
@@ -12,11 +12,11 @@ import types
 import markdown
 import pytest
 
-from labkit import notebook_service as ns
-from labkit.lab import labs
+from labkit.commands import notebooks as ns
+from labkit.labs.base import labs
+from labkit.project import Project
 from labkit.site.lab_block import LabExtension
 from labkit.site.plugin import colab_link_on_notebook_page, notebook_paths
-from labkit.project import Project
 from tests.conftest import REPO_ROOT
 
 REPO = "https://github.com/example-org/gpu-course"
@@ -84,7 +84,7 @@ def test_the_service_notebook_installs_the_course_first_and_nothing_where_it_is_
     source = "".join(cells[0]["source"])
     assert cells[0]["cell_type"] == "code" and "outputs" in cells[0] and not cells[0]["outputs"]
     assert f"'git', 'clone', '--quiet', '--depth', '1', '{REPO}'" in source.replace('"', "'")
-    assert "labkit.gpu_setup" in source and "'labs/03-occupancy'" in source.replace('"', "'")
+    assert "labkit.gpu.setup" in source and "'labs/03-occupancy'" in source.replace('"', "'")
     # the rest is the lab's notebook as it is
     plain = json.loads(ns.service_notebook(REPO_ROOT, notebook, None))["cells"]
     assert [c["source"] for c in cells[1:]] == [c["source"] for c in plain]

@@ -7,7 +7,7 @@ import jupytext
 import nbclient
 import pytest
 
-from labkit.lab import labs
+from labkit.labs.base import labs
 from tests.conftest import REPO_ROOT
 
 NOTEBOOKS = [lab.notebook for lab in labs().values()]

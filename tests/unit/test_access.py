@@ -7,10 +7,8 @@ import math
 
 import pytest
 
-from labkit.access import (
-    NCU_METRICS, WarpAccess, analyze, broadcast, pairs_share_addresses, shared_phases,
-    strided, tile_column, total,
-)
+from labkit.models.access import (NCU_METRICS, WarpAccess, analyze, broadcast, pairs_share_addresses, shared_phases,
+    strided, tile_column, total)
 
 
 def shared(addresses, width, op="load"):

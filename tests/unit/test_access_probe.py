@@ -11,9 +11,9 @@ from collections import Counter
 
 import pytest
 
-from labkit.access import DRAM_READ_METRIC, Op, Space
-from labkit import probes
-from labkit.probes import access_probe as probe
+from labkit import calibration as probes
+from labkit.calibration import access_probe as probe
+from labkit.models.access import DRAM_READ_METRIC, Op, Space
 from labkit.profiling import ncu
 
 
@@ -196,9 +196,9 @@ import json, sys
 if sys.argv[1] == "--version":
     print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0 (stand-in)")
     sys.exit(0)
-from labkit import probes
-from labkit.probes import access_probe as probe
-from labkit.access import DRAM_READ_METRIC
+from labkit import calibration as probes
+from labkit.calibration import access_probe as probe
+from labkit.models.access import DRAM_READ_METRIC
 at = sys.argv.index("--launch")
 plan = [probe.Pattern.from_dict(p) for p in json.load(open(sys.argv[at + 1]))]
 json.dump({{"gpu": "Stand-in GPU", "compute_capability": [9, 0], "driver": "13000"}}, open(sys.argv[at + 2], "w"))
@@ -241,7 +241,7 @@ def test_whole_run_against_a_stand_in_ncu(tmp_path, monkeypatch, capsys):
 
 def test_usage_and_errors_are_one_line(tmp_path, monkeypatch, capsys):
     assert probe.main([]) == 2
-    assert "usage: python -m labkit.probes.access_probe OUTDIR" in capsys.readouterr().err
+    assert "usage: python -m labkit.calibration.access_probe OUTDIR" in capsys.readouterr().err
     monkeypatch.setattr(ncu, "find_ncu", lambda: None)
     assert probe.main([str(tmp_path)]) == 1
     error = capsys.readouterr().err

@@ -8,7 +8,7 @@ access: 128 instructions per access of the kernel).
 import numpy as np
 import pytest
 
-from labkit.backend import select_backend
+from labkit.gpu.backend import select_backend
 
 if select_backend() != "simulator":
     pytest.skip("the access trace runs kernels in Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)",
@@ -16,8 +16,8 @@ if select_backend() != "simulator":
 
 from numba import cuda, float32, float64  # noqa: E402
 
-from labkit.access import Op, Space  # noqa: E402
-from labkit.access_trace import trace_launch  # noqa: E402
+from labkit.models.access import Op, Space  # noqa: E402
+from labkit.simulator.trace import trace_launch  # noqa: E402
 
 N = 64
 TILE = 32
@@ -271,7 +271,7 @@ def test_unsupported_uses_are_refused_in_one_line():
 
 
 def test_vector_records_are_one_access_of_their_size():
-    from labkit.access_trace import vector_dtype
+    from labkit.simulator.trace import vector_dtype
 
     float4 = vector_dtype("f4", 4)
 
@@ -289,7 +289,7 @@ def test_vector_records_are_one_access_of_their_size():
 
 
 def test_scaling_a_trace_to_its_grid_matches_tracing_the_whole_grid():
-    from labkit.access_trace import scale_to_grid
+    from labkit.simulator.trace import scale_to_grid
 
     source = np.arange(8 * 128 * 3 + 1, dtype=np.float32)
     whole = trace_launch(copy_strided, 8, 128, source, np.zeros(8 * 128, np.float32), 3)
@@ -300,14 +300,14 @@ def test_scaling_a_trace_to_its_grid_matches_tracing_the_whole_grid():
 
 
 def fetched(trace):
-    from labkit.access import fetched_bytes
+    from labkit.models.access import fetched_bytes
 
     return fetched_bytes(a for i in trace.instructions if i.access.space is Space.GLOBAL
                          and i.access.op is Op.LOAD for a in i.access.addresses if a is not None)
 
 
 def test_scaling_refuses_blocks_that_do_not_repeat_the_first():
-    from labkit.access_trace import NotTranslationInvariant, scale_to_grid
+    from labkit.simulator.trace import NotTranslationInvariant, scale_to_grid
 
     @cuda.jit
     def uneven(source, target):

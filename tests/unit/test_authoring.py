@@ -43,7 +43,7 @@ def test_a_correct_page_has_no_problem():
                                          "joined by dots, e.g. [[ch04.traffic.moved_mb]]"),
     ("See [[ ch04.traffic.moved_mb ]].\n", "line 1: [[ ch04.traffic.moved_mb ]] is not a figure name"),
     ("See [[ch04.traffic.moved]].\n", "line 1: unknown computed figure [[ch04.traffic.moved]]: define it in "
-                                      "labkit/figures.py"),
+                                      "labkit/course/figures.py"),
     ("/// quiz | q03-tail\n    unit: %\n\nQ?\n///\n", "line 2: option 'unit: %' is not valid YAML: quote its value, "
                                                     'e.g. unit: "%"'),
     # issue 31: what the build let through
@@ -73,13 +73,13 @@ def test_line_numbers_count_the_front_matter():
 
 def test_a_figure_whose_computation_raises_is_one_line_naming_it(monkeypatch):
     """It was a traceback in the build and "internal error, ZeroDivisionError" in labkit chapter."""
-    from labkit import figures
+    from labkit.course import figures
     from labkit.errors import LabkitError
 
     monkeypatch.setitem(figures.FIGURES, "ch02.banks", figures.Figure(lambda: 1 / 0))
     for compute in (lambda: figures.figure_value("ch02.banks"), lambda: figures.render_figure("ch02.banks", "fr")):
         with pytest.raises(LabkitError, match=r"^computing \[\[ch02\.banks\]\] failed \(ZeroDivisionError: division by "
-                                              r"zero\): fix its definition in labkit/figures\.py$"):
+                                              r"zero\): fix its definition in labkit/course/figures\.py$"):
             compute()
 
 

@@ -4,15 +4,15 @@ lab case's profile card and folded diagnosis."""
 import markdown
 import pytest
 
-from labkit.lab import Case, lab
+from labkit.labs.base import Case, lab
 from labkit.profiling import checklist, diagnosis, ncu
+from labkit.records.files import read_results
+from labkit.report.labels import label
 from labkit.report.numbers import format_number
-from labkit.results import read_results
 from labkit.site import case_block
 from labkit.site.block_extension import BlockError
 from labkit.site.case_block import DiagnosisExtension, ProfileExtension
 from labkit.site.checklist_block import ChecklistExtension, gain_decimals
-from labkit.report.labels import label
 from tests.conftest import REPO_ROOT
 
 LAB04 = REPO_ROOT / "labs/04-profiling/results"

@@ -1,7 +1,7 @@
 """Facts the code review of 2026-12-02 found written in several modules, each now defined in one:
-the warp's lanes and ncu's sector size (labkit.access), the raw page's duration metric
+the warp's lanes and ncu's sector size (labkit.models.access), the raw page's duration metric
 (labkit.profiling.diagnosis.DURATION_METRIC), what is known of each compute capability
-(labkit.architectures) and the course's GPU (labkit.datasheets.COURSE_GPU). A module that writes one
+(labkit.specs.architectures) and the course's GPU (labkit.specs.datasheets.COURSE_GPU). A module that writes one
 again fails here. The copies left are listed exactly, so that removing one fails too until its line
 here goes."""
 
@@ -15,8 +15,8 @@ PACKAGE = Path(labkit.__file__).parent
 #: fact -> (where it is defined, the copies left): a module-level NAME = literal for the constants,
 #: the string itself for the metric.
 CONSTANTS = {
-    "WARP_LANES": ("labkit/access.py", set()),
-    "SECTOR_BYTES": ("labkit/access.py", set()),
+    "WARP_LANES": ("labkit/models/access.py", set()),
+    "SECTOR_BYTES": ("labkit/models/access.py", set()),
     "WARP": (None, set()),   # the warp under another name: import WARP_LANES
 }
 METRIC = "gpu__time_duration.sum"
@@ -49,18 +49,18 @@ def test_the_duration_metric_is_written_in_one_module():
     assert writing == {METRIC_HOME} | METRIC_COPIES_LEFT
 
 
-#: Issue 34: what is known of each compute capability is one table, labkit/architectures.py. A
+#: Issue 34: what is known of each compute capability is one table, labkit/specs/architectures.py. A
 #: compute capability written as a literal pair (7.0 to 12.9) may appear only where it is a fact of
 #: its own: a part's datasheet, the oldest GPU a CUDA release's compilers target. The copies left
 #: are listed, so that a table keyed by compute capability written again elsewhere fails here.
 COMPUTE_CAPABILITY_LITERALS = {
-    "labkit/architectures.py": "the table",
-    "labkit/datasheets.py": "each part's compute capability, beside its other figures",
-    "labkit/gpu_setup.py": "the oldest compute capability each CUDA release's compilers target",
+    "labkit/specs/architectures.py": "the table",
+    "labkit/specs/datasheets.py": "each part's compute capability, beside its other figures",
+    "labkit/gpu/setup.py": "the oldest compute capability each CUDA release's compilers target",
     "labkit/labs/lab03/__init__.py": "not compute capabilities: lab 03's wave grids (waves, blocks over)",
 }
 #: The per-architecture tables the code review of 2026-12-02 found, now columns of that table or
-#: derived from it (labkit.occupancy.ARCHITECTURES and CALCULATOR_GPUS are derived views).
+#: derived from it (labkit.models.occupancy.ARCHITECTURES and CALCULATOR_GPUS are derived views).
 RETIRED_TABLES = ("FP32_LANES_PER_SM", "FP64_LANES_PER_SM", "DENSE_FLOPS_PER_CLOCK_PER_SM", "FAMILY_LIMITS",
                   "AMPERE", "HOPPER", "PROFILE_NAMES", "RECORDED_GPU")
 
@@ -85,9 +85,11 @@ def test_no_module_defines_a_retired_per_architecture_table_again():
 
 
 def test_the_course_gpu_is_one_part():
-    """labkit.datasheets.COURSE_GPU is the one definition: its profile, its records' name and the
+    """labkit.specs.datasheets.COURSE_GPU is the one definition: its profile, its records' name and the
     occupancy calculator's default architecture all follow from it."""
-    from labkit import datasheets, device_profiles, figures, occupancy
+    from labkit.course import figures
+    from labkit.models import occupancy
+    from labkit.specs import datasheets, profiles as device_profiles
 
     course = datasheets.COURSE_GPU
     assert device_profiles.COURSE_GPU.name == course.driver_name == "NVIDIA H200"

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from labkit import backend, device
-from labkit.device import Clocks, DeviceFacts, NoGPUError
+from labkit.gpu import backend, device
+from labkit.gpu.device import Clocks, DeviceFacts, NoGPUError
 
 H200 = DeviceFacts(
     name="NVIDIA H200",
@@ -44,7 +44,7 @@ def test_fp32_lanes_differ_by_architecture():
 
 
 def test_unknown_compute_capability_names_the_table():
-    with pytest.raises(ValueError, match=r"compute capability 6\.1: labkit knows 7\.0, .*12\.1 \(add it to labkit/architectures\.py\)$"):
+    with pytest.raises(ValueError, match=r"compute capability 6\.1: labkit knows 7\.0, .*12\.1 \(add it to labkit/specs/architectures\.py\)$"):
         device.fp32_peak_gflops(100, (6, 1), 2000)
 
 
@@ -72,9 +72,9 @@ def test_read_clocks_falls_back_to_nvidia_smi(monkeypatch):
 
 
 def test_device_facts_need_a_gpu(monkeypatch):
-    import labkit.gpu
+    import labkit.gpu._numba
 
-    monkeypatch.setattr(labkit.gpu, "SIMULATED", True)
+    monkeypatch.setattr(labkit.gpu._numba, "SIMULATED", True)
     with pytest.raises(NoGPUError, match="simulator"):
         device.read_device_facts()
 
@@ -86,7 +86,7 @@ def _select_in_subprocess(code: str, simulator_env: str | None) -> str:
     env = {k: v for k, v in os.environ.items() if k != backend.SIMULATOR_ENV}
     if simulator_env is not None:
         env[backend.SIMULATOR_ENV] = simulator_env
-    prelude = "import os; from labkit import backend as b\n"
+    prelude = "import os; from labkit.gpu import backend as b\n"
     done = subprocess.run([sys.executable, "-c", prelude + code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -153,7 +153,7 @@ def test_device_count_through_the_driver(monkeypatch):
 
 
 def test_h200_profile_is_what_the_lent_h200_reported():
-    from labkit.device_profiles import COURSE_GPU
+    from labkit.specs.profiles import COURSE_GPU
 
     assert COURSE_GPU == H200
 
@@ -161,7 +161,7 @@ def test_h200_profile_is_what_the_lent_h200_reported():
 @pytest.mark.parametrize("cc", [(7, 0), (7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 3), (11, 0),
                                 (12, 0), (12, 1)])
 def test_every_compute_capability_has_lanes_and_an_fp64_ratio(cc):
-    from labkit.occupancy import ARCHITECTURES
+    from labkit.models.occupancy import ARCHITECTURES
 
     assert cc in ARCHITECTURES
     ratio = device.fp64_ratio(cc)

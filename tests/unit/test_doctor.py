@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from labkit import cuda_tools, doctor
+from labkit.commands import doctor
+from labkit.gpu import tools as cuda_tools
 
 PERMISSION_DENIED = """\
 ==PROF== Connected to process 4242 (/usr/bin/python3.12)
@@ -120,7 +121,7 @@ def _simulator_env() -> dict:
 
 
 def test_doctor_report_in_the_simulator():
-    code = "import json; from labkit.doctor import doctor_report; print(json.dumps(doctor_report()))"
+    code = "import json; from labkit.commands.doctor import doctor_report; print(json.dumps(doctor_report()))"
     done = subprocess.run([sys.executable, "-c", code], env=_simulator_env(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     rows = dict(json.loads(done.stdout))
@@ -132,7 +133,7 @@ def test_doctor_report_in_the_simulator():
 
 def test_doctor_prints_without_traceback_in_the_simulator():
     done = subprocess.run(
-        [sys.executable, "-m", "labkit.doctor"], env=_simulator_env(), capture_output=True, text=True
+        [sys.executable, "-m", "labkit.commands.doctor"], env=_simulator_env(), capture_output=True, text=True
     )
     assert done.returncode == 0
     assert "Traceback" not in done.stdout + done.stderr
@@ -149,7 +150,7 @@ def test_missing_tools_are_reported_as_not_found(name, tmp_path, monkeypatch):
 
 
 def test_gpu_rows_show_peaks_with_their_formula(monkeypatch):
-    from labkit.device import Clocks
+    from labkit.gpu.device import Clocks
     from tests.unit.test_device import H200
 
     monkeypatch.setattr(doctor, "select_backend", lambda: "cuda")
@@ -173,7 +174,7 @@ def test_gpu_rows_show_peaks_with_their_formula(monkeypatch):
 
 
 def test_a_broken_gpu_is_one_row(monkeypatch):
-    from labkit.device import NoGPUError
+    from labkit.gpu.device import NoGPUError
 
     def broken():
         raise NoGPUError("CUDA is not usable: Error at driver init")
@@ -201,7 +202,7 @@ def test_counters_are_not_probed_without_a_gpu(monkeypatch):
 # --- what each lab will do on the reader's GPU ---------------------------------------------------
 
 def test_each_lab_says_what_it_does_on_a_6_gb_laptop_without_counters():
-    from labkit.device_profiles import PROFILES
+    from labkit.specs.profiles import PROFILES
 
     rows = doctor.lab_rows(PROFILES["rtx-3060-laptop"], {"ncu": False, "nsys": True, "nvcc": True, "cupy": True})
     text = "\n".join(f"{lab}: {value}" for lab, value in rows)
@@ -221,7 +222,7 @@ def test_each_lab_says_what_it_does_on_a_6_gb_laptop_without_counters():
 
 
 def test_a_turing_card_skips_triton_in_bf16_and_says_why():
-    from labkit.device_profiles import PROFILES
+    from labkit.specs.profiles import PROFILES
 
     rows = doctor.lab_rows(PROFILES["t4"], {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy", "triton")})
     text = "\n".join(f"{lab}: {value}" for lab, value in rows)
@@ -230,7 +231,7 @@ def test_a_turing_card_skips_triton_in_bf16_and_says_why():
 
 
 def test_on_the_course_gpu_with_every_tool_the_labs_run_as_recorded():
-    from labkit.device_profiles import COURSE_GPU
+    from labkit.specs.profiles import COURSE_GPU
 
     rows = doctor.lab_rows(COURSE_GPU, {tool: True for tool in ("ncu", "nsys", "nvcc", "cuobjdump", "cupy", "triton")})
     assert [value for _, value in rows] == ["the course's sizes (as on the H200); its buffers hold at most "

@@ -8,12 +8,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from labkit import figures, latency, occupancy
-from labkit.recorded import little_inputs
-from labkit.access import WarpAccess
-from labkit.access_trace import KernelTrace, TracedInstruction
+from labkit.course import figures
 from labkit.exercises import ch03
 from labkit.exercises.watch import Evidence, Launch
+from labkit.labs.recorded import little_inputs
+from labkit.models import latency, occupancy
+from labkit.models.access import WarpAccess
+from labkit.simulator.trace import KernelTrace, TracedInstruction
 
 
 def test_the_in_flight_target_is_the_chapter_s_little_law_example():

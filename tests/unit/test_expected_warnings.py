@@ -11,8 +11,8 @@ from pydantic import Field
 from rich.console import Console
 
 from labkit.gpu import NumbaPerformanceWarning, expected_warnings_hidden
-from labkit.lab import Check, Lab, Program
 from labkit.labs import runner
+from labkit.labs.base import Check, Lab, Program
 from labkit.project import Project
 from labkit.records import Record
 

@@ -1,6 +1,6 @@
 import pytest
 
-from labkit.figures import figure_value
+from labkit.course.figures import figure_value
 from labkit.report.numbers import format_number, format_percent
 
 
@@ -20,7 +20,7 @@ def test_percent_sign_follows_each_language():
 
 
 def test_unknown_figure_is_named():
-    with pytest.raises(KeyError, match=r"\[\[nope.figure\]\].*labkit/figures.py"):
+    with pytest.raises(KeyError, match=r"\[\[nope.figure\]\].*labkit/course/figures.py"):
         figure_value("nope.figure")
 
 

@@ -6,10 +6,10 @@ import xml.etree.ElementTree as etree
 
 import pytest
 
-from labkit.lab import labs
+from labkit.labs.base import labs
 from labkit.project import Project
+from labkit.records.files import read_results, recorded_paths
 from labkit.report.labels import LANGUAGES, label
-from labkit.results import read_results, recorded_paths
 from tests.conftest import REPO_ROOT
 
 #: English words a figure of the course could leave untranslated.

@@ -11,9 +11,9 @@ import subprocess
 import numpy as np
 import pytest
 
+from labkit.calibration import gemm_probe
 from labkit.gpu import cuda, nan_device_array
 from labkit.kernels import gemm_accuracy, gemm_cublas, gemm_cuda, gemm_simt
-from labkit.probes import gemm_probe
 
 
 def _inputs(m, n, k, seed=0):
@@ -182,9 +182,9 @@ def test_tolerance_covers_a_truncating_accumulation_with_room():
 
 def test_mma_shared_memory_roof_arithmetic():
     """A 64 x 64 warp tile feeds the tensor cores exactly one SM-clock of FP16 work per wavefront
-    (4096 FLOP, labkit.tensor_cores); the block's cp.async copies take a third of that away."""
-    from labkit import workloads
-    from labkit.tensor_cores import dense_flops_per_clock_per_sm
+    (4096 FLOP, labkit.models.tensor_cores); the block's cp.async copies take a third of that away."""
+    from labkit.models import workloads
+    from labkit.models.tensor_cores import dense_flops_per_clock_per_sm
 
     assert workloads.mma_warp_flops_per_wavefront(64, 64) == dense_flops_per_clock_per_sm((9, 0), "fp16")
     assert workloads.mma_warp_flops_per_wavefront(32, 64) == pytest.approx(4096 * 2 / 3)

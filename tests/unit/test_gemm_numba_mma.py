@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from labkit.backend import NoGPUError
 from labkit.errors import LabkitError
+from labkit.gpu.backend import NoGPUError
 from labkit.kernels import gemm_numba_mma as g
 
 if sys.version_info >= (3, 11):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit import gpu_setup
+from labkit.gpu import setup as gpu_setup
 
 
 @pytest.mark.parametrize("driver_version, extra", [
@@ -50,7 +50,7 @@ def test_without_a_driver_nothing_is_installed(monkeypatch, capsys):
 
 def test_a_volta_gpu_gets_cuda_12_whatever_its_driver_runs():
     # CUDA 13 dropped compute capabilities below 7.5 (its release notes): a V100 under a CUDA 13 driver
-    from labkit.gpu_setup import choose
+    from labkit.gpu.setup import choose
 
     assert choose(13000, (7, 0)).cuda_major == 12
     assert choose(13000, (7, 5)).cuda_major == 13 and choose(13000, (12, 1)).cuda_major == 13

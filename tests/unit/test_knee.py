@@ -1,10 +1,10 @@
-"""The measured knee: where a saturating curve's two asymptotes meet (labkit.knee)."""
+"""The measured knee: where a saturating curve's two asymptotes meet (labkit.models.knee)."""
 
 import math
 
 import pytest
 
-from labkit.knee import fit_knee
+from labkit.models.knee import fit_knee
 
 WARPS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
 

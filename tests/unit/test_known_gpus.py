@@ -4,11 +4,12 @@ import json
 
 import pytest
 
-from labkit import datasheets, device
-from labkit.architectures import COMPUTE_CAPABILITIES
-from labkit.datasheets import DATASHEETS, datasheet_for
-from labkit.device_profiles import PROFILES
-from labkit.known_gpus import impossible_device_fact
+from labkit.gpu import device
+from labkit.records.plausibility import impossible_device_fact
+from labkit.specs import datasheets
+from labkit.specs.architectures import COMPUTE_CAPABILITIES
+from labkit.specs.datasheets import DATASHEETS, datasheet_for
+from labkit.specs.profiles import PROFILES
 from tests.conftest import REPO_ROOT
 
 

@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from labkit.access import fetched_bytes, translates_union
+from labkit.models.access import fetched_bytes, translates_union
 from labkit.kernels.coalescing_cuda import (
     SHARED_SLOTS,
     shared_stride_reference,
@@ -149,8 +149,8 @@ def test_a_launch_without_shared_accesses_allows_no_excess():
 def test_instruction_level_conflicts_are_instruction_wavefronts_minus_the_hardware_ideal():
     """ncu has no instruction-level conflict counter for LDS/STS on gh100: the conflicts are the
     instruction-level wavefronts minus the ideal ones, which arbitration leaves exact."""
+    from labkit.gpu.timing import Timing
     from labkit.labs.lab02.results import KernelRun
-    from labkit.timing import Timing
 
     predicted = _counts()
     timing = Timing(median_seconds=1e-3, min_seconds=1e-3, max_seconds=1e-3, repeats=1, warmup=0, l2_flushed=False,
@@ -163,7 +163,7 @@ def test_instruction_level_conflicts_are_instruction_wavefronts_minus_the_hardwa
 
 
 def test_the_read_roof_probe_fits_a_fixed_cost_and_a_bandwidth():
-    from labkit.probes.read_roof_probe import _fit
+    from labkit.calibration.read_roof_probe import _fit
 
     # 12 us fixed and 4 600 GB/s, sampled at four sizes: the line gives both back
     points = [(b, 12e-6 + b / 4600e9) for b in (256 << 20, 512 << 20, 1 << 30, 2 << 30)]

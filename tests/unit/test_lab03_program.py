@@ -4,7 +4,7 @@ import pytest
 
 from labkit.labs.lab03 import LAB
 from labkit.labs.lab03.program import capped_launch, copy_shape, fma_trips, wave_grid
-from labkit.occupancy import SM90
+from labkit.models.occupancy import SM90
 
 
 @pytest.mark.parametrize("warps, shape", [(1, (32, 1)), (16, (32, 16)), (32, (32, 32)), (48, (64, 24)), (64, (64, 32))])
@@ -13,7 +13,7 @@ def test_copy_shapes(warps, shape):
 
 
 def test_blocks_grow_where_the_sm_holds_fewer_blocks_and_a_count_above_its_warps_has_no_shape():
-    from labkit.occupancy import ARCHITECTURES
+    from labkit.models.occupancy import ARCHITECTURES
 
     assert copy_shape(33) == (96, 11)                             # 33 one-warp blocks: more than 32
     assert copy_shape(20, ARCHITECTURES[(7, 5)]) == (64, 10)      # a T4's SM holds 16 blocks

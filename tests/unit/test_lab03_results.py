@@ -8,9 +8,9 @@ import xml.etree.ElementTree as etree
 import pytest
 from pydantic import ValidationError
 
-from labkit import latency
 from labkit.labs.lab03 import LAB
 from labkit.labs.lab03.results import LOW_OCCUPANCY, Launch
+from labkit.models import latency
 from labkit.report.labels import label
 from labkit.report.tables import format_cell
 from tests.labs import lab03_synthetic as syn

@@ -3,12 +3,12 @@
 import pytest
 from pydantic import ValidationError
 
-from labkit.lab import Check, lab
+from labkit.gpu.timing import Timing
+from labkit.labs.base import Check, lab
 from labkit.labs.lab04.results import Unavailable
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Pair, Sizes
+from labkit.models.roofline import Verdict, verdict
 from labkit.profiling import checklist
-from labkit.roofline import Verdict, verdict
-from labkit.timing import Timing
 
 LAB = lab("lab-05")
 PEAK_GBPS = 4800.0
@@ -87,9 +87,9 @@ def test_what_cannot_be_is_refused(change, message):
 def test_kernel_gs_grid_is_one_whole_wave_at_full_occupancy():
     """Chapter 5 says so: kernel_g's grid fills the H200 exactly once at full occupancy (its twin's), so
     that the partial wave ncu reports for kernel_g comes from its register-limited occupancy alone."""
-    from labkit.datasheets import H200_SXM
     from labkit.kernels.mysteries_launch import THREADS
-    from labkit.occupancy import SM90, waves
+    from labkit.models.occupancy import SM90, waves
+    from labkit.specs.datasheets import H200_SXM
 
     full = SM90.max_warps_per_sm // (THREADS // SM90.warp_size)
     assert waves(LAB.gpu_sizes.walk_blocks, H200_SXM.sm_count, full) == 1.0

@@ -4,11 +4,11 @@ lab recorded both steps as 'not measured: ... persistent: its grid needs the GPU
 
 import pytest
 
-from labkit.device_profiles import COURSE_GPU
-from labkit.lab import lab
-from labkit.labs.lab06 import program
 from labkit.kernels import gemm_cuda
+from labkit.labs.base import lab
+from labkit.labs.lab06 import program
 from labkit.labs.lab06.results import STEPS
+from labkit.specs.profiles import COURSE_GPU
 
 PERSISTENT = sorted(s.key for s in STEPS if s.language == "cuda" and gemm_cuda.KERNELS[s.kernel].persistent)
 

@@ -1,5 +1,5 @@
 """Lab 06 off the GPU: its records held to what the H200 measured (probe run 2 of
-labkit.probes.gemm_probe, tests/fixtures/h200-gemm) both ways, its plan by architecture, its sizes,
+labkit.calibration.gemm_probe, tests/fixtures/h200-gemm) both ways, its plan by architecture, its sizes,
 and a step's failure kept to that step."""
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-from labkit.device import fp32_lanes_per_sm
-from labkit.device_profiles import COURSE_GPU, PROFILES
-from labkit.known_gpus import impossible_device_fact
-from labkit.lab import Check, lab
+from labkit.gpu.device import fp32_lanes_per_sm
+from labkit.labs.base import Check, lab
 from labkit.labs.lab04.results import Unavailable
 from labkit.labs.lab06 import plan, sizing
+from labkit.records.plausibility import impossible_device_fact
+from labkit.specs.profiles import COURSE_GPU, PROFILES
 from labkit.labs.lab06.results import (ADDED_ITEMS, CUBLAS, ITEMS, PEERS, SIMT_BAR, STEPS, TENSOR_BAR, Device,
                                        Lab06Results, MmaRoof, MmaRoofPoint, PeerConfig, Resources, Run)
-from labkit.results import SCHEMA_VERSION, ResultsFile, provenance
-from labkit.timing import Timing
+from labkit.gpu.timing import Timing
+from labkit.records.files import SCHEMA_VERSION, ResultsFile, provenance
 from tests.conftest import REPO_ROOT
 
 LAB = lab("lab-06")
@@ -313,7 +313,7 @@ def test_a_step_that_raises_is_recorded_unavailable_and_the_others_still_run(mon
 def profiled(tmp_path_factory):
     """lab 06's ncu step through labkit.profiling.lab_profile, ncu standing in with the pages the
     H200 gave for the steps and cuBLAS at 4096^3 (probe run 1), and the command it ran."""
-    from labkit import cuda_tools
+    from labkit.gpu import tools as cuda_tools
     from labkit.labs.lab06 import program
     from labkit.profiling import ncu
     from tests.unit.test_lab_profile import StandInNcu

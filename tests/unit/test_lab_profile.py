@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from labkit import cuda_tools, occupancy
-from labkit.lab import lab
+from labkit.gpu import tools as cuda_tools
+from labkit.labs.base import lab
+from labkit.models import occupancy
 from labkit.profiling import lab_profile, ncu
 from labkit.project import Project
-from labkit.results import raw_folder, read_results
+from labkit.records.files import raw_folder, read_results
 from tests.conftest import REPO_ROOT
 
 VERSION = "NVIDIA (R) Nsight Compute Command Line Profiler\nVersion 2025.3.1.0 (build 36398880) (public-release)\n"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from labkit import latency
+from labkit.models import latency
 
 
 def test_bytes_in_flight_is_bandwidth_times_latency():

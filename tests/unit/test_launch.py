@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from labkit.launch import LaunchConfigError, check_launch
+from labkit.models.launch import LaunchConfigError, check_launch
 from tests.unit.test_device import H200
 
 SMALL = dataclasses.replace(H200, max_threads_per_block=512, max_shared_bytes_per_block_optin=101376)

@@ -20,23 +20,21 @@ LAB_PACKAGE = re.compile(r"labkit\.labs\.lab\d+(\..*)?")
 #: (who, what it must not import: a package and what is under it, or a pattern, why)
 RULES = [
     ("labkit.kernels", ("labkit.labs", "labkit.exercises", "labkit.site", "labkit.cli", "labkit.report",
-                        "labkit.recording"),
+                        "labkit.records.writing"),
      "a kernel module is below every lab: a constant both need lives in the kernel's package"),
-    ("labkit.site", ("labkit.recording", LAB_PACKAGE, "labkit.cli", "labkit.exercises.check"),
-     "the site renders records through the read side (labkit.results) and finds labs through labkit.lab"),
-    ("labkit.report", (LAB_PACKAGE, "labkit.site", "labkit.cli", "labkit.recording"),
+    ("labkit.site", ("labkit.records.writing", LAB_PACKAGE, "labkit.cli", "labkit.exercises.check"),
+     "the site renders records through the read side (labkit.records.files) and finds labs through labkit.labs.base"),
+    ("labkit.report", (LAB_PACKAGE, "labkit.site", "labkit.cli", "labkit.records.writing"),
      "reports format what they are given; they name no lab"),
     ("labkit.labs", ("labkit.site", "labkit.cli"), "a lab knows nothing of the site or the command line"),
     ("labkit.exercises", ("labkit.site", "labkit.cli"), "an exercise knows nothing of the site or the CLI"),
-    ("labkit.profiling", ("labkit.labs", "labkit.site", "labkit.cli", "labkit.recording"),
+    ("labkit.profiling", ("labkit.labs", "labkit.site", "labkit.cli", "labkit.records.writing"),
      "profiling reads tools' outputs; the labs call it, not the other way round"),
-    ("labkit.results", ("labkit.recording", "labkit.labs", "labkit.site", "labkit.kernels"),
+    ("labkit.records.files", ("labkit.records.writing", "labkit.labs", "labkit.site", "labkit.kernels"),
      "the read side of records stands alone"),
-    ("labkit.records", ("labkit.results", "labkit.recording", "labkit.labs", "labkit.site", "labkit.kernels"),
-     "the record base type stands alone"),
-    ("labkit.architectures", ("labkit", "numba", "cupy", "numpy", "pydantic"),
+    ("labkit.specs.architectures", ("labkit", "numba", "cupy", "numpy", "pydantic"),
      "the per-compute-capability table is data: every module may read it, it reads nothing"),
-    ("labkit.datasheets", ("labkit.device", "labkit.gpu", "labkit.backend", "labkit.occupancy", "labkit.labs",
+    ("labkit.specs.datasheets", ("labkit.gpu.device", "labkit.gpu", "labkit.gpu.backend", "labkit.models.occupancy", "labkit.labs",
                            "numba", "cupy"),
      "datasheets are data below the device and the occupancy calculator, which read the course's GPU from them"),
 ]
@@ -89,28 +87,26 @@ def test_imports_run_downward(who, forbidden, why):
 #: the wings below (a ``from labkit import x`` naming the module x). The longest prefix names the wing.
 WINGS = [
     ("core: errors, the project's folders, the interface words, the per-compute-capability table (data every wing may say)",
-     ("labkit", "labkit.errors", "labkit.project", "labkit.report.labels", "labkit.architectures")),
+     ("labkit", "labkit.errors", "labkit.project", "labkit.report.labels", "labkit.specs")),
     ("GPU access: the backend's choice, the driver, the simulator's threads, the device's facts",
-     ("labkit.backend", "labkit.gpu", "labkit.gpu_setup", "labkit.cuda_tools", "labkit.simulator_threads",
-      "labkit.device")),
+     ("labkit.gpu", "labkit.simulator")),
     ("pure models: arithmetic on launches, accesses, latencies and data sheets",
-     ("labkit.access", "labkit.roofline", "labkit.workloads", "labkit.launch", "labkit.occupancy",
-      "labkit.latency", "labkit.lifetime", "labkit.knee", "labkit.chapters", "labkit.datasheets",
-      "labkit.tensor_cores", "labkit.device_profiles")),
-    ("records: typed records, their read and write sides",
-     ("labkit.records", "labkit.results", "labkit.known_gpus", "labkit.recording", "labkit.course_records")),
+     ("labkit.chapters", "labkit.lifetime", "labkit.models", "labkit.specs.datasheets",
+      "labkit.specs.profiles")),
+    ("records: typed records, their read and write sides", ("labkit.records",)),
     ("tools: reports, profilers, the timer, the access tracer, kernels",
-     ("labkit.report", "labkit.profiling", "labkit.timing", "labkit.access_trace", "labkit.kernels")),
-    ("the lab contract and the records as a lab's pages read them", ("labkit.lab", "labkit.recorded")),
-    ("labs, exercises and probes", ("labkit.labs", "labkit.ceilings", "labkit.exercises", "labkit.probes")),
-    ("the course's prose numbers and quizzes", ("labkit.figures", "labkit.quizzes")),
-    ("commands", ("labkit.diagnose", "labkit.doctor", "labkit.notebook_service")),
+     ("labkit.gpu.timing", "labkit.kernels", "labkit.profiling", "labkit.report", "labkit.simulator.trace")),
+    ("the lab contract and the records as a lab's pages read them",
+     ("labkit.labs.base", "labkit.labs.recorded")),
+    ("labs, exercises and probes", ("labkit.calibration", "labkit.exercises", "labkit.labs")),
+    ("the course's prose numbers and quizzes", ("labkit.course",)),
+    ("commands", ("labkit.commands",)),
     ("the site", ("labkit.site",)),
     ("the command line", ("labkit.cli",)),
 ]
 #: (importer, imported) edges that run upward on purpose.
 UPWARD_BY_DESIGN = {
-    ("labkit.lab", "labkit.labs"): "the registry walks the labs' package to find each LAB (labkit.lab.labs)",
+    ("labkit.labs.base", "labkit.labs"): "the registry walks the labs' package to find each LAB (labkit.labs.base.labs)",
 }
 
 
@@ -142,9 +138,10 @@ def test_the_wing_test_sees_an_upward_import(tmp_path, monkeypatch):
     (package / "site").mkdir(parents=True)
     for name in ("__init__.py", "site/__init__.py", "site/blocks.py"):
         (package / name).write_text("")
-    (package / "roofline.py").write_text("def f():\n    from labkit.site import blocks\n")
+    (package / "models").mkdir()
+    (package / "models" / "roofline.py").write_text("def f():\n    from labkit.site import blocks\n")
     monkeypatch.setattr(__import__(__name__, fromlist=["PACKAGE"]), "PACKAGE", package)
-    with pytest.raises(AssertionError, match=r"labkit.roofline \(pure models\) imports labkit.site.blocks \(the site\)"):
+    with pytest.raises(AssertionError, match=r"labkit.models.roofline \(pure models\) imports labkit.site.blocks \(the site\)"):
         test_no_module_imports_a_wing_above_its_own()
 
 

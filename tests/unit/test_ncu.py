@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit import cuda_tools
+from labkit.gpu import tools as cuda_tools
 from labkit.profiling import ncu
 
 PROBE = Path(__file__).resolve().parents[1] / "fixtures" / "h200-probe"

@@ -7,7 +7,7 @@ import sys
 from tests.conftest import REPO_ROOT
 
 PROBE = """
-import labkit.results as results
+import labkit.records.files as results
 def refused(path, *args, **kwargs):
     raise SystemExit(f"a record was read at import: {path}")
 results.read_results = refused
@@ -25,7 +25,7 @@ def test_the_exercises_import_without_reading_a_record():
 
 def test_exercise_03_ilp_still_holds_its_target_from_lab_03s_record():
     from labkit.exercises import ch03
-    from labkit.recorded import little_inputs
+    from labkit.labs.recorded import little_inputs
 
     criterion = next(c for c in next(e for e in ch03.EXERCISES if e.id == "03-ilp").criteria
                      if c.metric == "bytes_in_flight_per_warp")

@@ -4,9 +4,9 @@ import dataclasses
 
 import pytest
 
-from labkit import occupancy as occ
-from labkit.launch import LaunchConfigError
-from labkit.occupancy import ARCHITECTURES, SM90, KernelLaunch, calculate
+from labkit.models import occupancy as occ
+from labkit.models.launch import LaunchConfigError
+from labkit.models.occupancy import ARCHITECTURES, SM90, KernelLaunch, calculate
 
 SM70 = ARCHITECTURES[(7, 0)]
 SM75 = ARCHITECTURES[(7, 5)]

@@ -1,4 +1,4 @@
-"""labkit.occupancy against NVIDIA's own calculator, ``cuda_occupancy.h`` (CUDA 13.5), launch for
+"""labkit.models.occupancy against NVIDIA's own calculator, ``cuda_occupancy.h`` (CUDA 13.5), launch for
 launch, on every compute capability labkit knows (7.0 to 12.1).
 
 Always: the table the header answered (tests/fixtures/occupancy_header/table.csv.gz, 2 000 random
@@ -16,11 +16,11 @@ import random
 
 import pytest
 
-from labkit.occupancy import ARCHITECTURES, LIMITERS, calculate
+from labkit.models.occupancy import ARCHITECTURES, LIMITERS, calculate
 from tests.fixtures.occupancy_header import generate
 
 #: cudaOccLimitingFactor bits of the four resources labkit names (barriers, 0x10, and virtual
-#: resources, 0x20, are the header's limits labkit does not model: see labkit.occupancy.calculate).
+#: resources, 0x20, are the header's limits labkit does not model: see labkit.models.occupancy.calculate).
 FACTOR_BITS = {"warps": 0x01, "registers": 0x02, "shared_memory": 0x04, "blocks": 0x08}
 
 

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from labkit import occupancy
-from labkit.occupancy import SM90, KernelLaunch
-from labkit.probes import occupancy_probe as probe
-from labkit.probes import write_calibration
-from labkit.results import provenance
+from labkit.calibration import occupancy_probe as probe
+from labkit.calibration import write_calibration
+from labkit.models import occupancy
+from labkit.models.occupancy import SM90, KernelLaunch
+from labkit.records.files import provenance
 
 H200_PROPERTIES = {
     "name": b"NVIDIA H200", "major": 9, "minor": 0, "multiProcessorCount": 132, "warpSize": 32,

@@ -5,10 +5,10 @@ the lab block read the same record, the new one (before, the figures' cache kept
 import json
 import shutil
 
-from labkit.figures import FIGURES
-from labkit.lab import lab
+from labkit.course.figures import FIGURES
+from labkit.labs.base import lab
+from labkit.labs.recorded import read_recorded
 from labkit.project import Project
-from labkit.recorded import read_recorded
 from tests.conftest import REPO_ROOT
 
 

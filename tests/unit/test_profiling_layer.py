@@ -1,6 +1,6 @@
 """labkit.profiling reads and diagnoses reports; labkit.report renders them. The dependency goes one
 way (report -> profiling): the `labkit diagnose` command, which needs both, lives beside the CLI
-(labkit/diagnose.py), so neither package imports the other back (issue 19)."""
+(labkit/commands/diagnose.py), so neither package imports the other back (issue 19)."""
 
 import ast
 

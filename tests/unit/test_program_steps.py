@@ -1,4 +1,4 @@
-"""Program.steps is counted in ``measure``'s source (labkit.lab.progress_calls), so no lab states it."""
+"""Program.steps is counted in ``measure``'s source (labkit.labs.base.progress_calls), so no lab states it."""
 
 import ast
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import labkit
-from labkit.lab import progress_calls
+from labkit.labs.base import progress_calls
 
 
 def plain(self, bench, sizes):

@@ -4,8 +4,8 @@ JavaScript applies the same rule (tests/browser/test_quiz_answers.py runs this t
 
 import pytest
 
-from labkit.figures import FIGURES
-from labkit.quizzes import ANSWER_KEY, Numeric, ambiguous_readings, readings
+from labkit.course.figures import FIGURES
+from labkit.course.quizzes import ANSWER_KEY, Numeric, ambiguous_readings, readings
 from labkit.report.numbers import format_number
 
 #: (typed, lang, unit, readings)

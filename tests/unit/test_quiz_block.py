@@ -5,7 +5,7 @@ import re
 import markdown
 import pytest
 
-from labkit.quizzes import ANSWER_KEY
+from labkit.course.quizzes import ANSWER_KEY
 from labkit.site.block_extension import BlockError
 from labkit.site.quiz_block import QuizExtension
 
@@ -52,5 +52,5 @@ def test_inconsistent_quizzes_fail_with_the_reason(text, message):
 
 
 def test_unknown_quiz_names_the_key_file():
-    with pytest.raises(BlockError, match="q-unknown.*labkit/quizzes.py"):
+    with pytest.raises(BlockError, match="q-unknown.*labkit/course/quizzes.py"):
         render("/// quiz | q-unknown\nQ?\n\n- (a) x\n\nE.\n///\n")

@@ -17,11 +17,11 @@ import pytest
 from pydantic import Field
 from rich.console import Console
 
-from labkit import recording, results
-from labkit.lab import Bench, Check, Lab, Program
+from labkit.labs.base import Bench, Check, Lab, Program
 from labkit.project import Project
 from labkit.records import Positive, Record
-from labkit.results import ResultsError, ResultsFile, provenance, read_results
+from labkit.records import writing as recording, files as results
+from labkit.records.files import ResultsError, ResultsFile, provenance, read_results
 from tests.labs.stand_in import FACTS, stand_in_interleaved, stand_in_timer
 
 SLUG = "simulated-gpu"
@@ -485,14 +485,14 @@ def test_raw_files_must_match_the_record(previous, tamper, message):
 @pytest.fixture
 def gpu_run(tmp_path, monkeypatch):
     """run_on_gpu on a stand-in GPU, in a throwaway project holding a previous record of the tiny lab."""
-    import labkit.device
-    import labkit.timing
+    import labkit.gpu.device
+    import labkit.gpu.timing
     from labkit.labs import runner
 
-    monkeypatch.setattr(labkit.device, "read_device_facts", lambda: FACTS)
-    monkeypatch.setattr(labkit.device, "read_clocks", lambda *args: None)
-    monkeypatch.setattr(labkit.timing, "time_gpu", stand_in_timer)
-    monkeypatch.setattr(labkit.timing, "time_interleaved", stand_in_interleaved)
+    monkeypatch.setattr(labkit.gpu.device, "read_device_facts", lambda: FACTS)
+    monkeypatch.setattr(labkit.gpu.device, "read_clocks", lambda *args: None)
+    monkeypatch.setattr(labkit.gpu.timing, "time_gpu", stand_in_timer)
+    monkeypatch.setattr(labkit.gpu.timing, "time_interleaved", stand_in_interleaved)
     project = Project(tmp_path)
     program = TinyProgram()
     lab = TinyLab(program)

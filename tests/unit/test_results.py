@@ -4,8 +4,8 @@ corrupt files have their own suites: test_recording, tests/labs/test_bad_results
 import pytest
 from pydantic import ValidationError
 
-from labkit import results as r
 from labkit.records import describe_validation_error
+from labkit.records import files as r
 from tests.conftest import REPO_ROOT
 
 

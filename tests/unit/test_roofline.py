@@ -1,6 +1,6 @@
 import pytest
 
-from labkit import roofline as r
+from labkit.models import roofline as r
 
 
 def test_intensity_and_ridge():
@@ -46,7 +46,7 @@ def test_zero_bytes_is_refused():
 
 
 def test_workload_counts():
-    from labkit import workloads as w
+    from labkit.models import workloads as w
 
     assert w.saxpy(10).intensity == pytest.approx(2 / 12)
     assert w.reduction(10).intensity == pytest.approx(0.25)

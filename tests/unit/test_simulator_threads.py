@@ -1,4 +1,4 @@
-"""The simulator's threads as greenlets (labkit.simulator_threads): the same results, ends and
+"""The simulator's threads as greenlets (labkit.simulator.threads): the same results, ends and
 errors as numba-cuda's own Python threads and poller, each case run both ways."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from labkit.backend import select_backend
+from labkit.gpu.backend import select_backend
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.skipif(select_backend() != "simulator", reason="about Numba's CUDA simulator")
@@ -101,7 +101,7 @@ KERNELS = textwrap.dedent('''
 
 def run_kernels(use_labkit_threads: bool) -> str:
     """The kernels, in a fresh simulator process, on numba-cuda's Python threads or labkit's greenlets."""
-    setup = "import labkit.gpu\n" if use_labkit_threads else ""
+    setup = "import labkit.gpu._numba\n" if use_labkit_threads else ""
     check = ("from numba.cuda.simulator import kernel\n"
              f"assert getattr(kernel.BlockManager, '_labkit_greenlets', False) is {use_labkit_threads}\n")
     proc = subprocess.run([sys.executable, "-c", setup + KERNELS + check + "run_all()\n"],
@@ -127,8 +127,8 @@ def test_the_course_runs_on_the_greenlets():
 
     from numba.cuda.simulator import kernel
 
-    import labkit.gpu  # noqa: F401  (installs it)
-    from labkit.simulator_threads import NUMBA_CUDA_VERSION
+    import labkit.gpu._numba  # noqa: F401  (installs it)
+    from labkit.simulator.threads import NUMBA_CUDA_VERSION
 
     assert version("numba-cuda") == NUMBA_CUDA_VERSION
     assert kernel.BlockManager._labkit_greenlets
@@ -180,7 +180,7 @@ def test_a_barrier_only_part_of_the_block_reaches_fails_on_the_greenlets():
     """CUDA allows syncthreads() in conditional code only if the condition is the same across the
     block; numba-cuda's simulator passes the barrier with the threads that reached it."""
     def run(use_labkit_threads: bool) -> list[str]:
-        setup = "import labkit.gpu\n" if use_labkit_threads else ""
+        setup = "import labkit.gpu._numba\n" if use_labkit_threads else ""
         proc = subprocess.run([sys.executable, "-c", setup + DIVERGENT], cwd=REPO_ROOT, capture_output=True, text=True,
                               env={"NUMBA_ENABLE_CUDASIM": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
                               timeout=120)

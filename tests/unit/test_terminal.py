@@ -5,11 +5,11 @@ import io
 import pytest
 from rich.console import Console
 
-from labkit.lab import labs
+from labkit.labs.base import labs
 from labkit.project import Project
-from labkit.results import recorded_paths
+from labkit.records.files import read_results
+from labkit.records.files import recorded_paths
 from labkit.report.terminal import cells, show_tables
-from labkit.results import read_results
 from tests.conftest import REPO_ROOT
 
 

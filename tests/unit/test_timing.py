@@ -5,9 +5,9 @@ import statistics
 import pytest
 from pydantic import ValidationError
 
-from labkit import timing
-from labkit.backend import NoGPUError
-from labkit.timing import Timing
+from labkit.gpu import timing
+from labkit.gpu.backend import NoGPUError
+from labkit.gpu.timing import Timing
 
 
 def test_summarize_gives_median_min_max():
@@ -81,7 +81,7 @@ def test_a_call_whose_stamps_did_not_land_is_left_out():
 
 
 def _state(reasons):
-    from labkit.device import ClockState, Clocks
+    from labkit.gpu.device import ClockState, Clocks
 
     return ClockState(clocks=Clocks(sm_mhz=1980.0, mem_mhz=3201.0), reasons=reasons)
 
@@ -127,9 +127,9 @@ def test_an_impossible_timing_is_refused(changes, message):
 
 
 def test_no_timing_in_the_simulator(monkeypatch):
-    import labkit.gpu
+    import labkit.gpu._numba
 
-    monkeypatch.setattr(labkit.gpu, "SIMULATED", True)
+    monkeypatch.setattr(labkit.gpu._numba, "SIMULATED", True)
     with pytest.raises(NoGPUError, match="no timing in the Numba CUDA simulator"):
         timing.time_gpu(lambda: None)
 

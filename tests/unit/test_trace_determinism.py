@@ -1,6 +1,6 @@
 """The access tracer counts the same in every process (issue 28), and as ncu does.
 
-Since the simulator's threads became greenlets (labkit.simulator_threads), a script that imported
+Since the simulator's threads became greenlets (labkit.simulator.threads), a script that imported
 ``numba.cuda`` itself, without labkit.gpu, traced with the simulator's own Python threads: the
 threads raced to create a block's shared array, so some lanes read another copy of it, and a
 broadcast of one word counted 1, 2 or 3 wavefronts from one process to the next. The tracer now
@@ -8,12 +8,12 @@ runs the block's threads in turn itself. These tests run fresh interpreters (eac
 seed), in the order a learner's script imports things, and require identical counts:
 
 - the issue's own script (a shared broadcast, numba.cuda imported first), ten times;
-- :func:`labkit.probes.trace_patterns.digest`, ten times: every calibration pattern (broadcasts,
+- :func:`labkit.calibration.trace_patterns.digest`, ten times: every calibration pattern (broadcasts,
   strides, masked lanes, 1- to 8-byte and complex elements), one launch of each kind of lab 02 and
   every exercise's solution;
 
 and the patterns' counts equal to what ncu counted for the same launches on the H200
-(labs/02-coalescing/calibration/trace_calibration.json, from ``python -m labkit.probes.trace_probe``).
+(labs/02-coalescing/calibration/trace_calibration.json, from ``python -m labkit.calibration.trace_probe``).
 """
 
 import json
@@ -34,7 +34,7 @@ import os
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 import numpy as np
 from numba import cuda, float32
-from labkit.access_trace import trace_launch
+from labkit.simulator.trace import trace_launch
 
 @cuda.jit
 def kernel(out):
@@ -50,7 +50,7 @@ print(counts.wavefronts, counts.bank_conflicts)
 """
 
 DIGEST = ("import os; os.environ['NUMBA_ENABLE_CUDASIM'] = '1'; from numba import cuda; import runpy; "
-          "runpy.run_module('labkit.probes.trace_patterns', run_name='__main__')")
+          "runpy.run_module('labkit.calibration.trace_patterns', run_name='__main__')")
 
 
 def _fresh_outputs(code: str, at_once: bool) -> list[str]:

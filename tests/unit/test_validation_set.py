@@ -1,12 +1,12 @@
-"""The validation-set script's pure parts (labkit/probes/validation_set.py, validation_kernels.py,
+"""The validation-set script's pure parts (labkit/calibration/validation_set.py, validation_kernels.py,
 sweep_probe.py): its cases, how launches are split per case by the marker kernels, the sweep
 probe's sector arithmetic. What needs a GPU ran on the H200 (tests/fixtures/diagnose_validation)."""
 
 from collections import Counter
 
-from labkit.probes import validation_set as vs
-from labkit.probes.sweep_probe import fetched_bytes_per_element
-from labkit.probes.validation_kernels import EXERCISE_IDS, RAW_KERNELS, SOURCE, cases
+from labkit.calibration import validation_set as vs
+from labkit.calibration.sweep_probe import fetched_bytes_per_element
+from labkit.calibration.validation_kernels import EXERCISE_IDS, RAW_KERNELS, SOURCE, cases
 from tests.conftest import REPO_ROOT
 
 PROBE = REPO_ROOT / "tests/fixtures/h200-probe"

@@ -15,7 +15,7 @@ KERNEL 的资源和 GPU 的计算能力给出（H200 上是 4，A100 上是 3，
 from numba import uint32
 
 from labkit.gpu import cuda
-from labkit.occupancy import KernelLaunch, architecture, calculate
+from labkit.models.occupancy import KernelLaunch, architecture, calculate
 
 THREADS = 64
 SHARED_BYTES = 48 * 1024

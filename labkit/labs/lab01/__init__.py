@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.ceilings import COPY_ARRAY_BYTES
 from labkit.chapters import page
-from labkit.lab import Lab, Need
+from labkit.labs.base import Lab, Need
+from labkit.labs.ceilings import COPY_ARRAY_BYTES
 from labkit.labs.lab01.results import Lab01Results, Sizes
 from labkit.report.labels import label
 from labkit.report.roofline_svg import roofline_svg
@@ -35,7 +35,7 @@ class Lab01(Lab[Sizes, Lab01Results]):
                             vector_elements=1000, gemm_n=64, stencil_n=24, repeats=1, sweep_fmas=(0, 1, 3))
 
     def device_notes(self, facts) -> list[str]:
-        from labkit.device import fp64_lanes_per_sm, fp64_ratio
+        from labkit.gpu.device import fp64_lanes_per_sm, fp64_ratio
 
         ratio = fp64_ratio(facts.compute_capability)
         if ratio >= 0.5:

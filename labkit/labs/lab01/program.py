@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.ceilings import COPY_THREADS
-from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
-from labkit.device import fp32_lanes_per_sm, fp64_lanes_per_sm
 from labkit.gpu import cuda, nan_device_array
+from labkit.gpu.device import fp32_lanes_per_sm, fp64_lanes_per_sm
 from labkit.kernels import reduction, samples
 from labkit.kernels import roofline_kernels as rk
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
+from labkit.labs.ceilings import COPY_THREADS
+from labkit.labs.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.labs.lab01.results import (SAMPLE_KERNELS, TENSOR_PRECISIONS, TRAFFIC_METRICS, BandwidthCeiling,
                                        Ceilings, DevicePeaks, FmaCeiling, Lab01Results, PlacedTraffic, Placement,
                                        PlacementProfile, Sizes, SweepPoint, TensorCeiling, Unavailable,
@@ -116,7 +116,7 @@ def check_against_numpy(sizes: Sizes) -> list[Check]:
 
 # ----- step 1: the ceilings ---------------------------------------------------------------------------
 def ceilings(sizes: Sizes, bench: Bench) -> Ceilings:
-    """HBM: the course's copy ceiling (labkit.ceilings: lab 01's copy_wide, L2 flushed, bytes read +
+    """HBM: the course's copy ceiling (labkit.labs.ceilings: lab 01's copy_wide, L2 flushed, bytes read +
     written) vs cupy.copyto on arrays of the same size; FP32/FP64: FMA chains, their FLOPs over the
     median time (the reference, SMs x lanes x 2 x the clock read, is derived on reading)."""
     facts, time_gpu = bench.facts, bench.time_gpu
@@ -219,7 +219,7 @@ def intensity_sweep(sizes: Sizes, bench: Bench) -> list[SweepPoint]:
 
 # ----- step 3: placement ------------------------------------------------------------------------------
 def placement(sizes: Sizes, bench: Bench) -> list[Placement]:
-    """Chapter 1's kernels: their work (labkit.workloads) and time (median, L2 flushed where HBM is meant)."""
+    """Chapter 1's kernels: their work (labkit.models.workloads) and time (median, L2 flushed where HBM is meant)."""
     launchers, _ = sample_launchers(sizes, blocks_for_sum=_blocks_for_sum(sizes, bench.facts.sm_count),
                                     rng=np.random.default_rng(1))
     rows = []
@@ -243,7 +243,7 @@ NCU_REGEX = "saxpy|block_sum|gemm_tiled|stencil_5pt"
 
 def profile_target(sizes_path: str) -> None:
     """What ncu profiles: each placed kernel launched once, in SAMPLE_KERNELS' order, at the lab's sizes."""
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
 
     sizes = Sizes.model_validate_json(Path(sizes_path).read_text())
     launchers, _ = sample_launchers(sizes, _blocks_for_sum(sizes, read_device_facts().sm_count), rng=None)

@@ -12,12 +12,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit import roofline, workloads
-from labkit.device import fma_peak_gflops
-from labkit.lab import CheckedResults
+from labkit.gpu.device import fma_peak_gflops
+from labkit.gpu.timing import Timing
+from labkit.labs.base import CheckedResults
+from labkit.models import roofline, workloads
+from labkit.models.tensor_cores import tensor_peak_gflops
 from labkit.records import Count, NonNegative, Positive, PositiveInt, Record, ReferenceRate
-from labkit.tensor_cores import tensor_peak_gflops
-from labkit.timing import Timing
 
 #: FMAs per element of each sweep point (0: one add). I = 1/8 for the add, fmas / 4 otherwise.
 SWEEP_FMAS = (0, 1, 2, 4, 8, 16, 32, 48, 64, 128, 256, 512, 1024)
@@ -50,10 +50,10 @@ class DevicePeaks(Record):
     hbm_peak_gbps: Positive
     fp32_lanes_per_sm: PositiveInt
     fp64_lanes_per_sm: PositiveInt
-    compute_capability: tuple[int, int] | None = None   # for the tensor cores' rates (labkit.tensor_cores)
+    compute_capability: tuple[int, int] | None = None   # for the tensor cores' rates (labkit.models.tensor_cores)
 
     def tensor_peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
-        """The tensor cores' dense peak at the clock (labkit.tensor_cores); None where it is not known."""
+        """The tensor cores' dense peak at the clock (labkit.models.tensor_cores); None where it is not known."""
         if self.compute_capability is None:
             return None
         return tensor_peak_gflops(self.sm_count, self.compute_capability, precision,
@@ -82,7 +82,7 @@ class BandwidthCeiling(Record):
 
 class FmaCeiling(Record):
     """FMA chains: FLOPs over the median time, against the peak at the SM clock the chains ran at
-    (measured on the GPU: labkit.timing); ``sm_clock_mhz`` is NVML's reading, kept as provenance."""
+    (measured on the GPU: labkit.gpu.timing); ``sm_clock_mhz`` is NVML's reading, kept as provenance."""
 
     flops: Positive
     timing: Timing
@@ -142,7 +142,7 @@ class SweepPoint(Record):
 
 
 class Placement(Record):
-    """One of chapter 1's kernels, measured: its work (labkit.workloads) and its time."""
+    """One of chapter 1's kernels, measured: its work (labkit.models.workloads) and its time."""
 
     kernel: SampleKernel
     flops: Positive
@@ -163,7 +163,7 @@ class Placement(Record):
 
 
 def sample_workload(kernel: str, sizes: Sizes) -> workloads.Workload:
-    """Chapter 1's sample kernel ``kernel`` at ``sizes``, as labkit.workloads counts it."""
+    """Chapter 1's sample kernel ``kernel`` at ``sizes``, as labkit.models.workloads counts it."""
     return {"saxpy": lambda: workloads.saxpy(sizes.vector_elements),
             "reduction": lambda: workloads.reduction(sizes.vector_elements),
             "gemm_tile32": lambda: workloads.gemm_tiled(sizes.gemm_n, 32),
@@ -261,7 +261,7 @@ class Lab01Results(CheckedResults):
         return next(row for row in self.placement if row.kernel == name)
 
     def memory_roof_share(self, kernel: Placement) -> float:
-        """The kernel's own bytes (labkit.workloads' minimum) per second, over the measured copy
+        """The kernel's own bytes (labkit.models.workloads' minimum) per second, over the measured copy
         bandwidth: 1 / r for a memory-bound kernel."""
         return kernel.moved_bytes / kernel.t_real_seconds / (self.bandwidth_gbps * 1e9)
 
@@ -272,7 +272,7 @@ class Lab01Results(CheckedResults):
         return next((row for row in self.traffic.kernels if row.kernel == name), None)
 
     def dram_over_minimum(self, kernel: Placement) -> float | None:
-        """DRAM bytes read + written (ncu) over the kernel's minimum traffic (labkit.workloads): 1 when
+        """DRAM bytes read + written (ncu) over the kernel's minimum traffic (labkit.models.workloads): 1 when
         it moves exactly what it must, more when it moves bytes in excess; None without ncu."""
         traffic = self.traffic_of(kernel.kernel)
         return None if traffic is None else traffic.dram_bytes / kernel.moved_bytes

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts, fma_peak_gflops, fp64_lanes_per_sm
+from labkit.gpu.device import DeviceFacts, fma_peak_gflops, fp64_lanes_per_sm
 from labkit.kernels import roofline_kernels as rk
 from labkit.labs.lab01.results import Sizes
 from labkit.labs.planning import FP64_CALL_SECONDS, halve_until, memory_budget_bytes, resident_threads_per_sm

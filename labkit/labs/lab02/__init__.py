@@ -21,12 +21,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.chapters import page
-from labkit.lab import Lab, Need
+from labkit.labs.base import Lab, Need
 from labkit.labs.lab02.results import SHARED_OPS, Lab02Results, SassListing, Sizes
-from labkit.report.labels import label
-from labkit.report.tables import Column, Table
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Series, figure, line_chart
+from labkit.report.labels import label
 from labkit.report.numbers import format_bytes, format_number
+from labkit.report.tables import Column, Table
 
 STEPS = ("sweep", "particles", "shared", "transpose")
 _TILES = {"transpose_tiled": "tiled", "transpose_padded": "padded", "transpose_swizzled": "swizzled"}

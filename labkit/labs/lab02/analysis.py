@@ -3,11 +3,11 @@
 For each :class:`~labkit.labs.lab02.plan.Launch`, the kernel (a Numba kernel, or the simulated
 twin of a CUDA C kernel, labkit.kernels.coalescing_twins) runs in Numba's CUDA simulator on the
 launch's first blocks (plan.traced_grid) with the launch's own parameters (stride, offset,
-iterations, block shape), its every element access recorded (labkit.access_trace); the
-analyzer counts each warp-level access, and labkit.access_trace.scale_to_grid multiplies one
+iterations, block shape), its every element access recorded (labkit.simulator.trace); the
+analyzer counts each warp-level access, and labkit.simulator.trace.scale_to_grid multiplies one
 block's counts by the grid's blocks after checking that every traced block repeats the first
 one moved in memory. The DRAM bytes of 1-D launches come from the same trace under the 64-byte
-fetch model (labkit.access.fetched_bytes).
+fetch model (labkit.models.access.fetched_bytes).
 
 Runs in the simulator only. On a GPU machine the lab starts it as a separate process
 (``python -m labkit.labs.lab02.analysis PLAN.json OUT.json``, NUMBA_ENABLE_CUDASIM=1), whose
@@ -23,14 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.access import NCU_METRICS, Op, Space
-from labkit.access_trace import GridCounts, scale_to_grid, trace_launch
 from labkit.labs.lab02.plan import DT, SENTINEL, Launch, sweep_elements, traced_grid
 from labkit.labs.lab02.results import METRICS, Counts
 from labkit.lifetime import process_pool
+from labkit.models.access import NCU_METRICS, Op, Space
+from labkit.simulator.trace import GridCounts, scale_to_grid, trace_launch
 
 #: Each count of :class:`Counts` the analyzer predicts: (space, op, Totals field), through the ncu
-#: metric it stands for (labkit.access.NCU_METRICS), and the shared instructions, which no counter
+#: metric it stands for (labkit.models.access.NCU_METRICS), and the shared instructions, which no counter
 #: there holds.
 _FIELDS = {
     **{name: NCU_METRICS[metric] for name, metric in METRICS.items() if metric in NCU_METRICS},
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 2:
         print("usage: NUMBA_ENABLE_CUDASIM=1 python -m labkit.labs.lab02.analysis PLAN.json OUT.json", file=sys.stderr)
         return 2
-    from labkit.backend import select_backend
+    from labkit.gpu.backend import select_backend
 
     if select_backend() != "simulator":
         print("labkit.labs.lab02.analysis: set NUMBA_ENABLE_CUDASIM=1 (the analyzer traces kernels in the "

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.gpu import SIMULATED, cuda, nan_device_array
 from labkit.kernels import coalescing
 from labkit.kernels import coalescing_cuda as cc
-from labkit.lab import Bench, Check, Program
-from labkit.report.tables import Column, Table
+from labkit.labs.base import Bench, Check, Program
+from labkit.labs.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.labs.lab02 import plan as lp
+from labkit.report.tables import Column, Table
 from labkit.labs.lab02.results import (METRICS, PROFILE_METRICS, SASS_METRICS, SHARED_WIDTHS, Counts, DeviceFigures, KernelRun,
                                        Lab02Results, NcuRun, ParticleRun, ReadRoof, SassListing, SassShared, SharedBaseline,
                                        SharedPoint, Sizes, SweepPoint, TransposeRun, Unavailable, mismatches)
@@ -291,7 +291,7 @@ def _profile_counts(profile) -> dict[str, float | None]:
 def sass_step(facts, work: Path) -> SassListing | Unavailable:
     """The loads and stores each kernel compiles to: Numba's through nvdisasm, the CUDA C ones
     through nvcc (same source and options as NVRTC's, for this GPU's architecture) and cuobjdump."""
-    from labkit.cuda_tools import find_tool, run_tool
+    from labkit.gpu.tools import find_tool, run_tool
     from labkit.profiling import sass
 
     kernels = {}

@@ -18,7 +18,7 @@ What the analyzer is held to (:func:`mismatches`, :func:`hardware_excess`)
     explain, which vary from run to run for one launch and are zero for an isolated warp (the
     one-warp calibration of labs/02-coalescing/calibration, 451 patterns, equal exactly): time the
     L1TEX data stage, whose SRAM serves L1 and shared memory alike, spends arbitrating with other
-    traffic (labkit.access, module docstring). What they must show is that excess alone: their
+    traffic (labkit.models.access, module docstring). What they must show is that excess alone: their
     wavefronts minus their conflicts (the ideal wavefronts) exactly the analyzer's, the same
     excess ``E >= 0`` in both, and ``E`` at most :data:`HARDWARE_EXCESS_BAR` of the wavefronts
     the analyzer predicts (at commit 4cb7254 the excess grew with the wavefronts, conflicts
@@ -31,11 +31,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit.ceilings import CopyCeiling
-from labkit.lab import CheckedResults
+from labkit.gpu.timing import Timing
+from labkit.labs.base import CheckedResults
+from labkit.labs.ceilings import CopyCeiling
 from labkit.profiling.sass import MemoryWidths
 from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record, ReferenceRate
-from labkit.timing import Timing
 
 #: (element bytes, stride in elements, offset in elements) of every point of the global sweep.
 SWEEP_POINTS: tuple[tuple[int, int, int], ...] = (
@@ -129,7 +129,7 @@ class SassShared(Record):
     shared_st_wavefronts: NonNegative
 
 
-#: The ncu metric of each hardware counter of :class:`Counts` (labkit.access.NCU_METRICS spells
+#: The ncu metric of each hardware counter of :class:`Counts` (labkit.models.access.NCU_METRICS spells
 #: the global and l1tex__data names too).
 METRICS = {
     "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -380,7 +380,7 @@ class Lab02Results(CheckedResults):
     cupy_copyto: Timing | None     # the same bytes by cupy.copyto; None without CuPy
     ncu: Annotated[NcuRun | Unavailable, Field(discriminator="status")]
     sass: Annotated[SassListing | Unavailable, Field(discriminator="status")]
-    #: The course's copy ceiling in the same run (labkit.ceilings); None in records made before it.
+    #: The course's copy ceiling in the same run (labkit.labs.ceilings); None in records made before it.
     copy_ceiling: CopyCeiling | None = None
     #: The read-only roof in the same run, over the sweep's whole span then over an eighth of it
     #: (issue 29); None in records made before it.

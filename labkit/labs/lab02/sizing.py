@@ -9,7 +9,7 @@ sweep's grid is SMs x shared_blocks_per_sm (program), whatever the SMs.
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.kernels.coalescing_cuda import SWEEP_LOADS, THREADS, TILE
 from labkit.labs.lab02 import plan as lp
 from labkit.labs.lab02.results import Sizes

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as etree
 
-from labkit import occupancy
 from labkit.chapters import page
-from labkit.lab import Gain, Lab, Need
+from labkit.labs.base import Gain, Lab, Need
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, SassStep, Sizes
+from labkit.models import occupancy
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Guide, SecondAxis, Series, line_chart
 from labkit.report.labels import label
 from labkit.report.numbers import format_bytes, format_number, format_percent
@@ -73,7 +73,7 @@ class Lab03(Lab[Sizes, Lab03Results]):
         repeats=1)
 
     def device_notes(self, facts) -> list[str]:
-        from labkit.occupancy import architecture
+        from labkit.models.occupancy import architecture
 
         arch = architecture(facts.compute_capability)
         if arch.max_warps_per_sm == 64:

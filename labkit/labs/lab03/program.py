@@ -11,20 +11,20 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit import occupancy
-from labkit.access import WARP_LANES
-from labkit.device import fp32_lanes_per_sm, read_clocks
-from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.gpu import SIMULATED, cuda, nan_device_array
+from labkit.gpu.device import fp32_lanes_per_sm, read_clocks
 from labkit.kernels import chase, ilp, register_pressure
 from labkit.kernels.compiled import allow_dynamic_shared, resources
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
+from labkit.labs.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.labs.lab03.sizing import FULL_COPY_LOADS, full_copy_warps
+from labkit.models import occupancy
+from labkit.models.access import WARP_LANES
 from labkit.labs.lab03.results import (ArithmeticStep, ChasePoint, Device, DriverStep, FmaKernel, FmaPoint,
                                        FmaSass, Lab03Results, LatencyStep, Launch, MemoryStep, NcuLaunch, NcuStep,
                                        RegisterStep, RegisterVariant, SassStep, Sizes, StreamKernel, StreamPoint,
                                        Unavailable, WavePoint, WaveStep)
-from labkit.launch import LaunchConfigError
+from labkit.models.launch import LaunchConfigError
 from labkit.profiling.diagnosis import DURATION_METRIC
 
 COPY_SIGNATURE = "void(float32[::1], float32[::1])"
@@ -63,7 +63,7 @@ def copy_shape(warps_per_sm: int, arch: occupancy.Architecture = occupancy.SM90)
 def capped_launch(threads: int, blocks_per_sm: int, registers: int | None,
                   arch: occupancy.Architecture) -> Launch | None:
     """The launch that holds exactly ``blocks_per_sm`` blocks per SM (its dynamic shared memory from
-    labkit.occupancy), or None where the kernel's registers stop it below that."""
+    labkit.models.occupancy), or None where the kernel's registers stop it below that."""
     try:
         dynamic = occupancy.dynamic_shared_for_blocks(blocks_per_sm, occupancy.KernelLaunch(threads, registers or 0),
                                                       arch)
@@ -184,7 +184,7 @@ def latency_step(sizes: Sizes, l2_bytes: int) -> LatencyStep:
 
 # ----- step 2: Little's law for memory ----------------------------------------------------------------
 def copy_reference(bench: Bench):
-    """C, the course's copy ceiling (labkit.ceilings: the same kernel, size and timing in every lab)."""
+    """C, the course's copy ceiling (labkit.labs.ceilings: the same kernel, size and timing in every lab)."""
     ceiling = measure_copy_ceiling(bench)
     return ceiling.timing, ceiling.copy_bytes
 
@@ -403,7 +403,7 @@ def _persistent(kernel, signature: str, threads: int, blocks_per_sm: int, sm_cou
 
 def profile_target(sizes: Sizes) -> None:
     """What ncu profiles: the PROFILED launches, once each, in that order (ncu's child process)."""
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
 
     facts = read_device_facts()
     arch, sms = occupancy.architecture(facts.compute_capability), facts.sm_count
@@ -507,7 +507,7 @@ def _write_csv(path: Path, columns: list[str], rows: list[list]) -> None:
 def driver_step(work_dir: Path, compute_capability: tuple[int, int]) -> DriverStep | Unavailable:
     """labkit.occupancy_probe's kernels and queries (NVRTC through CuPy, the driver's
     cuOccupancyMaxActiveBlocksPerMultiprocessor beside labkit's answer), written as raw CSV."""
-    from labkit.probes import occupancy_probe as probe
+    from labkit.calibration import occupancy_probe as probe
 
     started = time.perf_counter()
     try:
@@ -573,7 +573,7 @@ def main(argv: list[str]) -> int:
     """Entry point of ncu's child process."""
     from labkit.labs.lab03 import LAB
 
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
 
     if argv != ["profile-target"]:
         raise SystemExit("usage: python -m labkit.labs.lab03.program profile-target")

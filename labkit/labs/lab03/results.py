@@ -3,7 +3,7 @@
 Stored are the measurements (clock counts, timings, compiled kernels' registers and local memory,
 the launches' shapes, Nsight Compute's counters, the driver's occupancy answers' summary); every
 latency plateau, bandwidth, knee, Little's-law prediction and occupancy is derived here, from
-them and from labkit's pure functions (labkit.occupancy, labkit.latency, labkit.knee). A file
+them and from labkit's pure functions (labkit.models.occupancy, labkit.models.latency, labkit.models.knee). A file
 that validates is complete and physically possible on its GPU: every sweep point holds exactly
 the resident blocks its launch asked for, no bandwidth is above the theoretical HBM peak, no FMA
 rate above the FP32 peak, no clock ticks faster than the SM's maximum.
@@ -18,13 +18,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit import latency, occupancy
-from labkit.access import WARP_LANES
-from labkit.device import fma_peak_gflops
-from labkit.knee import Knee, fit_knee
-from labkit.lab import CheckedResults
+from labkit.gpu.device import fma_peak_gflops
+from labkit.gpu.timing import Timing
+from labkit.labs.base import CheckedResults
+from labkit.models import latency, occupancy
+from labkit.models.access import WARP_LANES
+from labkit.models.knee import Knee, fit_knee
 from labkit.records import Count, NonNegative, Percent, Positive, PositiveInt, Record, ReferenceRate
-from labkit.timing import Timing
 
 
 #: Working sets whose latency is the L1 plateau: at most this many bytes (an H200 SM's L1 holds
@@ -46,7 +46,7 @@ LOW_OCCUPANCY = 0.25
 #: The most a clock read in a kernel may exceed the SM's maximum (the timers' granularity).
 CLOCK_SLACK = 1.05
 LEVELS = ("l1", "l2", "hbm")
-#: What C, the lab's copy bandwidth, is: the course's copy ceiling (labkit.ceilings); records made
+#: What C, the lab's copy bandwidth, is: the course's copy ceiling (labkit.labs.ceilings); records made
 #: before the course had one ceiling hold cupy.copyto (or labkit's copy without CuPy) on the lab's buffers.
 ReferenceIs = Literal["course_copy", "cupy_copyto", "labkit_copy"]
 
@@ -197,7 +197,7 @@ class Launch(Record):
         return self.blocks_per_sm * math.ceil(self.threads_per_block / WARP_LANES)
 
     def calculated(self, registers: int | None, arch: occupancy.Architecture) -> occupancy.Occupancy:
-        """labkit.occupancy's answer for this launch (registers None: as if none)."""
+        """labkit.models.occupancy's answer for this launch (registers None: as if none)."""
         return occupancy.calculate(occupancy.KernelLaunch(self.threads_per_block, registers or 0, 0,
                                                           self.dynamic_shared_bytes), arch)
 
@@ -286,7 +286,7 @@ class ArithmeticStep(Record):
     kernels: Annotated[list[FmaKernel], Field(min_length=1)]
     points: Annotated[list[FmaPoint], Field(min_length=1)]
     sm_clock_mhz: Positive | None    # NVML, median over the sweep's timings (provenance)
-    sm_clock_ran_mhz: Positive | None = None   # measured on the GPU (labkit.timing), median over the sweep
+    sm_clock_ran_mhz: Positive | None = None   # measured on the GPU (labkit.gpu.timing), median over the sweep
     # the one-chain kernel with ``a`` an immediate operand (labkit.kernels.ilp.fma_chains(1, a)): each FFMA
     # reads two registers instead of three, same chain, instructions and loop (issue 29; absent before)
     immediate_kernel: FmaKernel | None = None
@@ -419,7 +419,7 @@ class SassStep(Record):
 
 # ----- step 7: the calculator against the driver ---------------------------------------------------
 class DriverStep(Record):
-    """labkit.occupancy against cuOccupancyMaxActiveBlocksPerMultiprocessor on the probe's compiled
+    """labkit.models.occupancy against cuOccupancyMaxActiveBlocksPerMultiprocessor on the probe's compiled
     kernels; the rows are the raw file occupancy_driver.csv beside the record."""
 
     status: Literal["ok"]
@@ -585,7 +585,7 @@ class Lab03Results(CheckedResults):
 
     @model_validator(mode="after")
     def _residency_as_launched(self) -> Lab03Results:
-        """Every sweep point holds, per labkit.occupancy, exactly the blocks per SM it claims."""
+        """Every sweep point holds, per labkit.models.occupancy, exactly the blocks per SM it claims."""
         arch = self.device.arch
         launches = [(f"memory point of {p.loads} loads", p.launch, self.memory.kernel(p.loads).registers_per_thread)
                     for p in self.memory.points]
@@ -606,7 +606,7 @@ class Lab03Results(CheckedResults):
     @model_validator(mode="after")
     def _ncu_as_calculated(self) -> Lab03Results:
         """What ncu measured on each profiled launch can be: its theoretical occupancy is the
-        calculator's for the launch ncu reports (labkit.occupancy equals the driver's answer), and
+        calculator's for the launch ncu reports (labkit.models.occupancy equals the driver's answer), and
         its achieved occupancy, an average of warps resident per active cycle, is not above the
         theoretical one (NCU_OCCUPANCY_SLACK_PCT for the counters' rounding)."""
         if not isinstance(self.ncu, NcuStep):

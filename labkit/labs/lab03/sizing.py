@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.kernels.register_pressure import LIVE
 from labkit.labs.lab03.results import Sizes
 from labkit.labs.planning import halve_until, memory_budget_bytes
-from labkit.occupancy import Architecture, architecture
+from labkit.models.occupancy import Architecture, architecture
 
 FLOAT32 = 4
 #: Blocks per SM of the register step's grid: divisors of 120, so that residencies of 1 to 6, and 8,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.chapters import page
-from labkit.lab import Case, Gain, Lab, Need
+from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab04.results import FAULTS, PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import Diagnosis

@@ -10,7 +10,7 @@ import numpy as np
 
 from labkit.gpu import cuda
 from labkit.kernels import elementwise, reduction, transpose
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
 from labkit.labs.lab04.results import CUPYX_COPY_BYTES
 from labkit.labs.lab04.results import (FAULTS, L2_MEASUREMENTS, PHASES, PROFILED_KERNELS, AblationRow, L2Read,
                                        Lab04Results, NcuProfiles, PhaseTimings, SassListing, Sizes, Timeline,
@@ -30,7 +30,7 @@ def _blocks(n: int, threads: int = THREADS) -> int:
 
 def check_launches(sizes: Sizes, facts=None) -> None:
     """Refuse, before any launch, a configuration this GPU (``facts``; None: any GPU) cannot run."""
-    from labkit.launch import check_launch
+    from labkit.models.launch import check_launch
 
     check_launch(sizes.threads_per_block, 0, facts)
     check_launch(transpose.TILE * transpose.ROWS_PER_PASS, transpose.TILE * transpose.TILE_PADDED * 4, facts)
@@ -412,11 +412,11 @@ def main(argv: list[str]) -> int:
     from labkit.labs.lab04 import LAB
 
     if argv == ["profile-target"]:
-        from labkit.device import read_device_facts
+        from labkit.gpu.device import read_device_facts
 
         profile_target(LAB.sizes_for(read_device_facts()))
     elif argv == ["faulty-program"]:
-        from labkit.device import read_device_facts
+        from labkit.gpu.device import read_device_facts
 
         Pipeline(LAB.sizes_for(read_device_facts()), frozenset(FAULTS)).run()
     else:

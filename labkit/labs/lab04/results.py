@@ -14,13 +14,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit.lab import CheckedResults
+from labkit.gpu.timing import Timing
+from labkit.labs.base import CheckedResults
 from labkit.profiling import timeline as tl
 from labkit.profiling.diagnosis import StoredProfile
 from labkit.profiling.nsys import KernelSum
 from labkit.profiling.sass import SassFacts
 from labkit.records import Positive, PositiveInt, Record, Seconds, Spread, ReferenceRate
-from labkit.timing import Timing
 
 FAULTS = ("pageable_transfer", "tiny_kernels", "uncoalesced", "host_sync")
 PHASES = ("transfer", "normalise", "layer", "loss")

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.labs.lab04.results import CUPYX_COPY_BYTES, FAULTS, Sizes
 from labkit.labs.planning import halve_until, memory_budget_bytes
 

@@ -11,12 +11,12 @@ first, from the same profiles.
 from __future__ import annotations
 
 from labkit.chapters import page
-from labkit.lab import Case, Gain, Lab, Need
+from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Sizes
+from labkit.models.roofline import verdict
 from labkit.profiling import checklist
 from labkit.profiling.diagnosis import StoredProfile
 from labkit.report.tables import Column, Table
-from labkit.roofline import verdict
 
 
 def assessed(profile: StoredProfile) -> checklist.Assessment:
@@ -36,7 +36,7 @@ class Lab05(Lab[Sizes, Lab05Results]):
                             hist_threads=256, list_nodes=256, walk_warps=8, walk_steps=4, repeats=2)
 
     def device_notes(self, facts) -> list[str]:
-        from labkit.device import fp64_ratio
+        from labkit.gpu.device import fp64_ratio
 
         ratio = fp64_ratio(facts.compute_capability)
         if ratio >= 0.5:

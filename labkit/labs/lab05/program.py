@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.gpu import cuda
 from labkit.kernels import mysteries as m
 from labkit.kernels.roofline_kernels import copy_blocks, copy_wide
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
+from labkit.labs.ceilings import measure as measure_copy_ceiling  # the course's one copy ceiling
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PROFILED_KERNELS, Lab05Results, Pair, Sizes
 
@@ -147,7 +147,7 @@ class Inputs:
 
     def copy(self) -> None:
         """Lab 01's copy (copy_wide) of stream_elements float32: checked here; the ceiling itself is
-        the course's (labkit.ceilings), measured on its own arrays."""
+        the course's (labkit.labs.ceilings), measured on its own arrays."""
         copy_wide[copy_blocks(self.sizes.stream_elements, m.THREADS), m.THREADS](self.d_x_stream, self.d_copy_out)
 
 
@@ -236,7 +236,7 @@ def main(argv: list[str]) -> int:
     from labkit.labs.lab05 import LAB
 
     if argv == ["profile-target"]:
-        from labkit.device import read_device_facts
+        from labkit.gpu.device import read_device_facts
 
         profile_target(LAB.sizes_for(read_device_facts()))
     else:

@@ -11,11 +11,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from labkit.gpu.timing import Timing
 from labkit.kernels.mysteries_launch import THREADS
-from labkit.lab import CheckedResults
+from labkit.labs.base import CheckedResults
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.records import Positive, PositiveInt, Record, ReferenceRate
-from labkit.timing import Timing
 
 Mystery = Literal["a", "b", "c", "d", "e", "f", "g", "h"]
 MYSTERIES: tuple[str, ...] = ("a", "b", "c", "d", "e", "f", "g", "h")
@@ -85,10 +85,10 @@ class Pair(Record):
 class Lab05Results(CheckedResults):
     sizes: Sizes
     hbm_peak_gbps: Positive          # the recorded GPU's theoretical HBM bandwidth
-    copy_ceiling: Timing             # the course's copy ceiling (labkit.ceilings), L2 flushed
+    copy_ceiling: Timing             # the course's copy ceiling (labkit.labs.ceilings), L2 flushed
     pairs: list[Pair]
     ncu: Annotated[NcuProfiles | Unavailable, Field(discriminator="status")]
-    #: Bytes read + written per call of the copy ceiling (labkit.ceilings.measure). None in records
+    #: Bytes read + written per call of the copy ceiling (labkit.labs.ceilings.measure). None in records
     #: made before the course had one ceiling: then lab 01's copy of stream_elements float32.
     copy_ceiling_bytes: PositiveInt | None = None
 

@@ -9,11 +9,11 @@
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.kernels import mysteries as m
 from labkit.labs.lab05.results import THREADS, Sizes
 from labkit.labs.planning import memory_budget_bytes
-from labkit.occupancy import architecture
+from labkit.models.occupancy import architecture
 
 FLOAT32 = 4
 NODE_BYTES = m.NODE_WORDS * 4

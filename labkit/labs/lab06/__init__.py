@@ -15,7 +15,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as etree
 
 from labkit.chapters import page
-from labkit.lab import Case, Gain, Lab, Need
+from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab06.results import CUBLAS, PEERS, STEPS, Lab06Results, MmaRoof, Sizes, precision_of
 from labkit.profiling import checklist
 from labkit.report.labels import label
@@ -150,7 +150,7 @@ class Lab06(Lab[Sizes, Lab06Results]):
         cores' dense FP16 rate, and the DRAM roof in bytes per clock per SM at the GPU's maximum clock
         (the datasheet's bandwidth: at a lower clock a clock holds more bytes, so this roof is the
         lowest the DRAM can be). The shared-memory roof has no place on this axis (see chapter 6)."""
-        from labkit.datasheets import datasheet_for
+        from labkit.specs.datasheets import datasheet_for
 
         sheet = datasheet_for(results.device.name)
         dense = results.dense_flops_per_clock_per_sm("fp16")

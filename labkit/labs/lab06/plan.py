@@ -1,5 +1,5 @@
 """Which of lab 06's steps can run on a given GPU, and why not where one cannot: pure functions of
-the device's facts (labkit.device.DeviceFacts), so that ``labkit doctor``, the device-matrix test
+the device's facts (labkit.gpu.device.DeviceFacts), so that ``labkit doctor``, the device-matrix test
 and the lab itself give the same answer without running a kernel.
 
 What each step needs (the CUDA C sources of labkit.kernels.gemm_cuda compiled by ptxas of CUDA
@@ -34,15 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.architectures import compute_capability
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.kernels import gemm_cuda, gemm_numba_mma, gemm_simt
 from labkit.labs.lab06.results import ITEMS, STEPS, is_peer, step
+from labkit.specs.architectures import compute_capability
 
 FLOAT32 = 4
 
 #: Steps whose instructions need Ampere's tensor-core features (compute capability 8.0 on:
-#: labkit.architectures.ComputeCapability.ampere_tensor_cores), and why (see the module docstring).
+#: labkit.specs.architectures.ComputeCapability.ampere_tensor_cores), and why (see the module docstring).
 NEEDS_AMPERE = {
     "wmma": "the WMMA API exists from compute capability 7.0, but this kernel's pipeline copies slices with "
             "cp.async, which needs 8.0 (Ampere)",

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit.device import DeviceFacts
 from labkit.gpu import SIMULATED, NumbaPerformanceWarning, cuda
+from labkit.gpu.device import DeviceFacts
 from labkit.kernels import gemm_accuracy, gemm_simt
 from labkit.kernels.gemm_cublas import bf16_bits, from_bf16_bits
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
 from labkit.labs.lab06 import plan
 from labkit.labs.lab06.plan import fitted_side
@@ -121,7 +121,7 @@ def _facts_here() -> DeviceFacts | None:
     """This GPU's facts (None in the simulator, where only the Numba steps run)."""
     if SIMULATED:
         return None
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
 
     return read_device_facts()
 
@@ -280,7 +280,7 @@ def compiled_resources(skipped: dict[str, str], sizes: Sizes, facts: DeviceFacts
 def time_runs(time_interleaved, sizes: Sizes, facts: DeviceFacts | None, skipped: dict[str, str]
               ) -> tuple[list[Run], dict[str, str], dict[str, str], list[PeerConfig]]:
     """Each step, cuBLAS and peer at ``side``; all but the slow steps again at ``large_side``.
-    A step or a peer is timed call for call with cuBLAS in its precision (labkit.timing.time_interleaved:
+    A step or a peer is timed call for call with cuBLAS in its precision (labkit.gpu.timing.time_interleaved:
     under the H200's power cap, two kernels timed one after the other run at two clocks), and the
     reference's timing is kept beside its own; cuBLAS is also timed alone, for its own row.
     Returns the runs, why each item that did not run at the side (those of ``skipped`` included)
@@ -415,7 +415,7 @@ class Lab06Program(Program[Sizes, Lab06Results]):
     def measure(self, bench: Bench, sizes: Sizes) -> Lab06Results:
         """Checks, compiled resources, every step and cuBLAS timed, then Nsight Compute (skipped in
         the simulator). A step that fails on this machine is recorded as unavailable, with why."""
-        from labkit.device import fp32_lanes_per_sm
+        from labkit.gpu.device import fp32_lanes_per_sm
 
         facts = bench.facts
         skipped: dict[str, str] = {}

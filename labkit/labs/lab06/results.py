@@ -7,7 +7,7 @@ A file that validates holds every step at the lab's side and cuBLAS in each prec
 which runs the Numba steps only, a failure), every timed kernel checked against NumPy and right,
 runs at the sizes it records, and no rate above the peak of the units its precision runs on at the
 SM clock read while it ran (FP32 FMA lanes for the SIMT steps, the tensor cores' dense rate for the
-others), computed from the recorded GPU's SMs, lanes and clock, which labkit.known_gpus holds to
+others), computed from the recorded GPU's SMs, lanes and clock, which labkit.records.plausibility holds to
 its datasheet.
 """
 
@@ -18,12 +18,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from labkit.device import fma_peak_gflops
-from labkit.lab import Check, CheckedResults
+from labkit.gpu.device import fma_peak_gflops
+from labkit.gpu.timing import Timing
+from labkit.labs.base import Check, CheckedResults
 from labkit.labs.lab04.results import NcuProfiles, Unavailable
+from labkit.models.tensor_cores import dense_flops_per_clock_per_sm, tensor_peak_gflops
 from labkit.records import Positive, PositiveInt, Record, ReferenceRate
-from labkit.tensor_cores import dense_flops_per_clock_per_sm, tensor_peak_gflops
-from labkit.timing import Timing
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ MAX_REGISTERS_PER_THREAD = 255
 #: bytes at the same bound, occupancy and instructions next at gains within 5 points; the build without the bound has
 #: none and runs slower: tests/gpu/recorded/nvidia-h200/numba_mma.json), coalescing on the TMA steps
 #: that store C from registers (5e, 5f: 16 bytes of each 32-byte sector -> the TMA store of 5g). Seen
-#: in the H200 profiles of probe run 1 (labkit.probes.gemm_probe) and of the recorded lab (twice).
+#: in the H200 profiles of probe run 1 (labkit.calibration.gemm_probe) and of the recorded lab (twice).
 DIAGNOSED_FIRST: dict[str, str | None] = {
     "naive": "instructions", "shared": "bank-conflicts", "padded": None, "regtile": "instructions",
     "ctile": "occupancy", "pipelined": "occupancy", "numba_pipelined": "local-memory", "wmma": "bank-conflicts", "mma": "coalescing",
@@ -180,7 +180,7 @@ class Run(Record):
     ``large``: at the lab's large size (else at its main size, or the smallest multiple of the
     kernel's tile above it where its tile does not divide that size: the simulator's).
     ``reference``: cuBLAS in the kernel's precision, timed call for call with it at the same size
-    (labkit.timing.time_interleaved), so that the two are compared in the same power state; None
+    (labkit.gpu.timing.time_interleaved), so that the two are compared in the same power state; None
     for cuBLAS itself, where cuBLAS could not run, and in records from before stop 39."""
 
     kernel: str
@@ -229,7 +229,7 @@ class PeerConfig(Record):
 
 
 class Device(Record):
-    """The recorded GPU's figures its peaks are computed from (labkit.known_gpus holds them to its
+    """The recorded GPU's figures its peaks are computed from (labkit.records.plausibility holds them to its
     datasheet, or to what its compute capability allows)."""
 
     name: str
@@ -241,7 +241,7 @@ class Device(Record):
     def peak_gflops(self, precision: str, sm_clock_mhz: float | None = None) -> float | None:
         """The peak of the units a precision runs on at ``sm_clock_mhz`` (the maximum clock when
         None): SMs x FP32 lanes x 2 x clock for FP32, the tensor cores' dense rate
-        (labkit.tensor_cores) for the others; None where labkit knows no rate for this GPU."""
+        (labkit.models.tensor_cores) for the others; None where labkit knows no rate for this GPU."""
         clock = sm_clock_mhz or self.max_sm_clock_mhz
         if precision == "fp32":
             return fma_peak_gflops(self.sm_count, self.fp32_lanes_per_sm, clock)
@@ -289,7 +289,7 @@ class Lab06Results(CheckedResults):
         return flops / timing.median_seconds / (clock * 1e6) / self.device.sm_count
 
     def dense_flops_per_clock_per_sm(self, precision: str = "fp16") -> int | None:
-        """The tensor cores' dense FLOP per clock per SM (labkit.tensor_cores: 4 096 for FP16 on Hopper)."""
+        """The tensor cores' dense FLOP per clock per SM (labkit.models.tensor_cores: 4 096 for FP16 on Hopper)."""
         return dense_flops_per_clock_per_sm(self.device.compute_capability, precision)
 
     def dram_intensity(self, key: str) -> float | None:
@@ -473,7 +473,7 @@ class Lab06Results(CheckedResults):
     @model_validator(mode="after")
     def _physically_possible(self) -> Lab06Results:
         """No run above the peak of the units it runs on at the SM clock it ran at (at the maximum
-        clock where none was measured nor read; labkit.known_gpus holds the clocks read to the part)."""
+        clock where none was measured nor read; labkit.records.plausibility holds the clocks read to the part)."""
         for r in self.runs:
             clock = r.timing.peak_clock_mhz
             peak = self.device.peak_gflops(r.precision, clock)

@@ -8,7 +8,7 @@
   0.6 GB at 4096^3.
 - Time: the slowest call timed at ``side`` is the naive step's, the slowest at ``large_side`` the
   Numba register tile's. Each is estimated from its share of the FP32 peak on the H200 (probe run
-  2 of labkit.probes.gemm_probe, 4096^3 at 1980 MHz: 1.37 and 14.3 of 66.9 TFLOP/s, about 1/50 and
+  2 of labkit.calibration.gemm_probe, 4096^3 at 1980 MHz: 1.37 and 14.3 of 66.9 TFLOP/s, about 1/50 and
   1/5) and held under CALL_SECONDS: on a slower part the side is halved (a T4: 2048), and the
   large side halved until it fits, or dropped where it would not exceed the side. The estimate
   only sizes the run: nothing is concluded from it.
@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from labkit.device import DeviceFacts
+from labkit.gpu.device import DeviceFacts
 from labkit.labs.lab06.plan import ITEMS, fitted_side
 from labkit.labs.lab06.results import Sizes, gemm_flops
 from labkit.labs.planning import halve_until, memory_budget_bytes

@@ -1,4 +1,4 @@
-// Chapter 2's access explorer: the analyzer of labkit/access.py, in the page, and a widget that
+// Chapter 2's access explorer: the analyzer of labkit/models/access.py, in the page, and a widget that
 // mounts on every <div class="access-explorer" data-lang="fr|zh">. Same rules as the Python
 // (its docstring gives them with their sources); tests/browser/test_access_explorer.py holds
 // window.labkitAccess.analyze equal to it on a grid of cases. No build step, no request.
@@ -14,7 +14,7 @@
   const WIDTHS_BYTES = [1, 2, 4, 8, 16];
   const SVG = "http://www.w3.org/2000/svg";
 
-  // --- The analyzer (labkit.access.analyze) ------------------------------------------------
+  // --- The analyzer (labkit.models.access.analyze) ------------------------------------------------
 
   function check(input) {
     const op = input.op === undefined ? "load" : input.op;

@@ -27,7 +27,7 @@
     });
   }
 
-  // labkit.quizzes.readings, the same rule: the numbers a typed answer can mean, in the ways
+  // labkit.course.quizzes.readings, the same rule: the numbers a typed answer can mean, in the ways
   // the site prints numbers in the page's language (2048, 2 048 with any space, 2,048, 1,234.5,
   // 130,5, 130.5), full-width digits as digits (typed_numbers.js), optionally followed by the
   // quiz's unit; French "2,048" has both readings; French "1.280" none (ambiguousReadings).
@@ -55,7 +55,7 @@
     return [1, text];
   }
 
-  // labkit.quizzes.ambiguous_readings: French "1.280" is 1,28 or 1 280; [] for anything else.
+  // labkit.course.quizzes.ambiguous_readings: French "1.280" is 1,28 or 1 280; [] for anything else.
   function ambiguousReadings(typed, lang, unit) {
     const [sign, text] = numberPart(typed, unit);
     if (lang !== "fr" || !DOT_GROUPED.test(text)) return [];

@@ -8,14 +8,14 @@ compute_capability) blocs. Tel quel, la grille suit les données : PER_THREAD é
 soit 1,25 vague sur un H200, dont le dernier quart tourne seul aussi longtemps qu'une vague
 pleine. Faites de mix() une boucle grid-stride qui traite tous les éléments quelle que soit la
 grille, et faites que blocks() donne un nombre entier de vagues sur n'importe quel GPU :
-labkit.occupancy vous dit combien de blocs de ce noyau un SM héberge.
+labkit.models.occupancy vous dit combien de blocs de ce noyau un SM héberge.
 
 中文。mix() 对每个元素做 `rounds` 轮 xorshift32：一条相互依赖的运算链，所以一个 block 的耗时只取决于
 每个线程处理多少元素，与多少 block 共享同一个 SM 无关。练习以每个 block THREADS 个线程、SHARED_BYTES
 字节动态共享内存启动 mix()（KERNEL 汇总了这些资源），grid 为 blocks(n, sm_count, compute_capability)
 个 block。原样的 grid 跟着数据走：每个线程 PER_THREAD 个元素，在 H200 上是 1.25 个波次，最后那四分之一
 要单独跑满一整个波次的时间。把 mix() 改成 grid-stride 循环，不论 grid 多大都处理所有元素；再让
-blocks() 在任何 GPU 上都给出整数个波次：labkit.occupancy 会告诉你一个 SM 能驻留多少个这个 kernel 的 block。
+blocks() 在任何 GPU 上都给出整数个波次：labkit.models.occupancy 会告诉你一个 SM 能驻留多少个这个 kernel 的 block。
 
 make exercise-03-tail   (sans GPU, le simulateur vérifie la sortie et les vagues sur six GPU · 没有 GPU 时，模拟器检查输出和六种 GPU 上的波次)
 """
@@ -23,7 +23,7 @@ make exercise-03-tail   (sans GPU, le simulateur vérifie la sortie et les vague
 from numba import uint32
 
 from labkit.gpu import cuda
-from labkit.occupancy import KernelLaunch, architecture, calculate  # noqa: F401  (for your blocks())
+from labkit.models.occupancy import KernelLaunch, architecture, calculate  # noqa: F401  (for your blocks())
 
 THREADS = 64                 # threads per block of the exercise's launch
 SHARED_BYTES = 48 * 1024     # dynamic shared memory per block of the exercise's launch

@@ -5,7 +5,7 @@ elements: the last n mod threads elements belong to no thread and are never writ
 from numba import uint32
 
 from labkit.gpu import cuda
-from labkit.occupancy import KernelLaunch, architecture, calculate
+from labkit.models.occupancy import KernelLaunch, architecture, calculate
 
 THREADS = 64
 SHARED_BYTES = 48 * 1024

@@ -6,7 +6,7 @@ and the last 72 blocks run alone for as long as a whole wave."""
 from numba import uint32
 
 from labkit.gpu import cuda
-from labkit.occupancy import KernelLaunch, architecture, calculate
+from labkit.models.occupancy import KernelLaunch, architecture, calculate
 
 THREADS = 64
 SHARED_BYTES = 48 * 1024

@@ -6,7 +6,7 @@ stand-in GPU, 2 blocks of 64 threads reach 4,096 of the 5,000 elements)."""
 from numba import uint32
 
 from labkit.gpu import cuda
-from labkit.occupancy import KernelLaunch, architecture, calculate
+from labkit.models.occupancy import KernelLaunch, architecture, calculate
 
 THREADS = 64
 SHARED_BYTES = 48 * 1024

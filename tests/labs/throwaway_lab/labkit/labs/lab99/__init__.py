@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from labkit.lab import Lab
+from labkit.labs.base import Lab
 from labkit.labs.lab99.results import Lab99Results, Sizes
 from labkit.report.tables import Column, Table
 

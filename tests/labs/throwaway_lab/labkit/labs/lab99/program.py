@@ -6,7 +6,7 @@ import numpy as np
 
 from labkit.gpu import cuda
 from labkit.kernels import throwaway as k
-from labkit.lab import Bench, Check, Program
+from labkit.labs.base import Bench, Check, Program
 from labkit.labs.lab99.results import Lab99Results, Sizes
 
 FACTOR = np.float32(1.5)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
+from labkit.gpu.timing import Timing
 from labkit.kernels.throwaway import BYTES_PER_ELEMENT
-from labkit.lab import CheckedResults
+from labkit.labs.base import CheckedResults
 from labkit.records import Positive, PositiveInt, Record
-from labkit.timing import Timing
 
 
 class Sizes(Record):

@@ -1,0 +1,1 @@
+"""What the chapters quote: computed figures (figures) and the quizzes' answers (quizzes)."""
