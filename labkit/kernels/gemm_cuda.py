@@ -462,23 +462,39 @@ sgemm_warptile_128x256(const float* __restrict__ A, const float* __restrict__ B,
    slices of K are copied global -> shared by cp.async into a ring of STAGES buffers (dynamic shared
    memory), the copies of slice t + STAGES - 1 issued while slice t is multiplied. Lanes form an
    LM x (32/LM) grid; a thread's columns are wn*WN + ln*4 + j*4*LN + {0..3}.
+   The copies are unconditional (past the last slice they copy it again, into the buffer nobody reads
+   any more) and their addresses are a per-thread base plus offsets known at compile time (rows of A
+   and B times the uniform K or N): a branch around them, or addresses recomputed for want of
+   registers, put ~85 instructions in one burst in the middle of the FMAs (seen in the SASS).
    A k-major (AROW = false): As[k][m], rows of BM + 4 floats, filled by 4-byte copies (a warp's copy
    is 4 rows x 8 k: 32-byte pieces of global rows, shared banks 4k + m, all distinct); thread rows
-   wm*WM + lm*4 + i*4*LM + {0..3}, read as float4 per k; the fragments of row k + 1 are read while
-   row k is multiplied, and the wait and barrier for the next slice come before the last row's FMAs.
+   wm*WM + lm*4 + i*4*LM + {0..3}, read as float4 per k. PF: the fragments of row k + 1 are read
+   while row k is multiplied, and the wait and barrier for the next slice come before the last row's
+   FMAs; without PF, one wait and barrier at the top of each slice.
    A row-major (AROW = true): As[m][k], rows of BK floats (BK + 4 when BK > 8), filled by 16-byte
    copies; thread rows wm*WM + lm + LM*i (a warp's LM distinct rows per read are consecutive: one
    wavefront), each read as a float4 of 4 k, multiplied with the 4 rows of B of those k. */
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LM, int STAGES, bool AROW>
+__device__ __forceinline__ void cp_async_4s(unsigned smem, const float* gmem)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(smem), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_16s(unsigned smem, const float* gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(smem), "l"(gmem));
+}
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LM, int STAGES, bool AROW, bool PF = true>
 __device__ __forceinline__ void sgemm_cpasync(const float* __restrict__ A, const float* __restrict__ B,
                                               float* __restrict__ C, int M, int N, int K)
 {
     constexpr int LN = 32 / LM, WM = TM * LM, WN = TN * LN;
-    constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    constexpr int NW = WARPS_M * WARPS_N, THREADS = 32 * NW;
     static_assert(BM == WARPS_M * WM && BN == WARPS_N * WN, "the warp tiles must cover the block tile");
     static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 8 == 0 && STAGES >= 2, "float4 accesses, 4 x 8 copy groups");
     static_assert((BM * BK) % (4 * THREADS) == 0 && (BK * BN) % (4 * THREADS) == 0 && (BM * BK) % THREADS == 0,
                   "whole copies per thread");
+    static_assert((BM / 4) % NW == 0 && THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0,
+                  "copy offsets known at compile time");
     constexpr int A_LD = AROW ? (BK == 8 ? 8 : BK + 4) : BM + 4;   /* floats per row of the A buffer */
     constexpr int A_STAGE = AROW ? BM * A_LD : BK * A_LD, B_STAGE = BK * BN;
     extern __shared__ __align__(16) float cp_smem[];
@@ -489,41 +505,48 @@ __device__ __forceinline__ void sgemm_cpasync(const float* __restrict__ A, const
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int lm = lane / LN, ln = lane % LN;
     const int wrow = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN + ln * 4;
-    const float* a_tile = A + (size_t)tile_m * BM * K;
-    const float* b_tile = B + (size_t)tile_n * BN;
     float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
 
-    auto copy = [&](int s, int k0) {
-        float* as = As + s * A_STAGE;
-        float* bs = Bs + s * B_STAGE;
+    /* this thread's first copy: A element (a_m, a_k) of the slice into shared float a_dst; B float4 (b_r, b_c) */
+    const int a_m = AROW ? tid / (BK / 4) : warp * 4 + (lane >> 3);
+    const int a_k = AROW ? (tid % (BK / 4)) * 4 : lane & 7;
+    const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
+    const float* a_src = A + (size_t)(tile_m * BM + a_m) * K + a_k;
+    const float* b_src = B + (size_t)b_r * N + (size_t)tile_n * BN + b_c;
+    const unsigned a_dst = (unsigned)__cvta_generic_to_shared(As) + 4u * (AROW ? a_m * A_LD + a_k : a_k * A_LD + a_m);
+    const unsigned b_dst = (unsigned)__cvta_generic_to_shared(Bs) + 4u * (b_r * BN + b_c);
+    const int KT = K / BK;
+    auto copy = [&](int s, int t) {
+        const int k0 = min(t, KT - 1) * BK;
+        const float* a = a_src + k0;
+        const float* b = b_src + (size_t)k0 * N;
+        const unsigned as = a_dst + 4u * s * A_STAGE, bs = b_dst + 4u * s * B_STAGE;
         if (AROW) {
 #pragma unroll
             for (int l = 0; l < BM * BK / 4 / THREADS; ++l) {
-                const int f = tid + THREADS * l, m = f / (BK / 4), c = (f % (BK / 4)) * 4;
-                cp_async_16(as + m * A_LD + c, a_tile + (size_t)m * K + k0 + c);
+                constexpr int ROWS = THREADS / (BK / 4);
+                cp_async_16s(as + 4u * l * ROWS * A_LD, a + (size_t)(l * ROWS) * K);
             }
         } else {
 #pragma unroll
             for (int l = 0; l < BM * BK / THREADS; ++l) {
-                const int g = warp + (THREADS / 32) * l;
-                const int m = (g % (BM / 4)) * 4 + (lane >> 3), k = (g / (BM / 4)) * 8 + (lane & 7);
-                cp_async_4(as + k * A_LD + m, a_tile + (size_t)m * K + k0 + k);
+                const int rows = (NW * l) % (BM / 4) * 4, ks = (NW * l) / (BM / 4) * 8;   /* constants */
+                cp_async_4s(as + 4u * (ks * A_LD + rows), a + ks + (size_t)rows * K);
             }
         }
 #pragma unroll
         for (int l = 0; l < BK * BN / 4 / THREADS; ++l) {
-            const int f = tid + THREADS * l, r = f / (BN / 4), c = (f % (BN / 4)) * 4;
-            cp_async_16(bs + r * BN + c, b_tile + (size_t)(k0 + r) * N + c);
+            constexpr int ROWS = THREADS / (BN / 4);
+            cp_async_16s(bs + 4u * l * ROWS * BN, b + (size_t)(l * ROWS) * N);
         }
     };
-    const int KT = K / BK;
 #pragma unroll
     for (int t = 0; t < STAGES - 1; ++t) {
-        if (t < KT) copy(t, t * BK);
+        copy(t, t);
         cp_async_commit();
     }
     int s_read = 0, s_write = STAGES - 1;
@@ -545,28 +568,42 @@ __device__ __forceinline__ void sgemm_cpasync(const float* __restrict__ A, const
                 bf[4 * j] = v.x; bf[4 * j + 1] = v.y; bf[4 * j + 2] = v.z; bf[4 * j + 3] = v.w;
             }
         };
-        cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        fragments(0, 0, a[0], b[0]);
+        if (PF) {
+            cp_async_wait<STAGES - 2>();
+            __syncthreads();
+            fragments(0, 0, a[0], b[0]);
+        }
         for (int t = 0; t < KT; ++t) {
+            if (!PF) {
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();     /* slice t is in; every warp is done with slice t - 1 */
+                copy(s_write, t + STAGES - 1);
+                cp_async_commit();
+                s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+            }
 #pragma unroll
             for (int k = 0; k < BK; ++k) {
-                if (k == BK - 1) {   /* slice t + 1 is in; every warp is past its reads of slice t - 1 */
-                    cp_async_wait<STAGES - 2>();
-                    __syncthreads();
-                    s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
-                }
-                fragments(s_read, (k + 1) % BK, a[(k + 1) & 1], b[(k + 1) & 1]);
-                if (k == 0) {        /* into the buffer of slice t - 1 */
-                    if (t + STAGES - 1 < KT) copy(s_write, (t + STAGES - 1) * BK);
-                    cp_async_commit();
-                    s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+                if (PF) {
+                    if (k == BK - 1) {   /* slice t + 1 is in; every warp is past its reads of slice t - 1 */
+                        cp_async_wait<STAGES - 2>();
+                        __syncthreads();
+                        s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
+                    }
+                    fragments(s_read, (k + 1) % BK, a[(k + 1) & 1], b[(k + 1) & 1]);
+                    if (k == 0) {        /* into the buffer of slice t - 1 */
+                        copy(s_write, t + STAGES - 1);
+                        cp_async_commit();
+                        s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+                    }
+                } else {
+                    fragments(s_read, k, a[k & 1], b[k & 1]);
                 }
 #pragma unroll
                 for (int i = 0; i < TM; ++i)
 #pragma unroll
                     for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
             }
+            if (!PF) s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
         }
         float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
 #pragma unroll
@@ -582,7 +619,7 @@ __device__ __forceinline__ void sgemm_cpasync(const float* __restrict__ A, const
         for (int t = 0; t < KT; ++t) {
             cp_async_wait<STAGES - 2>();
             __syncthreads();         /* slice t is in; every warp is done with slice t - 1 */
-            if (t + STAGES - 1 < KT) copy(s_write, (t + STAGES - 1) * BK);
+            copy(s_write, t + STAGES - 1);
             cp_async_commit();
             s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
             const float* as = As + s_read * A_STAGE + row0 * A_LD;

@@ -21,7 +21,8 @@ from pathlib import Path
 
 CHECK_SHAPES = ((512, 512, 512), (768, 512, 256))
 SIZES = (4096, 8192)
-#: Exploration only: name -> (BM, BN, BK, WARPS_M, WARPS_N, TM, TN, LM, STAGES, AROW, min blocks per SM).
+#: Exploration only: name -> (BM, BN, BK, WARPS_M, WARPS_N, TM, TN, LM, STAGES, AROW, min blocks per SM[, PF]);
+#: PF (default 1, k-major A only): the fragments of row k + 1 read while row k is multiplied.
 CANDIDATES = {
     "cp_256x128_s2": (256, 128, 8, 4, 2, 16, 8, 4, 2, 0, 1),
     "cp_256x128_s4": (256, 128, 8, 4, 2, 16, 8, 4, 4, 0, 1),
@@ -37,6 +38,15 @@ CANDIDATES = {
     "cp_128x128_s3": (128, 128, 8, 2, 2, 16, 8, 4, 3, 0, 2),
     "cp_128x128_8x8_s3": (128, 128, 8, 4, 2, 8, 8, 4, 3, 0, 2),
     "cp_128x128_8x8_ln16_s3": (128, 128, 8, 8, 1, 8, 8, 2, 3, 0, 2),
+    "cp_256x128_s3_nopf": (256, 128, 8, 4, 2, 16, 8, 4, 3, 0, 1, 0),
+    "cp_256x128_bk16_s3_nopf": (256, 128, 16, 4, 2, 16, 8, 4, 3, 0, 1, 0),
+    "cp_128x256_8x16_s3_nopf": (128, 256, 8, 2, 4, 8, 16, 8, 3, 0, 1, 0),
+    "cp_128x256_8x16_bk16_s3": (128, 256, 16, 2, 4, 8, 16, 8, 3, 0, 1),
+    "cp_128x256_8x16_s2": (128, 256, 8, 2, 4, 8, 16, 8, 2, 0, 1),
+    "cp_128x128_s4": (128, 128, 8, 2, 2, 16, 8, 4, 4, 0, 2),
+    "cp_128x128_8x8_ln16_s2": (128, 128, 8, 8, 1, 8, 8, 2, 2, 0, 2),
+    "cp_128x128_8x8_ln16_s3_nopf": (128, 128, 8, 8, 1, 8, 8, 2, 3, 0, 2, 0),
+    "cp_128x128_8x8_s3_nopf": (128, 128, 8, 4, 2, 8, 8, 4, 3, 0, 2, 0),
     "cpr_256x128_s3": (256, 128, 8, 4, 2, 16, 8, 4, 3, 1, 1),
     "cpr_256x128_bk16_s3": (256, 128, 16, 4, 2, 16, 8, 4, 3, 1, 1),
     "cpr_256x128_s4": (256, 128, 8, 4, 2, 16, 8, 4, 4, 1, 1),
@@ -49,16 +59,17 @@ def shared_bytes(p: tuple[int, ...]) -> int:
     """The template's dynamic shared memory (gemm_cuda.cpasync_shared_bytes)."""
     from labkit.kernels.gemm_cuda import cpasync_shared_bytes
 
-    bm, bn, bk, _wm, _wn, _tm, _tn, _lm, stages, arow, _blocks = p
+    bm, bn, bk, _wm, _wn, _tm, _tn, _lm, stages, arow, _blocks, *_pf = p
     return cpasync_shared_bytes(bm, bn, bk, stages, bool(arow))
 
 
 def candidate_source(name: str, p: tuple[int, ...]) -> str:
-    bm, bn, bk, wm, wn, tm, tn, lm, stages, arow, blocks = p
+    bm, bn, bk, wm, wn, tm, tn, lm, stages, arow, blocks, *pf = p
+    prefetch = pf[0] if pf else 1
     return (f'extern "C" __global__ void __launch_bounds__({32 * wm * wn}, {blocks})\n'
             f"{name}(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,"
             f" int M, int N, int K)\n"
-            f"{{ sgemm_cpasync<{bm}, {bn}, {bk}, {wm}, {wn}, {tm}, {tn}, {lm}, {stages}, {'true' if arow else 'false'}>"
+            f"{{ sgemm_cpasync<{bm}, {bn}, {bk}, {wm}, {wn}, {tm}, {tn}, {lm}, {stages}, {'true' if arow else 'false'}, {'true' if prefetch else 'false'}>"
             f"(A, B, C, M, N, K); }}\n")
 
 
