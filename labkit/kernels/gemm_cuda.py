@@ -25,6 +25,15 @@ costs only the module that needs it:
   per SM. Measured on the H200 (tests/gpu/simt_sgemm_check.py, two runs): 0.88-0.89 and 0.89-0.905
   of cuBLAS SGEMM at 4096^3 and 8192^3, where step 4 reads 0.91-0.93 in the same runs; the
   template's other options (fragment prefetch, a cp.async ring) were slower still.
+- ``sgemm_cpasync_256x128`` and ``sgemm_cpasync_256x128_8x16`` (issue 33, not lab steps): the
+  template ``sgemm_cpasync``, cuBLAS's tiling (256 x 128 x 8, 8 warps of 64 x 64, 128 outputs per
+  thread: 16 x 8, or 8 x 16) fed by a ring of 3 or 4 cp.async stages (no staging registers; A
+  transposed to k-major by 4-byte copies), the fragments of the next row of K read while this one is
+  multiplied, one block per SM. Measured on the H200 (tests/gpu/simt_cpasync_check.py, each call
+  timed beside a cuBLAS call): 0.952 / 0.958 and 0.954 / 0.962 of cuBLAS SGEMM at 4096^3 / 8192^3,
+  where step 4 reads 0.913 / 0.923 in the same run. What it took: copies without a branch and with
+  compile-time offsets (a first version, with both, ran at 0.79 / 0.80); the fragment prefetch
+  (without it 0.83 / 0.84).
 
 ``mma`` (FP16 or BF16 inputs, FP32 accumulation, FP16 or BF16 output; no header, inline PTX):
 the variants of ``gemm_mma`` (step 5b) that ``MMA_VARIANT`` declares: warp-level
@@ -665,6 +674,14 @@ extern "C" __global__ void __launch_bounds__(256, 1)
 sgemm_cpasync_256x128(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
 {
     sgemm_cpasync<256, 128, 8, 4, 2, 16, 8, 4, 3, false>(A, B, C, M, N, K);
+}
+
+/* 256 x 128 x 8, four stages, 4 x 2 warps of 64 x 64, 8 x 16 per thread, lanes 8 x 4, A k-major:
+   the fastest instantiation measured (candidate cp_256x128_8x16_s4 of tests/gpu/simt_cpasync_check.py). */
+extern "C" __global__ void __launch_bounds__(256, 1)
+sgemm_cpasync_256x128_8x16(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_cpasync<256, 128, 8, 4, 2, 8, 16, 8, 4, false>(A, B, C, M, N, K);
 }
 """
 
@@ -1511,6 +1528,7 @@ KERNELS = {k.name: k for k in (
     Kernel("sgemm_warptile", "simt", 128, 128, 8, 256, 0, "fp32", warptile_shared_bytes(128, 128, 8)),
     Kernel("sgemm_warptile_128x256", "simt", 128, 256, 8, 256, 0, "fp32", warptile_shared_bytes(128, 256, 8)),
     Kernel("sgemm_cpasync_256x128", "simt", 256, 128, 8, 256, cpasync_shared_bytes(256, 128, 8, 3), "fp32"),
+    Kernel("sgemm_cpasync_256x128_8x16", "simt", 256, 128, 8, 256, cpasync_shared_bytes(256, 128, 8, 4), "fp32"),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),
