@@ -25,6 +25,15 @@ costs only the module that needs it:
   per SM. Measured on the H200 (tests/gpu/simt_sgemm_check.py, two runs): 0.88-0.89 and 0.89-0.905
   of cuBLAS SGEMM at 4096^3 and 8192^3, where step 4 reads 0.91-0.93 in the same runs; the
   template's other options (fragment prefetch, a cp.async ring) were slower still.
+- ``sgemm_cpasync_256x128`` and ``sgemm_cpasync_256x128_8x16`` (issue 33, not lab steps): the
+  template ``sgemm_cpasync``, cuBLAS's tiling (256 x 128 x 8, 8 warps of 64 x 64, 128 outputs per
+  thread: 16 x 8, or 8 x 16) fed by a ring of 3 or 4 cp.async stages (no staging registers; A
+  transposed to k-major by 4-byte copies), the fragments of the next row of K read while this one is
+  multiplied, one block per SM. Measured on the H200 (tests/gpu/simt_cpasync_check.py, each call
+  timed beside a cuBLAS call): 0.952 / 0.958 and 0.954 / 0.962 of cuBLAS SGEMM at 4096^3 / 8192^3,
+  where step 4 reads 0.913 / 0.923 in the same run. What it took: copies without a branch and with
+  compile-time offsets (a first version, with both, ran at 0.79 / 0.80); the fragment prefetch
+  (without it 0.83 / 0.84).
 
 ``mma`` (FP16 or BF16 inputs, FP32 accumulation, FP16 or BF16 output; no header, inline PTX):
 the variants of ``gemm_mma`` (step 5b) that ``MMA_VARIANT`` declares: warp-level
@@ -454,6 +463,225 @@ extern "C" __global__ void __launch_bounds__(256, 1)
 sgemm_warptile_128x256(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
 {
     sgemm_warptile<128, 256, 8, 4, 2, 8, 16, 8>(A, B, C, M, N, K);
+}
+
+/* --8<-- [start:cpasync] */
+/* Multistage cp.async SIMT SGEMM (issue 33, not a lab step; cuBLAS's own SIMT kernel on the H200 is
+   256 x 128 x 8, three stages, 8 warps of 64 x 64, 16 x 8 outputs per thread). No staging registers:
+   slices of K are copied global -> shared by cp.async into a ring of STAGES buffers (dynamic shared
+   memory), the copies of slice t + STAGES - 1 issued while slice t is multiplied. Lanes form an
+   LM x (32/LM) grid; a thread's columns are wn*WN + ln*4 + j*4*LN + {0..3}.
+   The copies are unconditional (past the last slice they copy it again, into the buffer nobody reads
+   any more) and their addresses are a per-thread base plus offsets known at compile time (rows of A
+   and B times the uniform K or N): a branch around them, or addresses recomputed for want of
+   registers, put ~85 instructions in one burst in the middle of the FMAs (seen in the SASS).
+   A k-major (AROW = false): As[k][m], rows of BM + 4 floats, filled by 4-byte copies (a warp's copy
+   is 4 rows x 8 k: 32-byte pieces of global rows, shared banks 4k + m, all distinct); thread rows
+   wm*WM + lm*4 + i*4*LM + {0..3}, read as float4 per k. PF: the fragments of row k + 1 are read
+   while row k is multiplied, and the wait and barrier for the next slice come before the last row's
+   FMAs; without PF, one wait and barrier at the top of each slice.
+   A row-major (AROW = true): As[m][k], rows of BK floats (BK + 4 when BK > 8), filled by 16-byte
+   copies; thread rows wm*WM + lm + LM*i (a warp's LM distinct rows per read are consecutive: one
+   wavefront), each read as a float4 of 4 k, multiplied with the 4 rows of B of those k. */
+__device__ __forceinline__ void cp_async_4s(unsigned smem, const float* gmem)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(smem), "l"(gmem));
+}
+__device__ __forceinline__ void cp_async_16s(unsigned smem, const float* gmem)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(smem), "l"(gmem));
+}
+
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int TM, int TN, int LM, int STAGES, bool AROW, bool PF = true>
+__device__ __forceinline__ void sgemm_cpasync(const float* __restrict__ A, const float* __restrict__ B,
+                                              float* __restrict__ C, int M, int N, int K)
+{
+    constexpr int LN = 32 / LM, WM = TM * LM, WN = TN * LN;
+    constexpr int NW = WARPS_M * WARPS_N, THREADS = 32 * NW;
+    static_assert(BM == WARPS_M * WM && BN == WARPS_N * WN, "the warp tiles must cover the block tile");
+    static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 8 == 0 && STAGES >= 2, "float4 accesses, 4 x 8 copy groups");
+    static_assert((BM * BK) % (4 * THREADS) == 0 && (BK * BN) % (4 * THREADS) == 0 && (BM * BK) % THREADS == 0,
+                  "whole copies per thread");
+    static_assert((BM / 4) % NW == 0 && THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0,
+                  "copy offsets known at compile time");
+    constexpr int A_LD = AROW ? (BK == 8 ? 8 : BK + 4) : BM + 4;   /* floats per row of the A buffer */
+    constexpr int A_STAGE = AROW ? BM * A_LD : BK * A_LD, B_STAGE = BK * BN;
+    extern __shared__ __align__(16) float cp_smem[];
+    float* const As = cp_smem;
+    float* const Bs = cp_smem + STAGES * A_STAGE;
+    int tile_m, tile_n;
+    block_tile(M, N, BM, BN, tile_m, tile_n);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int lm = lane / LN, ln = lane % LN;
+    const int wrow = (warp / WARPS_N) * WM, col0 = (warp % WARPS_N) * WN + ln * 4;
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+    /* this thread's first copy: A element (a_m, a_k) of the slice into shared float a_dst; B float4 (b_r, b_c) */
+    const int a_m = AROW ? tid / (BK / 4) : warp * 4 + (lane >> 3);
+    const int a_k = AROW ? (tid % (BK / 4)) * 4 : lane & 7;
+    const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
+    const float* a_src = A + (size_t)(tile_m * BM + a_m) * K + a_k;
+    const float* b_src = B + (size_t)b_r * N + (size_t)tile_n * BN + b_c;
+    const unsigned a_dst = (unsigned)__cvta_generic_to_shared(As) + 4u * (AROW ? a_m * A_LD + a_k : a_k * A_LD + a_m);
+    const unsigned b_dst = (unsigned)__cvta_generic_to_shared(Bs) + 4u * (b_r * BN + b_c);
+    const int KT = K / BK;
+    auto copy = [&](int s, int t) {
+        const int k0 = min(t, KT - 1) * BK;
+        const float* a = a_src + k0;
+        const float* b = b_src + (size_t)k0 * N;
+        const unsigned as = a_dst + 4u * s * A_STAGE, bs = b_dst + 4u * s * B_STAGE;
+        if (AROW) {
+#pragma unroll
+            for (int l = 0; l < BM * BK / 4 / THREADS; ++l) {
+                constexpr int ROWS = THREADS / (BK / 4);
+                cp_async_16s(as + 4u * l * ROWS * A_LD, a + (size_t)(l * ROWS) * K);
+            }
+        } else {
+#pragma unroll
+            for (int l = 0; l < BM * BK / THREADS; ++l) {
+                const int rows = (NW * l) % (BM / 4) * 4, ks = (NW * l) / (BM / 4) * 8;   /* constants */
+                cp_async_4s(as + 4u * (ks * A_LD + rows), a + ks + (size_t)rows * K);
+            }
+        }
+#pragma unroll
+        for (int l = 0; l < BK * BN / 4 / THREADS; ++l) {
+            constexpr int ROWS = THREADS / (BN / 4);
+            cp_async_16s(bs + 4u * l * ROWS * BN, b + (size_t)(l * ROWS) * N);
+        }
+    };
+#pragma unroll
+    for (int t = 0; t < STAGES - 1; ++t) {
+        copy(t, t);
+        cp_async_commit();
+    }
+    int s_read = 0, s_write = STAGES - 1;
+
+    if (!AROW) {
+        const int row0 = wrow + lm * 4;
+        float a[2][TM], b[2][TN];
+        auto fragments = [&](int s, int k, float (&af)[TM], float (&bf)[TN]) {
+            const float* as = As + s * A_STAGE + k * A_LD + row0;
+            const float* bs = Bs + s * B_STAGE + k * BN + col0;
+#pragma unroll
+            for (int i = 0; i < TM / 4; ++i) {
+                const float4 v = *reinterpret_cast<const float4*>(as + i * 4 * LM);
+                af[4 * i] = v.x; af[4 * i + 1] = v.y; af[4 * i + 2] = v.z; af[4 * i + 3] = v.w;
+            }
+#pragma unroll
+            for (int j = 0; j < TN / 4; ++j) {
+                const float4 v = *reinterpret_cast<const float4*>(bs + j * 4 * LN);
+                bf[4 * j] = v.x; bf[4 * j + 1] = v.y; bf[4 * j + 2] = v.z; bf[4 * j + 3] = v.w;
+            }
+        };
+        if (PF) {
+            cp_async_wait<STAGES - 2>();
+            __syncthreads();
+            fragments(0, 0, a[0], b[0]);
+        }
+        for (int t = 0; t < KT; ++t) {
+            if (!PF) {
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();     /* slice t is in; every warp is done with slice t - 1 */
+                copy(s_write, t + STAGES - 1);
+                cp_async_commit();
+                s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+            }
+#pragma unroll
+            for (int k = 0; k < BK; ++k) {
+                if (PF) {
+                    if (k == BK - 1) {   /* slice t + 1 is in; every warp is past its reads of slice t - 1 */
+                        cp_async_wait<STAGES - 2>();
+                        __syncthreads();
+                        s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
+                    }
+                    fragments(s_read, (k + 1) % BK, a[(k + 1) & 1], b[(k + 1) & 1]);
+                    if (k == 0) {        /* into the buffer of slice t - 1 */
+                        copy(s_write, t + STAGES - 1);
+                        cp_async_commit();
+                        s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+                    }
+                } else {
+                    fragments(s_read, k, a[k & 1], b[k & 1]);
+                }
+#pragma unroll
+                for (int i = 0; i < TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[k & 1][i], b[k & 1][j], acc[i][j]);
+            }
+            if (!PF) s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
+        }
+        float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const int row = row0 + (i / 4) * 4 * LM + i % 4;
+#pragma unroll
+            for (int j = 0; j < TN / 4; ++j)
+                *reinterpret_cast<float4*>(c_tile + (size_t)row * N + col0 + j * 4 * LN) =
+                    make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+        }
+    } else {
+        const int row0 = wrow + lm;
+        for (int t = 0; t < KT; ++t) {
+            cp_async_wait<STAGES - 2>();
+            __syncthreads();         /* slice t is in; every warp is done with slice t - 1 */
+            copy(s_write, t + STAGES - 1);
+            cp_async_commit();
+            s_write = s_write == STAGES - 1 ? 0 : s_write + 1;
+            const float* as = As + s_read * A_STAGE + row0 * A_LD;
+            const float* bs = Bs + s_read * B_STAGE + col0;
+            s_read = s_read == STAGES - 1 ? 0 : s_read + 1;
+#pragma unroll
+            for (int kc = 0; kc < BK / 4; ++kc) {
+                float b[4][TN];
+#pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                    for (int j = 0; j < TN / 4; ++j) {
+                        const float4 v = *reinterpret_cast<const float4*>(bs + (kc * 4 + kk) * BN + j * 4 * LN);
+                        b[kk][4 * j] = v.x; b[kk][4 * j + 1] = v.y; b[kk][4 * j + 2] = v.z; b[kk][4 * j + 3] = v.w;
+                    }
+#pragma unroll
+                for (int i = 0; i < TM; ++i) {
+                    const float4 v = *reinterpret_cast<const float4*>(as + i * LM * A_LD + kc * 4);
+                    const float a4[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+                    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+                        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a4[kk], b[kk][j], acc[i][j]);
+                }
+            }
+        }
+        float* c_tile = C + (size_t)tile_m * BM * N + (size_t)tile_n * BN;
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+            const int row = row0 + i * LM;
+#pragma unroll
+            for (int j = 0; j < TN / 4; ++j)
+                *reinterpret_cast<float4*>(c_tile + (size_t)row * N + col0 + j * 4 * LN) =
+                    make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+        }
+    }
+}
+/* --8<-- [end:cpasync] */
+
+/* 256 x 128 x 8, three stages, 4 x 2 warps of 64 x 64, 16 x 8 per thread, lanes 4 x 8, A k-major:
+   cuBLAS's tiling. */
+extern "C" __global__ void __launch_bounds__(256, 1)
+sgemm_cpasync_256x128(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_cpasync<256, 128, 8, 4, 2, 16, 8, 4, 3, false>(A, B, C, M, N, K);
+}
+
+/* 256 x 128 x 8, four stages, 4 x 2 warps of 64 x 64, 8 x 16 per thread, lanes 8 x 4, A k-major:
+   the fastest instantiation measured (candidate cp_256x128_8x16_s4 of tests/gpu/simt_cpasync_check.py). */
+extern "C" __global__ void __launch_bounds__(256, 1)
+sgemm_cpasync_256x128_8x16(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K)
+{
+    sgemm_cpasync<256, 128, 8, 4, 2, 8, 16, 8, 4, false>(A, B, C, M, N, K);
 }
 """
 
@@ -1260,6 +1488,13 @@ def warptile_shared_bytes(bm: int, bn: int, bk: int) -> int:
     return 2 * bk * (bm + SIMT_A_PAD + bn) * 4
 
 
+def cpasync_shared_bytes(bm: int, bn: int, bk: int, stages: int, a_row_major: bool = False) -> int:
+    """The cp.async SIMT kernels' dynamic shared memory: stages x (A buffer + BK x BN) floats, the A
+    buffer k-major (BK rows of BM + 4) or row-major (BM rows of BK, or BK + 4 when BK > 8)."""
+    a_floats = bm * (bk if bk == 8 else bk + 4) if a_row_major else bk * (bm + 4)
+    return stages * (a_floats + bk * bn) * 4
+
+
 def mma_shared_bytes(bm: int, bn: int, bk: int, stages: int) -> int:
     """Bytes of the stage buffers: stages x (BM x (BK + PAD) + BK x (BN + PAD)) 2-byte elements."""
     return stages * (bm * (bk + MMA_PAD) + bk * (bn + MMA_PAD)) * 2
@@ -1292,6 +1527,8 @@ KERNELS = {k.name: k for k in (
     Kernel("sgemm_pipelined", "simt", SIMT_TILE, SIMT_TILE, SIMT_BK, SIMT_THREADS, 0, "fp32", simt_shared_bytes(2)),
     Kernel("sgemm_warptile", "simt", 128, 128, 8, 256, 0, "fp32", warptile_shared_bytes(128, 128, 8)),
     Kernel("sgemm_warptile_128x256", "simt", 128, 256, 8, 256, 0, "fp32", warptile_shared_bytes(128, 256, 8)),
+    Kernel("sgemm_cpasync_256x128", "simt", 256, 128, 8, 256, cpasync_shared_bytes(256, 128, 8, 3), "fp32"),
+    Kernel("sgemm_cpasync_256x128_8x16", "simt", 256, 128, 8, 256, cpasync_shared_bytes(256, 128, 8, 4), "fp32"),
     _mma("hgemm_mma_128x128", 128, 128, 32, 2, 2, 4, "fp16"),
     _mma("hgemm_mma_128x128_w8", 128, 128, 32, 2, 4, 4, "fp16"),
     _mma("hgemm_mma_128x128_k64", 128, 128, 64, 2, 2, 3, "fp16"),

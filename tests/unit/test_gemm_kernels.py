@@ -83,6 +83,23 @@ def test_warptile_instantiations_agree_with_their_kernel_entries():
         assert spec.dynamic_shared_bytes == 0 and spec.precision == "fp32"
 
 
+_CPASYNC = re.compile(r"__launch_bounds__\((\d+), (\d+)\)\s*(sgemm_cpasync\w*)\(.*?\{\s*sgemm_cpasync<([^>]*)>", re.DOTALL)
+
+
+def test_cpasync_instantiations_agree_with_their_kernel_entries():
+    # tile, threads and dynamic shared bytes of the KERNELS entries are the template's: BM = WARPS_M x
+    # TM x LM, BN = WARPS_N x TN x (32 / LM), STAGES x (BK x (BM + 4) + BK x BN) floats (A k-major)
+    found = _CPASYNC.findall(gemm_cuda.SIMT_SOURCE)
+    assert {name for *_, name, _ in found} == {"sgemm_cpasync_256x128", "sgemm_cpasync_256x128_8x16"}
+    for threads, _blocks, name, args in found:
+        bm, bn, bk, warps_m, warps_n, tm, tn, lm, stages = (int(x) for x in args.split(",")[:9])
+        assert args.split(",")[9].strip() == "false"
+        spec = gemm_cuda.KERNELS[name]
+        assert (spec.tile_m, spec.tile_n, spec.k_step) == (bm, bn, bk) == (warps_m * tm * lm, warps_n * tn * (32 // lm), bk)
+        assert spec.threads == int(threads) == 32 * warps_m * warps_n
+        assert spec.dynamic_shared_bytes == stages * bk * (bm + 4 + bn) * 4 and spec.static_shared_bytes == 0
+
+
 def test_warptile_kernels_refuse_sizes_that_are_not_multiples_of_their_tiles():
     wide = gemm_cuda.KERNELS["sgemm_warptile_128x256"]
     assert wide.grid(8192, 8192, 8192) == (64 * 32,)
@@ -100,8 +117,10 @@ def test_simt_static_shared_memory_is_what_ptxas_allocates(tmp_path):
     done = subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-Xptxas", "-v", str(source),
                            "-o", str(tmp_path / "out.cubin")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    smem = dict(re.findall(r"entry function '(\w+)'.*?(\d+) bytes smem", done.stdout + done.stderr, re.DOTALL))
-    assert {name: int(b) for name, b in smem.items()} == \
+    # one block of ptxas's report per entry; an entry without static shared memory names no smem
+    blocks = re.split(r"Compiling entry function '", done.stdout + done.stderr)[1:]
+    smem = {block.split("'")[0]: re.search(r"(\d+) bytes smem", block) for block in blocks}
+    assert {name: int(m.group(1)) if m else 0 for name, m in smem.items()} == \
         {name: k.static_shared_bytes for name, k in gemm_cuda.KERNELS.items() if k.module == "simt"}
 
 
