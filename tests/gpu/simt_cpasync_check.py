@@ -4,7 +4,7 @@ and other instantiations of their template ``sgemm_cpasync`` (CANDIDATES: block 
 warps, thread tile, lane grid, stages, A's layout in shared memory), with step 4
 (``sgemm_pipelined``) as the baseline; each checked against NumPy at 512^3 and on a non-square shape
 (chapter 6's FP32 tolerance, labkit.kernels.gemm_accuracy), then timed call for call beside cuBLAS
-SGEMM (labkit.timing.time_interleaved, warm-up 3, 20 repeats, median) at 4096^3 and 8192^3; each
+SGEMM (labkit.gpu.timing.time_interleaved, warm-up 3, 20 repeats, median) at 4096^3 and 8192^3; each
 ratio is to the cuBLAS timing of the same interleaved pair. Registers and local memory (spills) as
 the driver reports them. JSON out.
 
@@ -88,10 +88,10 @@ def main() -> int:
     import cupy as cp
     import numpy as np
 
-    from labkit.device import read_device_facts
+    from labkit.gpu.device import read_device_facts
+    from labkit.gpu.timing import time_interleaved
     from labkit.kernels import gemm_accuracy, gemm_cublas, gemm_cuda
-    from labkit.results import git_commit
-    from labkit.timing import time_interleaved
+    from labkit.records.files import git_commit
 
     facts = read_device_facts()
     candidates = {} if args.no_candidates else CANDIDATES
