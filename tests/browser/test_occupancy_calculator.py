@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import labkit.site
 from labkit.models import occupancy
 from labkit.models.launch import LaunchConfigError
 from labkit.models.occupancy import ARCHITECTURES, CALCULATOR_GPUS, KernelLaunch
@@ -20,7 +21,7 @@ from labkit.site.plugin import occupancy_data_script
 
 pytestmark = pytest.mark.browser
 
-ASSET = Path(occupancy.__file__).parent / "site" / "assets" / "occupancy_calculator.js"
+ASSET = Path(labkit.site.__file__).parent / "assets" / "occupancy_calculator.js"
 KIB = 1024
 ARCHITECTURES_LABELS = [arch.label for arch in ARCHITECTURES.values()]
 
