@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from pydantic import ValidationError, model_validator
 
+from labkit.chapters import CHAPTERS, page
 from labkit.errors import LabkitError
 from labkit.records import Record, describe_validation_error
 
@@ -185,9 +186,9 @@ def progress_calls(measure: Callable) -> int:
 class Lab(ABC, Generic[S, R]):
     """What a lab declares. Subclasses set the class attributes and implement the methods."""
 
-    id: ClassVar[str]                 # "lab-01"
+    id: ClassVar[str]                 # "lab-01": derived from its package, labkit.labs.lab01
     folder: ClassVar[str]             # "01-roofline": labs/<folder>/ holds its notebook and results
-    chapter: ClassVar[str]            # its chapter page, relative to docs/<lang>/
+    chapter: ClassVar[str]            # its chapter page, relative to docs/<lang>/: chapter NN's unless set
     results_type: ClassVar[type[Record]]
     gpu_sizes: ClassVar[Record]
     simulator_sizes: ClassVar[Record]
@@ -195,6 +196,22 @@ class Lab(ABC, Generic[S, R]):
     adjustable: ClassVar[tuple[str, ...]] = ()
     #: The tools its steps use on a GPU, and what it does without each (labkit doctor).
     needs: ClassVar[tuple[Need, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        """A lab defined in ``labkit.labs.labNN`` is ``lab-NN``, and its chapter is chapter NN's page
+        (labkit.chapters) unless it names another; a lab defined elsewhere (a test's) sets both."""
+        super().__init_subclass__(**kwargs)
+        package = re.fullmatch(r"labkit\.labs\.lab(\d\d)", cls.__module__)
+        if package is None:
+            return
+        if "id" not in cls.__dict__:
+            cls.id = f"lab-{package[1]}"
+        if "chapter" not in cls.__dict__:
+            number = int(package[1])
+            if number not in CHAPTERS:
+                raise TypeError(f"labkit/labs/lab{package[1]}: there is no chapter {number} in labkit/chapters.py: "
+                                "add it there, or set the lab's chapter")
+            cls.chapter = page(number)
 
     def _module(self, name: str):
         """The module ``name`` of the lab's own package (labkit.labs.labNN.<name>), imported now:

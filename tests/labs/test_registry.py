@@ -49,6 +49,30 @@ def test_the_registry_finds_every_lab_package():
 
 
 @pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
+def test_a_labs_id_and_chapter_come_from_its_package(lab):
+    """lab-NN from labkit.labs.labNN, which no lab states; the chapter is chapter NN's page
+    (labkit.chapters) unless the lab names another (the throwaway lab 99 does)."""
+    import ast
+    import inspect
+
+    from labkit.chapters import CHAPTERS
+
+    number = type(lab).__module__.rpartition(".lab")[2]
+    stated = {target.id for node in ast.parse(inspect.getsource(type(lab))).body[0].body
+              if isinstance(node, ast.Assign) for target in node.targets if isinstance(target, ast.Name)}
+    assert lab.id == f"lab-{number}" and "id" not in stated, stated
+    if "chapter" not in stated:
+        assert lab.chapter == CHAPTERS[int(number)]
+
+
+def test_a_lab_defined_outside_the_labs_package_states_its_id():
+    class Elsewhere(Lab):
+        folder = "00-nowhere"
+
+    assert "id" not in Elsewhere.__dict__ and not hasattr(Elsewhere, "id")
+
+
+@pytest.mark.parametrize("lab", LABS, ids=lambda lab: lab.id)
 def test_each_lab_has_its_folder_notebook_and_chapter(lab):
     assert lab.lab_dir(Project(REPO_ROOT)).is_dir()
     assert (REPO_ROOT / lab.notebook).is_file(), lab.notebook

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.chapters import page
 from labkit.labs.base import Lab, Need
 from labkit.labs.ceilings import COPY_ARRAY_BYTES
 from labkit.labs.lab01.results import Lab01Results, Sizes
@@ -21,9 +20,7 @@ from labkit.report.tables import CLOCK_COLUMNS, Column, Table, clock_cells
 
 
 class Lab01(Lab[Sizes, Lab01Results]):
-    id = "lab-01"
     folder = "01-roofline"
-    chapter = page(1)
     results_type = Lab01Results
     needs = (Need("cupy", "the copy ceiling's reference, cupy.copyto",
                   "the copy is compared with the theoretical peak instead"),

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.chapters import page
 from labkit.labs.base import Lab, Need
 from labkit.labs.lab02.results import SHARED_OPS, Lab02Results, SassListing, Sizes
 from labkit.report.chart_svg import REFERENCE, SERIES, Axis, Series, figure, line_chart
@@ -33,9 +32,7 @@ _TILES = {"transpose_tiled": "tiled", "transpose_padded": "padded", "transpose_s
 
 
 class Lab02(Lab[Sizes, Lab02Results]):
-    id = "lab-02"
     folder = "02-coalescing"
-    chapter = page(2)
     results_type = Lab02Results
     needs = (Need("cupy", "the CUDA C kernels (vector accesses, shared-memory sweep, transposes), launched "
                   "through CuPy", "the lab cannot run: install the gpu extra"),

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as etree
 
-from labkit.chapters import page
 from labkit.labs.base import Gain, Lab, Need
 from labkit.labs.lab03.results import LEVELS, LOW_OCCUPANCY, DriverStep, Lab03Results, NcuStep, SassStep, Sizes
 from labkit.models import occupancy
@@ -46,9 +45,7 @@ def _working_sets() -> tuple[int, ...]:
 
 
 class Lab03(Lab[Sizes, Lab03Results]):
-    id = "lab-03"
     folder = "03-occupancy"
-    chapter = page(3)
     results_type = Lab03Results
     needs = (Need("cupy", "cupy.copyto as the copy's reference, and the calculator against the driver (step 7)",
                   "labkit's own copy as the reference; step 7 skipped"),

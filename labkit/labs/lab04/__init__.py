@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.chapters import page
 from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab04.results import FAULTS, PHASES, Lab04Results, NcuProfiles, SassListing, Sizes, Timeline
 from labkit.profiling import checklist
@@ -32,9 +31,7 @@ VERSIONS = ("faulty", "repaired")
 
 
 class Lab04(Lab[Sizes, Lab04Results]):
-    id = "lab-04"
     folder = "04-profiling"
-    chapter = page(4)
     results_type = Lab04Results
     needs = (Need("ncu", "step 3: the profiles of the program's kernels", "step 3 skipped"),
              Need("nsys", "step 2's timeline from Nsight Systems", "the timeline from labkit's own CUDA events"),

@@ -10,7 +10,6 @@ first, from the same profiles.
 
 from __future__ import annotations
 
-from labkit.chapters import page
 from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab05.results import CONTROL, MYSTERIES, PLANTED, PROFILED_KERNELS, Lab05Results, Sizes
 from labkit.models.roofline import verdict
@@ -24,9 +23,7 @@ def assessed(profile: StoredProfile) -> checklist.Assessment:
 
 
 class Lab05(Lab[Sizes, Lab05Results]):
-    id = "lab-05"
     folder = "05-checklist"
-    chapter = page(5)
     results_type = Lab05Results
     needs = (Need("ncu", "the profile of every mystery kernel, diagnosed with the checklist",
                   "the times are measured, the diagnoses are not: labkit diagnose has nothing to read"),)

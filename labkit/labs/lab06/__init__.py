@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as etree
 
-from labkit.chapters import page
 from labkit.labs.base import Case, Gain, Lab, Need
 from labkit.labs.lab06.results import CUBLAS, PEERS, STEPS, Lab06Results, MmaRoof, Sizes, precision_of
 from labkit.profiling import checklist
@@ -39,9 +38,7 @@ def _item_name(item: str) -> str:
 
 
 class Lab06(Lab[Sizes, Lab06Results]):
-    id = "lab-06"
     folder = "06-matmul"
-    chapter = page(6)
     results_type = Lab06Results
     needs = (Need("cupy", "the CUDA C steps (3c to 5h, compiled by NVRTC through CuPy's RawModule) and cuBLAS, "
                           "every step's reference",

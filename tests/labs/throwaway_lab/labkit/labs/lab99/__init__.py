@@ -8,7 +8,6 @@ from labkit.report.tables import Column, Table
 
 
 class Lab99(Lab[Sizes, Lab99Results]):
-    id = "lab-99"
     folder = "99-throwaway"
     chapter = "performance/99-throwaway.md"
     results_type = Lab99Results
