@@ -15,10 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from labkit.errors import DEBUG_ENV, LabkitError  # standard library only, like this module
-
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
+from labkit.errors import DEBUG_ENV, EXIT_ERROR, EXIT_INTERRUPTED, LabkitError  # standard library only, like this module
 
 
 def _doctor(args, console) -> int:
@@ -44,61 +41,9 @@ def _run(args, console) -> int:
 
 
 def _results(args, console) -> int:
-    """Every recorded results file, validated; an interrupted recording's previous record put back;
-    a course record git tracks but the checkout lacks is an error (labkit.records.tracked)."""
-    from labkit.labs.base import labs
-    from labkit.project import find_project
-    from labkit.records.files import RESULTS_FOLDER, ResultsError, read_results, recorded_paths
-    from labkit.records.tracked import missing_message, missing_records
-    from labkit.records.writing import recover
+    from labkit.commands.results import list_results
 
-    project = find_project()
-    status = 0
-    listing = []
-    for lab_id, lab in labs().items():
-        lab_dir = lab.lab_dir(project)
-        try:   # first: a recording killed mid-swap holds the record aside in .previous-<gpu>/, which is not a loss
-            restored, unrecovered = recover(lab_dir / RESULTS_FOLDER), None
-        except ResultsError as exc:
-            restored, unrecovered = [], exc
-        for name in restored:
-            console.print(f"{lab_id}: put back the previous record {name} (a recording was interrupted)")
-        # before the listing (a lost record leaves its raw folder); not when recovery failed: the record is aside
-        missing = [] if unrecovered else missing_records(project.root, lab.folder)
-        for name in missing:
-            message = missing_message(lab_id, name)
-            console.print(f"{lab_id}: MISSING {message}", markup=False, highlight=False, soft_wrap=True)
-            listing.append({"lab": lab_id, "path": name, "valid": False, "error": message, "provenance": None})
-            status = EXIT_ERROR
-        try:
-            if unrecovered is not None:
-                raise unrecovered
-            if missing:
-                continue
-            paths = recorded_paths(lab_dir, project.relative)
-        except ResultsError as exc:
-            console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
-            listing.append({"lab": lab_id, "path": None, "valid": False, "error": str(exc), "provenance": None})
-            status = EXIT_ERROR
-            continue
-        if not paths:
-            console.print(f"{lab_id}: no results recorded")
-        for path in paths:
-            try:
-                prov = read_results(path, lab.results_type, lab_id, source=project.relative(path)).provenance
-            except ResultsError as exc:
-                console.print(f"{lab_id}: INVALID {exc}", markup=False, highlight=False, soft_wrap=True)
-                listing.append({"lab": lab_id, "path": project.relative(path), "valid": False, "error": str(exc),
-                                "provenance": None})
-                status = EXIT_ERROR
-                continue
-            console.print(f"{lab_id}: {project.relative(path)} — {prov.gpu}, {prov.utc_time.isoformat()}, "
-                          f"commit {prov.git_commit[:12]}", markup=False, highlight=False, soft_wrap=True)
-            listing.append({"lab": lab_id, "path": project.relative(path), "valid": True, "error": None,
-                            "provenance": prov.model_dump(mode="json")})
-    if args.json:
-        print(json.dumps(listing, ensure_ascii=False, indent=1))
-    return status
+    return list_results(console, args.json)
 
 
 def _notebooks(args, console) -> int:
@@ -177,114 +122,10 @@ def _chapter(args, console) -> int:
     return 0
 
 
-def terminal_lang() -> str:
-    """LABKIT_LANG, else the locale's language when it is French or Chinese, else English."""
-    wanted = os.environ.get("LABKIT_LANG") or os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
-    return next((lang for lang in ("fr", "zh", "en") if wanted.lower().startswith(lang)), "en")
-
-
-class _ProgressLine:
-    """While a check step runs: on a terminal, one line on stderr rewritten every second (from the
-    second second on), erased at the end; elsewhere (a log, CI) a line every PLAIN_EVERY seconds."""
-
-    SHOWN_AFTER = 2
-    PLAIN_EVERY = 15
-
-    def __init__(self, lang: str):
-        self.lang = lang
-        self.terminal = sys.stderr.isatty()
-        self.shown = False
-
-    def __call__(self, progress) -> None:
-        from labkit.exercises.render import progress_text
-
-        seconds = int(progress.seconds)
-        if self.terminal and seconds >= self.SHOWN_AFTER:
-            sys.stderr.write("\r\x1b[2K" + progress_text(progress, self.lang)[:200])
-            self.shown = True
-        elif not self.terminal and seconds and seconds % self.PLAIN_EVERY == 0:
-            sys.stderr.write(progress_text(progress, self.lang) + "\n")
-        sys.stderr.flush()
-
-    def erase(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[2K")
-            sys.stderr.flush()
-            self.shown = False
-
-
-class _LearnerOutput:
-    """What the learner's code prints during a check, on stderr (stdout stays the report's, and
-    JSON with --json): the first SHOWN_BYTES as they come, then one line saying how much more
-    there was (a print in a loop of 100 MB reached the terminal whole)."""
-
-    SHOWN_BYTES = 64 * 1024
-
-    def __init__(self, lang: str, progress: _ProgressLine):
-        self.lang = lang
-        self.progress = progress
-        self.total = 0
-        self.ends_line = True
-
-    def __call__(self, chunk: bytes) -> None:
-        shown = chunk[:max(0, self.SHOWN_BYTES - self.total)]
-        self.total += len(chunk)
-        if shown:
-            self.progress.erase()
-            sys.stderr.flush()
-            sys.stderr.buffer.write(shown)
-            sys.stderr.buffer.flush()
-            self.ends_line = shown.endswith(b"\n")
-
-    def close(self) -> None:
-        from labkit.report.labels import label
-        from labkit.report.numbers import format_number
-
-        if self.total > self.SHOWN_BYTES:
-            note = label(self.lang, "exercise.printed.cut").format(total=format_number(self.total, 0, self.lang),
-                                                                   shown=format_number(self.SHOWN_BYTES, 0, self.lang))
-            sys.stderr.write(("" if self.ends_line else "\n") + note + "\n")
-            sys.stderr.flush()
-
-
 def _check(args, console) -> int:
-    from labkit.exercises import exercise, exercises
-    from labkit.exercises.check import check
-    from labkit.exercises.render import report_lines
-    from labkit.project import find_project
+    from labkit.commands.check import check_command
 
-    project = find_project()
-    if args.exercise is None:
-        for item in exercises().values():
-            console.print(f"{item.command:<32} {project.relative(project.root / item.learner_file)}",
-                          markup=False, highlight=False, soft_wrap=True)
-        return 0
-    item = exercise(args.exercise)
-    if args.file is not None and not args.file.strip():
-        raise LabkitError("--file '' names no file: give the path of your file, or leave --file out to check "
-                          f"{item.learner_file}")
-    path = Path(args.file).resolve() if args.file else project.root / item.learner_file
-    shown_as = project.relative(path) if path.is_relative_to(project.root) else str(path)
-    lang = args.lang or terminal_lang()
-    progress = _ProgressLine(lang)
-    printed = _LearnerOutput(lang, progress)
-    try:
-        limit = {"limit_seconds": args.time_limit} if args.time_limit else {}
-        report = check(item, path, shown_as, simulator_only=args.simulator, progress=progress, course=project.root,
-                       printed=printed, **limit)
-    finally:
-        progress.erase()
-        printed.close()
-    if args.json:
-        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1))
-    else:
-        from rich.text import Text
-
-        for line in report_lines(item, report, project.docs_dir, lang):
-            indent = len(line) - len(line.lstrip(" "))   # wrapped lines keep the line's indent
-            for piece in Text(line.lstrip(" ")).wrap(console, max(20, console.width - indent)):
-                console.print(" " * indent + piece.plain.rstrip(), markup=False, highlight=False, soft_wrap=True)
-    return 0 if report.passed else EXIT_ERROR
+    return check_command(args, console)
 
 
 def _positive_seconds(text: str) -> float:

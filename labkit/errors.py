@@ -15,3 +15,8 @@ class LabkitError(Exception):
 
 #: Set to anything to see tracebacks instead of one-line messages.
 DEBUG_ENV = "LABKIT_DEBUG"
+
+#: The command line's exit statuses: a mistake said in one line (or a check that failed), and an
+#: interrupted command (128 + SIGINT, as a shell reports it).
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130

@@ -22,13 +22,12 @@ from labkit.labs.base import Bench, Lab
 from labkit.project import Project
 from labkit.records.writing import RecordedThenInterrupted, canonical_place, experiment_place, record
 from labkit.report.labels import label
+from labkit.errors import EXIT_ERROR, EXIT_INTERRUPTED
 from labkit.report.numbers import format_number
 from labkit.report.terminal import show_tables
 from labkit.records.files import (SCHEMA_VERSION, ResultsError, ResultsFile, describe_validation_error, gpu_slug,
     provenance, read_results, recorded_paths)
 
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 
 
 @dataclass
@@ -88,7 +87,7 @@ def run_simulated(lab: Lab, project: Project, console: Console, record_asked: bo
     report.checks = checks
     if not show_checks(checks, console):
         console.print("A kernel disagrees with NumPy: see FAIL above.")
-        return EXIT_FAILED
+        return EXIT_ERROR
     recorded = [read_results(path, lab.results_type, lab.id, source=project.relative(path)).results
                 for path in recorded_paths(lab.lab_dir(project), project.relative)]
     with console.status(f"{lab.id}: computing what needs no GPU"):

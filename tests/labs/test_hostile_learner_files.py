@@ -259,7 +259,7 @@ def test_a_hang_is_stopped_at_the_limit_and_explained(tmp_path, monkeypatch, han
 
 def test_the_command_s_progress_line(capsys, monkeypatch):
     """In a log (not a terminal), a line every 15 s; on a terminal, one line rewritten in place."""
-    from labkit.cli import _ProgressLine
+    from labkit.commands.check import _ProgressLine
 
     running = Progress("simulator", seconds=15.2, kernel="fused", grid=(2048, 1, 1), block=(256, 1, 1))
     plain = _ProgressLine("en")
@@ -585,7 +585,7 @@ def test_what_the_learner_s_code_prints_is_shown_on_stderr_up_to_a_bound(tmp_pat
     """The audit's case 222: 100 MB printed by run() reached the terminal whole. Now the first
     64 KiB go to stderr as they come, then one line says how much there was; stdout holds the
     report only (JSON with --json, valid although run() printed on its stdout)."""
-    from labkit.cli import _LearnerOutput
+    from labkit.commands.check import _LearnerOutput
 
     fused = with_kernel(FUSED, "fused[(x.size + 255) // 256, 256](a, x, y, out)")
     path = write(tmp_path, fused.replace("def run(a, x, y, out, tmp):\n", "def run(a, x, y, out, tmp):\n"
