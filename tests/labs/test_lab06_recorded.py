@@ -512,19 +512,13 @@ def test_the_ratios_to_cublas_timed_call_for_call_agree_between_the_two_passes()
 
 
 def _multicast_profiles() -> dict[str, dict[str, float]]:
-    """tests/gpu/recorded/nvidia-h200/multicast/ncu_details.csv: each kernel's metrics, by name."""
-    import csv
-    import io
+    """tests/gpu/recorded/nvidia-h200/multicast/ncu_details.csv, read by labkit's ncu parser: each
+    kernel's numeric metrics, by name, whatever their section."""
+    from labkit.profiling import ncu
 
-    rows = csv.DictReader(io.StringIO((RECORDED_H200 / "multicast" / "ncu_details.csv").read_text()))
-    out: dict[str, dict[str, float]] = {}
-    for row in rows:
-        value = row["Metric Value"].replace(",", "")
-        try:
-            out.setdefault(row["Kernel Name"], {})[row["Metric Name"]] = float(value)
-        except ValueError:
-            continue
-    return out
+    kernels = ncu.parse_details_csv((RECORDED_H200 / "multicast" / "ncu_details.csv").read_text())
+    return {k.name: {name: m.value for section in k.sections.values() for name, m in section.items()
+                     if not isinstance(m.value, str)} for k in kernels}
 
 
 @pytest.mark.parametrize("tile", ["256x128", "128x256"])

@@ -361,9 +361,10 @@ class Lab06Results(CheckedResults):
         in a record from before stop 39. Call for call, both run in the same power state: under the
         H200's power cap at 8192^3, timed one after the other, the clock each was left depended on
         what ran before it and for how long (two such records disagreed by up to 15 %)."""
-        mine, theirs = self.run(key, large), self.cublas(precision_of(key), large)
-        if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
+        pair = self._same_size(key, f"cublas_{precision_of(key)}", large)
+        if pair is None:
             return None
+        mine, theirs = pair
         return (mine.reference or theirs.timing).median_seconds / mine.timing.median_seconds
 
     def speedup_over_previous(self, key: str, large: bool = False) -> float | None:
@@ -375,12 +376,20 @@ class Lab06Results(CheckedResults):
         if position == 0:
             return None
         before = STEP_KEYS[position - 1]
-        mine, theirs = self.run(key, large), self.run(before, large)
-        if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
+        pair = self._same_size(key, before, large)
+        if pair is None:
             return None
+        mine, theirs = pair
         if mine.reference and theirs.reference and precision_of(key) == precision_of(before):
             return self.versus_cublas(key, large) / self.versus_cublas(before, large)
         return theirs.timing.median_seconds / mine.timing.median_seconds
+
+    def _same_size(self, key: str, other: str, large: bool) -> tuple[Run, Run] | None:
+        """The runs of ``key`` and ``other`` in this record, where both ran at the same size."""
+        mine, theirs = self.run(key, large), self.run(other, large)
+        if mine is None or theirs is None or (mine.side, mine.depth) != (theirs.side, theirs.depth):
+            return None
+        return mine, theirs
 
     def best(self, precision: str, large: bool = False) -> str | None:
         """The fastest step of a precision (FP32: the SIMT steps)."""
